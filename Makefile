@@ -1,0 +1,70 @@
+# attnviz: a thin driver over CMake. Every target does its own setup, idempotently,
+# so on a fresh Debian 12 machine `make run` and `make test` are all it takes.
+#   make run       build the web app (optimised) and serve it at http://127.0.0.1:$(PORT)/
+#   make test      build native + wasm and run every test; last line "N passed, N failed"
+#   make desktop   the same app in a native window
+#   make native / wasm / site / cli   just build
+#   make clean     remove build/ (keeps nothing; the next build fetches again)
+
+PORT ?= 8000
+JOBS ?= $(shell nproc)
+export NODE_PATH := /usr/share/nodejs
+BUILD_TYPE ?= Release
+
+NATIVE := build/native
+WASM := build/wasm
+STAMP := build/stamps
+
+.PHONY: all run test desktop native wasm site cli setup setup-test clean bench help
+all: native wasm
+
+help:
+	@sed -n '2,8p' Makefile | sed 's/^# \{0,1\}//'
+
+# --- setup (idempotent; stamps only skip work, each script checks for itself too)
+$(STAMP)/system-build:
+	scripts/setup-system.sh build
+	@mkdir -p $(STAMP) && touch $@
+$(STAMP)/system-web:
+	scripts/setup-system.sh build web
+	@mkdir -p $(STAMP) && touch $@
+$(STAMP)/system-test:
+	scripts/setup-system.sh build web test
+	@mkdir -p $(STAMP) && touch $@
+$(STAMP)/imgui: $(STAMP)/system-build
+	scripts/fetch-deps.sh imgui
+	@touch $@
+$(STAMP)/sdl2-wasm: $(STAMP)/system-web
+	scripts/fetch-deps.sh sdl2-wasm
+	@touch $@
+$(STAMP)/npm: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	@mkdir -p $(STAMP) && touch $@
+
+setup: $(STAMP)/imgui $(STAMP)/sdl2-wasm
+setup-test: $(STAMP)/system-test $(STAMP)/imgui $(STAMP)/sdl2-wasm $(STAMP)/npm
+
+# --- builds
+native: $(STAMP)/imgui
+	cmake -S . -B $(NATIVE) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) >/dev/null
+	cmake --build $(NATIVE) -j$(JOBS)
+
+wasm: $(STAMP)/imgui $(STAMP)/sdl2-wasm
+	emcmake cmake -S . -B $(WASM) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) >/dev/null
+	cmake --build $(WASM) -j$(JOBS)
+
+site: wasm
+cli: native
+
+# --- the two commands
+run: wasm
+	node web/serve.mjs $(WASM)/site --port $(PORT)
+
+test: setup-test native wasm
+	scripts/test-all.sh
+
+desktop: native
+	$(NATIVE)/attnviz
+
+clean:
+	rm -rf build

@@ -1,0 +1,64 @@
+# Third-party dependencies, the same targets for both toolchains:
+#   nlohmann_json::nlohmann_json  header-only JSON (Debian nlohmann-json3-dev)
+#   GTest::gtest, GTest::gtest_main  built from Debian's /usr/src/googletest
+# Emscripten's sysroot does not see /usr/include, so for wasm we expose only the
+# nlohmann headers through a directory of symlinks inside the build tree.
+
+if(ATTNVIZ_WASM)
+  set(_nl "${CMAKE_BINARY_DIR}/sysdeps/include")
+  file(MAKE_DIRECTORY "${_nl}")
+  if(NOT EXISTS "${_nl}/nlohmann")
+    file(CREATE_LINK /usr/include/nlohmann "${_nl}/nlohmann" SYMBOLIC)
+  endif()
+  add_library(nlohmann_json INTERFACE)
+  target_include_directories(nlohmann_json SYSTEM INTERFACE "${_nl}")
+  add_library(nlohmann_json::nlohmann_json ALIAS nlohmann_json)
+else()
+  find_package(nlohmann_json 3.11 REQUIRED)
+endif()
+
+if(ATTNVIZ_BUILD_TESTS)
+  # Build GoogleTest from Debian's sources so native and wasm use the same code.
+  set(gtest_disable_pthreads ${ATTNVIZ_WASM} CACHE BOOL "" FORCE)
+  set(INSTALL_GTEST OFF CACHE BOOL "" FORCE)
+  set(BUILD_GMOCK OFF CACHE BOOL "" FORCE)
+  add_subdirectory(/usr/src/googletest "${CMAKE_BINARY_DIR}/googletest" EXCLUDE_FROM_ALL)
+  if(NOT TARGET GTest::gtest)
+    add_library(GTest::gtest ALIAS gtest)
+    add_library(GTest::gtest_main ALIAS gtest_main)
+  endif()
+endif()
+
+# attnviz_node_executable(target): link flags for programs that run under node
+# (the CLI and the unit tests in the wasm build). NODERAWFS gives them the real
+# file system, so they read fixtures and state files like the native build does.
+function(attnviz_node_executable target)
+  if(ATTNVIZ_WASM)
+    target_link_options(${target} PRIVATE -sENVIRONMENT=node -sNODERAWFS=1
+      -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB -sEXIT_RUNTIME=1)
+  endif()
+endfunction()
+
+# attnviz_add_test(name target [args...]): registers a ctest that runs `target`
+# natively, or under node in the wasm build (node 20 needs --no-experimental-fetch
+# for Emscripten 3.1.6's glue, see docs/build.md).
+# GoogleTest programs write a JUnit report to build/test-reports/<suite>-<name>.xml,
+# which scripts/test-summary.py adds up case by case (other programs ignore it).
+function(attnviz_add_test name target)
+  if(ATTNVIZ_WASM)
+    set(_suite wasm)
+  else()
+    set(_suite native)
+  endif()
+  if(ATTNVIZ_SANITIZE)
+    set(_suite "${_suite}-asan")
+  endif()
+  if(ATTNVIZ_WASM)
+    add_test(NAME ${name} COMMAND node --no-experimental-fetch $<TARGET_FILE:${target}> ${ARGN}
+             WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+  else()
+    add_test(NAME ${name} COMMAND ${target} ${ARGN} WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+  endif()
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT
+    "GTEST_OUTPUT=xml:${CMAKE_SOURCE_DIR}/build/test-reports/${_suite}-${name}.xml")
+endfunction()

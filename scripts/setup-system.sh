@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs attnviz's system dependencies from Debian's packages, idempotently.
+# Fast when everything is present: it checks dpkg before touching apt.
+# Usage: scripts/setup-system.sh [group...]   groups: build web test bench (default: all)
+set -euo pipefail
+
+groups=("$@")
+[ ${#groups[@]} -gt 0 ] || groups=(build web test)
+
+pkgs_build=(cmake g++ make pkg-config libsdl2-dev libgl-dev libgtest-dev nlohmann-json3-dev
+            fonts-dejavu-core fonts-droid-fallback xz-utils)
+pkgs_web=(emscripten nodejs)
+pkgs_test=(chromium xvfb xauth python3-torch python3-numpy libopenblas0-pthread)
+pkgs_bench=(python3-torch libopenblas0-pthread)
+
+want=()
+for g in "${groups[@]}"; do
+  v="pkgs_${g}[@]"
+  want+=("${!v}")
+done
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "setup: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Runs every test suite and prints one summary line, last: "N passed, N failed".
+#   native unit tests (ctest, build/native)   wasm unit tests under node (ctest, build/wasm)
+#   browser end-to-end tests (node:test + playwright-core + Debian's chromium)
+# Counts are individual test cases (GoogleTest cases, node:test tests), read from
+# the JUnit reports each runner writes into build/test-reports/.
+# Exits non-zero when anything failed or a suite did not run.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+reports=build/test-reports
+rm -rf "$reports" && mkdir -p "$reports"
+status=0
+
+run_ctest() {  # run_ctest NAME BUILD_DIR
+  local name=$1 dir=$2
+  echo "== $name unit tests ($dir)"
+  ctest --test-dir "$dir" --output-on-failure --output-junit "$root/$reports/$name-ctest.xml" || status=1
+}
+
+run_ctest native build/native
+run_ctest wasm build/wasm
+
+echo "== browser tests (headless chromium)"
+node --test --test-concurrency=1 \
+  --test-reporter=spec --test-reporter-destination=stdout \
+  --test-reporter=junit --test-reporter-destination="$reports/e2e.xml" \
+  tests/e2e/ || status=1
+
+python3 scripts/test-summary.py "$reports" || status=1
+exit $status

@@ -1,0 +1,108 @@
+// harness.mjs: shared set-up for attnviz's browser tests (node:test + playwright-core
+// driving Debian's /usr/bin/chromium, headless, WebGL2 through SwiftShader).
+//
+//   const app = await openApp(t);        // server + browser + page, ready resolved
+//   await app.click('Causal mask');      // real mouse click at itemRect's centre
+//   await app.shot('name');              // screenshot into tests/e2e/artifacts/
+//
+// Any console error or page error fails the test that saw it (checked in close()).
+import { chromium } from 'playwright-core';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const repoRoot = path.resolve(here, '../..');
+export const siteDir = process.env.ATTNVIZ_SITE_DIR || path.join(repoRoot, 'build/wasm/site');
+export const artifactsDir = path.join(here, 'artifacts');
+
+export const chromiumFlags = [
+  '--headless=new', '--no-sandbox', '--disable-gpu', '--enable-unsafe-swiftshader',
+  '--use-angle=swiftshader', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--disable-dev-shm-usage',
+];
+
+// Starts web/serve.mjs on a free port; resolves to {url, stop()}.
+export function startServer() {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [path.join(repoRoot, 'web/serve.mjs'), siteDir, '--port', '0'],
+                       { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const timer = setTimeout(() => reject(new Error('server did not start: ' + out)), 10000);
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const m = /http:\/\/127\.0\.0\.1:(\d+)\//.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ url: m[0], port: Number(m[1]), stop: () => proc.kill('SIGTERM') });
+      }
+    });
+    proc.stderr.on('data', (d) => { out += d; });
+    proc.on('exit', (code) => { clearTimeout(timer); if (code) reject(new Error('server exited: ' + out)); });
+  });
+}
+
+// Opens the app and waits for window.attnviz.ready. Options: {viewport, deviceScaleFactor, hash}.
+export async function openApp(t, opts = {}) {
+  const server = await startServer();
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnviz-chromium-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: chromiumFlags,
+    viewport: opts.viewport || { width: 1440, height: 900 },
+    deviceScaleFactor: opts.deviceScaleFactor || 1,
+  });
+  const page = context.pages()[0] || await context.newPage();
+  const errors = [];
+  page.on('console', (msg) => { if (msg.type() === 'error') errors.push('console: ' + msg.text()); });
+  page.on('pageerror', (err) => errors.push('pageerror: ' + err.message));
+  await page.goto(server.url + (opts.hash ? '#' + opts.hash : ''));
+  await page.evaluate(() => window.attnviz.ready);
+
+  const app = {
+    page, server, errors,
+    state: () => page.evaluate(() => window.attnviz.getState()),
+    setState: (s) => page.evaluate((x) => window.attnviz.setState(x), s),
+    matrix: (name, head = 0) => page.evaluate(([n, h]) => window.attnviz.getMatrix(n, h), [name, head]),
+    stats: () => page.evaluate(() => window.attnviz.frameStats()),
+    // Waits until n more frames have been drawn (the UI reacts to input on the next frame).
+    frames: async (n = 2) => {
+      const start = (await app.stats()).frames;
+      await page.waitForFunction((s) => window.attnviz.frameStats().frames >= s, start + n);
+    },
+    rect: async (label) => {
+      await app.frames(1);
+      return page.evaluate((l) => window.attnviz.itemRect(l), label);
+    },
+    click: async (label, opts = {}) => {
+      const r = await app.rect(label);
+      if (!r) throw new Error(`no item labelled "${label}" is drawn`);
+      await page.mouse.click(r.x + (opts.dx ?? r.w / 2), r.y + (opts.dy ?? r.h / 2));
+      await app.frames(2);
+      return r;
+    },
+    shot: async (name) => {
+      fs.mkdirSync(artifactsDir, { recursive: true });
+      const file = path.join(artifactsDir, name + '.png');
+      await page.screenshot({ path: file });
+      return file;
+    },
+    closed: false,
+    // Ends the test's browser and server; throws if the page logged any error.
+    close: async () => {
+      if (app.closed) return;
+      app.closed = true;
+      await context.close();
+      fs.rmSync(userDataDir, { recursive: true, force: true });
+      server.stop();
+      if (errors.length) throw new Error('the page logged errors:\n' + errors.join('\n'));
+    },
+  };
+  // A test that failed before close() still releases its browser and server.
+  t.after?.(() => (app.closed ? undefined : app.close().catch(() => {})));
+  return app;
+}

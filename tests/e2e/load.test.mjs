@@ -1,0 +1,79 @@
+// load.test.mjs: the page loads, ready resolves, WebGL2 is alive, the canvas shows
+// the interface (not one flat colour), and nothing logged an error.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { openApp } from './harness.mjs';
+
+test('the page loads and draws the interface', async (t) => {
+  const app = await openApp(t);
+  const { page } = app;
+
+  const gl = await page.evaluate(() => {
+    const c = document.getElementById('canvas');
+    const ctx = c.getContext('webgl2');  // returns the context the module created
+    return { ok: !!ctx && !ctx.isContextLost(), w: c.width, h: c.height,
+             cssW: c.clientWidth, cssH: c.clientHeight };
+  });
+  assert.ok(gl.ok, 'WebGL2 context is alive');
+  assert.equal(gl.cssW, 1440, 'canvas fills the window width');
+  assert.equal(gl.cssH, 900, 'canvas fills the window height');
+  assert.equal(gl.w, 1440, 'drawing buffer matches CSS size at DPR 1');
+
+  const overlayHidden = await page.evaluate(() => document.getElementById('overlay').classList.contains('hidden'));
+  assert.ok(overlayHidden, 'the loading overlay is gone');
+
+  await app.frames(3);
+  const stats = await app.stats();
+  assert.ok(stats.frames >= 3, 'frames are being drawn');
+  assert.ok(stats.frame_ms_avg > 0, 'frame time is measured');
+
+  // The screenshot is not one flat colour: count distinct colours on a coarse grid.
+  const png = await page.screenshot();
+  const colours = await page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = 'data:image/png;base64,' + b64;
+    await img.decode();
+    const c = new OffscreenCanvas(img.width, img.height);
+    const g = c.getContext('2d');
+    g.drawImage(img, 0, 0);
+    const d = g.getImageData(0, 0, img.width, img.height).data;
+    const seen = new Set();
+    for (let y = 0; y < img.height; y += 7) for (let x = 0; x < img.width; x += 7) {
+      const i = (y * img.width + x) * 4;
+      seen.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+    }
+    return seen.size;
+  }, png.toString('base64'));
+  assert.ok(colours > 20, `the canvas shows a varied picture (${colours} distinct colours)`);
+  await app.shot('load');
+  await app.close();
+});
+
+test('the canvas follows a resize and the device pixel ratio', async (t) => {
+  const app = await openApp(t, { viewport: { width: 1000, height: 700 }, deviceScaleFactor: 2 });
+  const { page } = app;
+  let c = await page.evaluate(() => { const e = document.getElementById('canvas'); return [e.width, e.height]; });
+  assert.deepEqual(c, [2000, 1400], 'drawing buffer is CSS size × DPR 2');
+  await page.setViewportSize({ width: 800, height: 600 });
+  await app.frames(3);
+  c = await page.evaluate(() => { const e = document.getElementById('canvas'); return [e.width, e.height]; });
+  assert.deepEqual(c, [1600, 1200], 'drawing buffer follows the resize');
+  await app.shot('hidpi');
+  await app.close();
+});
+
+test('a page without WebGL2 gets a readable message, not a blank page', async (t) => {
+  const app = await openApp(t);
+  const { page } = app;
+  await page.addInitScript(() => {
+    const orig = HTMLCanvasElement.prototype.getContext;
+    HTMLCanvasElement.prototype.getContext = function (kind, ...rest) {
+      return kind === 'webgl2' ? null : orig.call(this, kind, ...rest);
+    };
+  });
+  await page.reload();
+  const text = await page.locator('#overlay').innerText();
+  assert.match(text, /needs WebGL2/);
+  assert.ok(await page.locator('#overlay').isVisible());
+  await app.close();
+});

@@ -1,0 +1,95 @@
+// test_ui_smoke.cpp: the app runs hundreds of frames with no backend, registers its
+// labelled items, uploads a heatmap texture only when its stage changed, and keeps
+// its last valid state when given a bad one.
+#include <gtest/gtest.h>
+
+#include "app/app.h"
+#include "app/fonts.h"
+#include "imgui.h"
+
+namespace {
+
+using attnviz::ui::App;
+
+struct NullTextures final : attnviz::ui::TextureHost {
+  intptr_t next = 1;
+  int live = 0;
+  ImTextureID create(int, int) override { ++live; return (ImTextureID)next++; }
+  void upload(ImTextureID, int, int, const uint8_t*) override { ++uploads; }
+  void destroy(ImTextureID) override { --live; }
+};
+
+struct Headless {
+  Headless() {
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.DisplaySize = ImVec2(1440, 900);
+    io.IniFilename = nullptr;
+    attnviz::ui::fonts_build(io, attnviz::ui::FontSources{}, 1.0f);
+    unsigned char* px;
+    int w, h;
+    io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);  // a backend would upload this
+  }
+  ~Headless() { ImGui::DestroyContext(); }
+  void frame(App& app, float dt = 1.0f / 60.0f) {
+    ImGui::GetIO().DeltaTime = dt;
+    ImGui::NewFrame();
+    app.frame();
+    ImGui::Render();
+  }
+};
+
+TEST(UiSmoke, RunsHundredsOfFramesAndRegistersItems) {
+  Headless h;
+  NullTextures tex;
+  App app(&tex);
+  for (int i = 0; i < 300; ++i) {
+    ImGui::GetIO().AddMousePosEvent(100.0f + (float)(i % 700), 50.0f + (float)(i % 500));
+    h.frame(app);
+  }
+  float r[4];
+  ASSERT_TRUE(app.item_rect("weights h0", r));
+  EXPECT_GT(r[2], 10.0f);
+  EXPECT_GT(r[3], 10.0f);
+  ASSERT_TRUE(app.item_rect("Causal mask", r));
+  EXPECT_FALSE(app.item_rect("no such item", r));
+  EXPECT_GT(ImGui::GetDrawData()->TotalVtxCount, 100);
+}
+
+TEST(UiSmoke, UploadsTexturesOnlyWhenAStageChanges) {
+  Headless h;
+  NullTextures tex;
+  App app(&tex);
+  for (int i = 0; i < 5; ++i) h.frame(app);
+  uint64_t settled = tex.uploads;
+  ASSERT_GT(settled, 0u);
+  for (int i = 0; i < 100; ++i) h.frame(app);
+  EXPECT_EQ(tex.uploads, settled) << "nothing changed, so nothing may be re-uploaded";
+
+  nlohmann::json s = nlohmann::json::parse(app.state_json());
+  s["causal"] = true;
+  ASSERT_TRUE(app.set_state_text(s.dump()).value("ok", false));
+  for (int i = 0; i < 3; ++i) h.frame(app);
+  EXPECT_GT(tex.uploads, settled) << "the causal mask changes masked/weights: they re-upload";
+}
+
+TEST(UiSmoke, BadStateKeepsTheLastValidOne) {
+  Headless h;
+  NullTextures tex;
+  App app(&tex);
+  h.frame(app);
+  std::string before = app.state_json();
+  nlohmann::json r = app.set_state_text("{not json");
+  EXPECT_FALSE(r.value("ok", true));
+  EXPECT_FALSE(r.value("error", std::string()).empty());
+  nlohmann::json s = nlohmann::json::parse(before);
+  s["tokens"] = nlohmann::json::array();
+  r = app.set_state_text(s.dump());
+  EXPECT_FALSE(r.value("ok", true));
+  EXPECT_EQ(r.value("field", std::string()), "tokens");
+  EXPECT_EQ(app.state_json(), before);
+  h.frame(app);
+  EXPECT_NE(app.matrix("weights", 0).data, nullptr);
+}
+
+}  // namespace

@@ -1,0 +1,64 @@
+// app.cpp: the App facade and the frame's window layout.
+#include "app/app.h"
+
+#include <cstdio>
+
+#include "app/app_model.h"
+#include "app/panels.h"
+
+namespace attnviz::ui {
+
+bool AppModel::apply(const nlohmann::json& state) {
+  Status st = engine.set_state(state);
+  if (!st.ok) {
+    error = st.error;
+    error_field = st.field;
+    return false;
+  }
+  error.clear();
+  error_field.clear();
+  if (head >= engine.num_heads()) head = 0;
+  std::string joined;
+  for (const auto& t : engine.tokens()) joined += (joined.empty() ? "" : " ") + t;
+  tokens_text = joined;
+  return true;
+}
+
+App::App(TextureHost* textures) : model_(std::make_unique<AppModel>()) {
+  model_->textures = textures;
+  model_->apply(default_state());
+}
+
+App::~App() {
+  for (auto& [label, cache] : model_->heatmaps)
+    if (cache.tex) model_->textures->destroy(cache.tex);
+}
+
+void App::frame() { draw_panels(*model_); }
+
+std::string App::state_json() const { return model_->engine.state().dump(); }
+
+nlohmann::json App::set_state_text(std::string_view text) {
+  nlohmann::json parsed = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+  if (parsed.is_discarded())
+    return {{"ok", false}, {"error", "The state is not valid JSON."}, {"field", ""}};
+  if (!model_->apply(parsed))
+    return {{"ok", false}, {"error", model_->error}, {"field", model_->error_field}};
+  return {{"ok", true}, {"error", ""}, {"field", ""}};
+}
+
+MatrixView App::matrix(std::string_view name, int head) const { return model_->engine.matrix(name, head); }
+
+bool App::item_rect(std::string_view label, float out[4]) const {
+  const ItemRect* r = item_registry().find(label);
+  if (!r) return false;
+  out[0] = r->min.x;
+  out[1] = r->min.y;
+  out[2] = r->max.x - r->min.x;
+  out[3] = r->max.y - r->min.y;
+  return true;
+}
+
+double App::engine_ms_last() const { return model_->engine.engine_ms_last(); }
+
+}  // namespace attnviz::ui

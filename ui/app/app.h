@@ -1,0 +1,56 @@
+// app.h: the attnviz application: session state, the engine's results, and the
+// panels that show them. Platform-free: the browser and desktop main loops
+// (ui/platform/) call frame() between ImGui::NewFrame() and ImGui::Render(), and
+// tests call it with no backend at all.
+//
+// The app never computes attention: it hands the state to the engine and draws
+// what the engine kept.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "app/fonts.h"
+#include "app/item_registry.h"
+#include "app/texture_host.h"
+
+namespace attnviz::ui {
+
+// A matrix as the app shows it: row-major float32, rows×cols; data is null when
+// the name or head does not exist. Valid until the state next changes.
+struct MatrixView {
+  int rows = 0;
+  int cols = 0;
+  const float* data = nullptr;
+};
+
+struct AppModel;  // app_model.h: state, engine results, UI selections
+
+class App {
+ public:
+  explicit App(TextureHost* textures);
+  ~App();
+  App(const App&) = delete;
+  App& operator=(const App&) = delete;
+
+  // Draws every panel for this frame.
+  void frame();
+
+  // --- The test API (window.attnviz in the browser; docs/test-api.md)
+  std::string state_json() const;
+  // Replaces the whole session state. Returns {"ok": bool, "error": str, "field": str}.
+  // On error nothing changes: the app keeps the last valid state and results.
+  nlohmann::json set_state_text(std::string_view text);
+  MatrixView matrix(std::string_view name, int head) const;
+  // Rectangle (x, y, w, h in logical = CSS pixels) of the labelled item as last drawn.
+  bool item_rect(std::string_view label, float out[4]) const;
+  double engine_ms_last() const;
+
+ private:
+  std::unique_ptr<AppModel> model_;
+};
+
+}  // namespace attnviz::ui

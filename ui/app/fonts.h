@@ -1,0 +1,33 @@
+// fonts.h: the font atlas, rasterised at the device pixel ratio.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "imgui.h"
+
+namespace attnviz::ui {
+
+// TTF files as bytes. The platform fills them (desktop: from Debian's font packages
+// on disk; browser: fetched from the site's assets/fonts). Empty means "use
+// ImGui's built-in font".
+struct FontSources {
+  std::vector<uint8_t> regular;  // UI text (DejaVu Sans)
+  std::vector<uint8_t> mono;     // numbers inside heatmap cells (DejaVu Sans Mono)
+};
+
+// Font handles after fonts_build; null until built.
+struct Fonts {
+  ImFont* regular = nullptr;
+  ImFont* mono = nullptr;
+};
+extern Fonts g_fonts;
+
+constexpr float kFontSize = 15.0f;  // logical (CSS) pixels
+
+// Rebuilds io.Fonts for a pixel ratio `scale`: glyphs are rasterised at
+// kFontSize*scale and drawn with io.FontGlobalScale = 1/scale, so text is sharp
+// on HiDPI screens while layout stays in logical pixels. The caller re-uploads
+// the atlas texture.
+void fonts_build(ImGuiIO& io, const FontSources& src, float scale);
+
+}  // namespace attnviz::ui

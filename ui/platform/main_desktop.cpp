@@ -1,0 +1,58 @@
+// main_desktop.cpp: the native desktop build: the same app in an SDL2 + OpenGL3 window.
+//   attnviz [--frames N] [--state FILE]
+//   --frames N   draw N frames and exit (for smoke tests and screenshots under Xvfb)
+//   --state FILE start from a session state file instead of the default
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "app/app.h"
+#include "platform/runner.h"
+
+#ifndef ATTNVIZ_ASSETS_DIR
+#define ATTNVIZ_ASSETS_DIR "assets"
+#endif
+
+static std::vector<uint8_t> read_file(const char* path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+int main(int argc, char** argv) {
+  long max_frames = -1;
+  const char* state_path = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--frames") && i + 1 < argc) {
+      max_frames = std::strtol(argv[++i], nullptr, 10);
+    } else if (!std::strcmp(argv[i], "--state") && i + 1 < argc) {
+      state_path = argv[++i];
+    } else {
+      std::fprintf(stderr, "usage: attnviz [--frames N] [--state FILE]\n");
+      return 2;
+    }
+  }
+
+  attnviz::platform::Runner runner;
+  if (!runner.init("attnviz", 1440, 900)) return 1;
+  runner.fonts.regular = read_file("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf");
+  runner.fonts.mono = read_file("/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf");
+
+  attnviz::ui::App app(&runner.textures);
+  runner.app = &app;
+  if (state_path) {
+    std::ifstream f(state_path);
+    std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    nlohmann::json r = app.set_state_text(text);
+    if (!r.value("ok", false)) {
+      std::fprintf(stderr, "attnviz: %s\n", r.value("error", std::string("bad state")).c_str());
+      runner.shutdown();
+      return 2;
+    }
+  }
+  while (!runner.quit && (max_frames < 0 || (long)runner.frames < max_frames)) runner.frame();
+  runner.shutdown();
+  return 0;
+}

@@ -1,0 +1,94 @@
+// main_web.cpp: the browser build. Emscripten drives the frame loop from
+// requestAnimationFrame; this file also exports the C side of the test API that
+// web/site/attnviz-glue.js wraps as window.attnviz (docs/test-api.md).
+#include <emscripten.h>
+#include <emscripten/html5.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "app/app.h"
+#include "platform/runner.h"
+
+using attnviz::platform::Runner;
+
+static Runner g_runner;
+static attnviz::ui::App* g_app = nullptr;
+static bool g_fonts_announced = false;
+
+// Tells the page about progress: after each frame, whether fonts are in place.
+EM_JS(void, js_after_frame, (double frames, int fonts_ready), {
+  if (Module.attnvizAfterFrame) Module.attnvizAfterFrame(frames, fonts_ready !== 0);
+});
+
+static void main_loop() {
+  g_runner.frame();
+  js_after_frame((double)g_runner.frames, g_fonts_announced && !g_runner.fonts_dirty);
+}
+
+extern "C" {
+
+// Font bytes fetched by the page (kind 0: regular, 1: mono). Copied; the caller frees.
+EMSCRIPTEN_KEEPALIVE void attnviz_set_font_data(int kind, const uint8_t* bytes, int len) {
+  std::vector<uint8_t> data(bytes, bytes + (len > 0 ? len : 0));
+  if (kind == 0) g_runner.fonts.regular = std::move(data);
+  if (kind == 1) g_runner.fonts.mono = std::move(data);
+  g_runner.fonts_dirty = true;
+  g_fonts_announced = true;
+}
+
+// The session state as JSON text. The pointer stays valid until the next call.
+EMSCRIPTEN_KEEPALIVE const char* attnviz_get_state() {
+  static std::string s;
+  s = g_app->state_json();
+  return s.c_str();
+}
+
+// Replaces the session state; returns {"ok": bool, "error": "...", "field": "..."}.
+// On error the app keeps its last valid state.
+EMSCRIPTEN_KEEPALIVE const char* attnviz_set_state(const char* json) {
+  static std::string s;
+  s = g_app->set_state_text(json ? json : "").dump();
+  return s.c_str();
+}
+
+// A matrix as shown: dims_out[0] = rows, dims_out[1] = cols; returns the row-major
+// float32 data (valid until the state changes), or null for an unknown name/head.
+EMSCRIPTEN_KEEPALIVE const float* attnviz_matrix(const char* name, int head, int* dims_out) {
+  attnviz::ui::MatrixView m = g_app->matrix(name ? name : "", head);
+  dims_out[0] = m.rows;
+  dims_out[1] = m.cols;
+  return m.data;
+}
+
+// The rectangle (CSS pixels) of the ImGui item with that label as last drawn:
+// out[0..3] = x, y, w, h. Returns 0 when no such item was drawn.
+EMSCRIPTEN_KEEPALIVE int attnviz_item_rect(const char* label, float* out) {
+  return g_app->item_rect(label ? label : "", out) ? 1 : 0;
+}
+
+// {"frames", "frame_ms_avg", "engine_ms_last"} as JSON text.
+EMSCRIPTEN_KEEPALIVE const char* attnviz_frame_stats() {
+  static std::string s;
+  char buf[160];
+  double avg = g_runner.frames ? g_runner.frame_ms_sum / (double)g_runner.frames : 0.0;
+  std::snprintf(buf, sizeof buf, "{\"frames\":%llu,\"frame_ms_avg\":%.4f,\"engine_ms_last\":%.4f}",
+                (unsigned long long)g_runner.frames, avg, g_app->engine_ms_last());
+  s = buf;
+  return s.c_str();
+}
+
+}  // extern "C"
+
+int main(int, char**) {
+  if (!g_runner.init("attnviz", 1280, 800)) {
+    EM_ASM({ if (Module.attnvizFatal) Module.attnvizFatal("The graphics context could not start (WebGL2 is required)."); });
+    return 1;
+  }
+  static attnviz::platform::GlTextureHost& host = g_runner.textures;
+  g_app = new attnviz::ui::App(&host);
+  g_runner.app = g_app;
+  emscripten_set_main_loop(main_loop, 0, false);
+  return 0;
+}

@@ -1,0 +1,35 @@
+// runner.h: the SDL2 + OpenGL3 + ImGui frame loop shared by the browser and desktop
+// builds. main_web.cpp and main_desktop.cpp differ only in how they loop, where
+// fonts come from, and what they expose to the outside.
+#pragma once
+#include <SDL.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "app/app.h"
+#include "platform/gl_textures.h"
+
+namespace attnviz::platform {
+
+struct Runner {
+  SDL_Window* window = nullptr;
+  SDL_GLContext gl = nullptr;
+  GlTextureHost textures;
+  ui::App* app = nullptr;
+  ui::FontSources fonts;        // TTF bytes, owned here; the atlas is rebuilt from them
+  float atlas_scale = 0.0f;     // device pixel ratio the font atlas was built for
+  bool fonts_dirty = true;      // new font bytes arrived: rebuild the atlas
+  bool quit = false;
+  uint64_t frames = 0;
+  double frame_ms_sum = 0.0;    // CPU time of frames, for frameStats()
+
+  // Creates the window, GL context and ImGui context. Returns false (after
+  // printing why) when SDL or GL cannot start.
+  bool init(const char* title, int w, int h);
+  // One frame: events, font atlas if the pixel ratio or fonts changed, app, render.
+  void frame();
+  void shutdown();
+};
+
+}  // namespace attnviz::platform

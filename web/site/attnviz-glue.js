@@ -1,0 +1,122 @@
+// attnviz-glue.js: the page side of attnviz. Checks WebGL2, loads the module with a
+// progress indicator, hands it the fonts, shows a readable message instead of a
+// blank page when something fails, and publishes the test API as window.attnviz
+// (docs/test-api.md).
+'use strict';
+(function () {
+  const overlay = document.getElementById('overlay');
+  const titleEl = document.getElementById('overlay-title');
+  const textEl = document.getElementById('overlay-text');
+  const barEl = document.querySelector('#progress div');
+  const canvas = document.getElementById('canvas');
+
+  function fail(title, text) {
+    overlay.classList.remove('hidden');
+    overlay.classList.add('error');
+    titleEl.textContent = title;
+    textEl.textContent = text;
+    readyReject(new Error(title + ' ' + text));
+  }
+
+  let readyResolve, readyReject;
+  const ready = new Promise((res, rej) => { readyResolve = res; readyReject = rej; });
+  ready.catch(() => {});  // a failure is shown on the page; tests inspect it themselves
+
+  const api = { ready };
+  window.attnviz = api;
+
+  // WebGL2 first: without it the module cannot draw anything.
+  const probe = document.createElement('canvas').getContext('webgl2');
+  if (!probe) {
+    fail('attnviz needs WebGL2.',
+         'This browser or its settings do not provide WebGL2. Try a current Chrome, Firefox or Safari, ' +
+         'and check that hardware acceleration is not disabled.');
+    return;
+  }
+
+  const fontFiles = ['assets/fonts/DejaVuSans.ttf', 'assets/fonts/DejaVuSansMono.ttf'];
+  const fontFetches = fontFiles.map((url) =>
+    fetch(url).then((r) => (r.ok ? r.arrayBuffer() : null)).catch(() => null));
+
+  let aborted = false;
+  const Module = {
+    canvas,
+    print: (t) => console.log(t),
+    printErr: (t) => console.warn(t),
+    setStatus: (s) => {
+      const m = /\((\d+(\.\d+)?)\/(\d+)\)/.exec(s || '');
+      if (m) barEl.style.width = (100 * Number(m[1]) / Number(m[3])).toFixed(0) + '%';
+    },
+    onAbort: (what) => {
+      aborted = true;
+      fail('attnviz stopped unexpectedly.',
+           'The engine aborted (' + String(what) + '). Reload the page; if it happens again, please report it.');
+    },
+    attnvizFatal: (msg) => fail('attnviz could not start.', msg),
+    attnvizAfterFrame: (frames, fontsReady) => {
+      if (fontsReady && !api._readyDone) {
+        api._readyDone = true;
+        overlay.classList.add('hidden');
+        canvas.focus();
+        readyResolve();
+      }
+    },
+    onRuntimeInitialized: () => {
+      barEl.style.width = '100%';
+      textEl.textContent = 'Starting…';
+      Promise.all(fontFetches).then((fonts) => {
+        fonts.forEach((buf, kind) => {
+          const bytes = buf ? new Uint8Array(buf) : new Uint8Array(0);
+          const ptr = Module._malloc(Math.max(1, bytes.length));
+          Module.HEAPU8.set(bytes, ptr);
+          Module._attnviz_set_font_data(kind, ptr, bytes.length);
+          Module._free(ptr);
+        });
+      });
+    },
+  };
+  window.Module = Module;
+  window.addEventListener('error', (e) => {
+    if (!aborted && /attnviz\.(js|wasm)/.test(String(e.filename || ''))) {
+      fail('attnviz could not start.', String(e.message || e));
+    }
+  });
+
+  function withCString(str, fn) {
+    const n = Module.lengthBytesUTF8(str) + 1;
+    const p = Module._malloc(n);
+    Module.stringToUTF8(str, p, n);
+    try { return fn(p); } finally { Module._free(p); }
+  }
+
+  api.getState = () => JSON.parse(Module.UTF8ToString(Module._attnviz_get_state()));
+  api.setState = (obj) => {
+    const text = typeof obj === 'string' ? obj : JSON.stringify(obj);
+    return JSON.parse(withCString(text, (p) => Module.UTF8ToString(Module._attnviz_set_state(p))));
+  };
+  api.getMatrix = (name, head) => withCString(String(name), (p) => {
+    const dims = Module._malloc(8);
+    try {
+      const data = Module._attnviz_matrix(p, head | 0, dims);
+      if (!data) return null;
+      const rows = Module.HEAP32[dims >> 2], cols = Module.HEAP32[(dims >> 2) + 1];
+      const out = Array.from(Module.HEAPF32.subarray(data >> 2, (data >> 2) + rows * cols));
+      return { rows, cols, data: out };
+    } finally { Module._free(dims); }
+  });
+  api.itemRect = (label) => withCString(String(label), (p) => {
+    const out = Module._malloc(16);
+    try {
+      if (!Module._attnviz_item_rect(p, out)) return null;
+      const f = Module.HEAPF32.subarray(out >> 2, (out >> 2) + 4);
+      return { x: f[0], y: f[1], w: f[2], h: f[3] };
+    } finally { Module._free(out); }
+  });
+  api.frameStats = () => JSON.parse(Module.UTF8ToString(Module._attnviz_frame_stats()));
+
+  const script = document.createElement('script');
+  script.src = 'attnviz.js';
+  script.async = true;
+  script.onerror = () => fail('attnviz could not load.', 'The file attnviz.js did not download. Check the connection and reload.');
+  document.body.appendChild(script);
+})();
