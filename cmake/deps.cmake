@@ -1,20 +1,27 @@
 # Third-party dependencies, the same targets for both toolchains:
 #   nlohmann_json::nlohmann_json  header-only JSON (Debian nlohmann-json3-dev)
 #   GTest::gtest, GTest::gtest_main  built from Debian's /usr/src/googletest
+#   attnviz_stb                   stb_image_write for PNG output (Debian libstb-dev)
 # Emscripten's sysroot does not see /usr/include, so for wasm we expose only the
 # nlohmann headers through a directory of symlinks inside the build tree.
 
 if(ATTNVIZ_WASM)
   set(_nl "${CMAKE_BINARY_DIR}/sysdeps/include")
   file(MAKE_DIRECTORY "${_nl}")
-  if(NOT EXISTS "${_nl}/nlohmann")
-    file(CREATE_LINK /usr/include/nlohmann "${_nl}/nlohmann" SYMBOLIC)
-  endif()
+  foreach(_dir nlohmann stb)
+    if(NOT EXISTS "${_nl}/${_dir}")
+      file(CREATE_LINK /usr/include/${_dir} "${_nl}/${_dir}" SYMBOLIC)
+    endif()
+  endforeach()
+  add_library(attnviz_stb INTERFACE)
+  target_include_directories(attnviz_stb SYSTEM INTERFACE "${_nl}/stb")
   add_library(nlohmann_json INTERFACE)
   target_include_directories(nlohmann_json SYSTEM INTERFACE "${_nl}")
   add_library(nlohmann_json::nlohmann_json ALIAS nlohmann_json)
 else()
   find_package(nlohmann_json 3.11 REQUIRED)
+  add_library(attnviz_stb INTERFACE)
+  target_include_directories(attnviz_stb SYSTEM INTERFACE /usr/include/stb)
 endif()
 
 if(ATTNVIZ_BUILD_TESTS)

@@ -123,11 +123,22 @@ void draw_panels(AppModel& m) {
   ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + side, vp->WorkPos.y), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSize(ImVec2(vp->WorkSize.x - side, vp->WorkSize.y), ImGuiCond_FirstUseEver);
   if (ImGui::Begin("Stages")) {
-    const char* signed_stages[] = {"scores", "scaled", "masked"};
-    for (const char* st : signed_stages) stage_view(m, st, m.head, Colormap::rdbu, false, true);
-    stage_view(m, "weights", m.head, m.weights_cmap, true, false);
-    stage_view(m, "dropped", m.head, m.weights_cmap, false, false);
-    stage_view(m, "context", m.head, Colormap::rdbu, false, true);
+    // Pipeline order, left to right then top to bottom, so every stage of the
+    // selected head is visible at once.
+    struct Stage { const char* name; bool weights_like; };
+    const Stage stages[] = {{"scores", false}, {"scaled", false}, {"masked", false},
+                            {"weights", true}, {"dropped", true}, {"context", false}};
+    int cols = ImGui::GetContentRegionAvail().x > 900 ? 3 : 2;
+    if (ImGui::BeginTable("stage grid", cols, ImGuiTableFlags_SizingStretchSame)) {
+      for (const Stage& st : stages) {
+        ImGui::TableNextColumn();
+        if (st.weights_like)
+          stage_view(m, st.name, m.head, m.weights_cmap, std::string(st.name) == "weights", false);
+        else
+          stage_view(m, st.name, m.head, Colormap::rdbu, false, true);
+      }
+      ImGui::EndTable();
+    }
   }
   ImGui::End();
 }

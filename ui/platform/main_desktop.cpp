@@ -2,6 +2,7 @@
 //   attnviz [--frames N] [--state FILE]
 //   --frames N   draw N frames and exit (for smoke tests and screenshots under Xvfb)
 //   --state FILE start from a session state file instead of the default
+//   --screenshot FILE  with --frames: write the last frame as a PNG before exiting
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -24,13 +25,16 @@ static std::vector<uint8_t> read_file(const char* path) {
 int main(int argc, char** argv) {
   long max_frames = -1;
   const char* state_path = nullptr;
+  const char* shot_path = nullptr;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--frames") && i + 1 < argc) {
       max_frames = std::strtol(argv[++i], nullptr, 10);
+    } else if (!std::strcmp(argv[i], "--screenshot") && i + 1 < argc) {
+      shot_path = argv[++i];
     } else if (!std::strcmp(argv[i], "--state") && i + 1 < argc) {
       state_path = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: attnviz [--frames N] [--state FILE]\n");
+      std::fprintf(stderr, "usage: attnviz [--frames N] [--state FILE] [--screenshot FILE]\n");
       return 2;
     }
   }
@@ -52,7 +56,15 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  while (!runner.quit && (max_frames < 0 || (long)runner.frames < max_frames)) runner.frame();
+  while (!runner.quit && (max_frames < 0 || (long)runner.frames < max_frames)) {
+    if (shot_path && max_frames >= 0 && (long)runner.frames == max_frames - 1) runner.screenshot_path = shot_path;
+    runner.frame();
+  }
+  int rc = 0;
+  if (shot_path && !runner.screenshot_ok) {
+    std::fprintf(stderr, "attnviz: could not write %s\n", shot_path);
+    rc = 1;
+  }
   runner.shutdown();
-  return 0;
+  return rc;
 }

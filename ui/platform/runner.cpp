@@ -2,6 +2,10 @@
 #include "platform/runner.h"
 
 #include <cstdio>
+#include <vector>
+
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#include "stb_image_write.h"
 
 #include "imgui.h"
 #include "imgui_impl_opengl3.h"
@@ -16,6 +20,15 @@ namespace attnviz::platform {
 
 static double now_ms() {
   return (double)SDL_GetPerformanceCounter() * 1000.0 / (double)SDL_GetPerformanceFrequency();
+}
+
+// Writes the back buffer (just rendered, not yet swapped) as a PNG.
+static bool write_back_buffer_png(const char* path, int w, int h) {
+  std::vector<uint8_t> px((size_t)w * h * 4);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, px.data());
+  // GL's rows run bottom-up, PNG's top-down: start at the last row, negative stride.
+  return stbi_write_png(path, w, h, 4, px.data() + (size_t)(h - 1) * w * 4, -w * 4) != 0;
 }
 
 bool Runner::init(const char* title, int w, int h) {
@@ -97,6 +110,10 @@ void Runner::frame() {
   glClearColor(0.09f, 0.09f, 0.11f, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  if (screenshot_path) {
+    screenshot_ok = write_back_buffer_png(screenshot_path, dw, dh);
+    screenshot_path = nullptr;
+  }
   ++frames;
   frame_ms_sum += now_ms() - t0;  // CPU time only: the swap below waits for vsync
   SDL_GL_SwapWindow(window);

@@ -29,6 +29,10 @@ struct Runner {
   bool init(const char* title, int w, int h);
   // One frame: events, font atlas if the pixel ratio or fonts changed, app, render.
   void frame();
+  // When set, the next frame is also written to this PNG file, read back before
+  // the buffer swap (desktop smoke tests and docs screenshots).
+  const char* screenshot_path = nullptr;
+  bool screenshot_ok = false;
   void shutdown();
 };
 
