@@ -7,5 +7,5 @@ bin=$1
 out=$2
 mkdir -p "$(dirname "$out")"
 rm -f "$out"
-xvfb-run -a -s "-screen 0 1600x1000x24" "$bin" --frames 90 --screenshot "$out"
+XDG_CONFIG_HOME=$(mktemp -d) xvfb-run -a -s "-screen 0 1600x1000x24" "$bin" --frames 90 --screenshot "$out"
 python3 "$(dirname "$0")/png_check.py" "$out" --min-colours 40 --width 1440 --height 900

@@ -6,11 +6,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
 
 #include "app/app.h"
+#include "imgui.h"
 #include "platform/runner.h"
 
 #ifndef ATTNVIZ_ASSETS_DIR
@@ -43,6 +45,20 @@ int main(int argc, char** argv) {
   if (!runner.init("attnviz", 1440, 900)) return 1;
   runner.fonts.regular = read_file("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf");
   runner.fonts.mono = read_file("/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf");
+
+  // The window layout is remembered in $XDG_CONFIG_HOME/attnviz (or ~/.config/attnviz).
+  static std::string ini;
+  const char* xdg = std::getenv("XDG_CONFIG_HOME");
+  const char* home = std::getenv("HOME");
+  if ((xdg && *xdg) || (home && *home)) {
+    std::string dir = (xdg && *xdg) ? std::string(xdg) + "/attnviz" : std::string(home) + "/.config/attnviz";
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    ini = dir + "/layout.ini";
+    ImGui::GetIO().IniFilename = ec ? nullptr : ini.c_str();
+  } else {
+    ImGui::GetIO().IniFilename = nullptr;
+  }
 
   attnviz::ui::App app(&runner.textures);
   runner.app = &app;

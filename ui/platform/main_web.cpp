@@ -5,10 +5,12 @@
 #include <emscripten/html5.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
 #include "app/app.h"
+#include "imgui.h"
 #include "platform/runner.h"
 
 using attnviz::platform::Runner;
@@ -22,8 +24,27 @@ EM_JS(void, js_after_frame, (double frames, int fonts_ready), {
   if (Module.attnvizAfterFrame) Module.attnvizAfterFrame(frames, fonts_ready !== 0);
 });
 
+// Window layout survives reloads: ImGui's settings live in localStorage.
+EM_JS(char*, js_layout_load, (), {
+  let s = null;
+  try { s = window.localStorage.getItem('attnviz.layout'); } catch (e) {}
+  if (!s) return 0;
+  const n = lengthBytesUTF8(s) + 1;
+  const p = _malloc(n);
+  stringToUTF8(s, p, n);
+  return p;
+});
+EM_JS(void, js_layout_save, (const char* text), {
+  try { window.localStorage.setItem('attnviz.layout', UTF8ToString(text)); } catch (e) {}
+});
+
 static void main_loop() {
   g_runner.frame();
+  ImGuiIO& io = ImGui::GetIO();
+  if (io.WantSaveIniSettings) {
+    js_layout_save(ImGui::SaveIniSettingsToMemory());
+    io.WantSaveIniSettings = false;
+  }
   js_after_frame((double)g_runner.frames, g_fonts_announced && !g_runner.fonts_dirty);
 }
 
@@ -85,6 +106,11 @@ int main(int, char**) {
   if (!g_runner.init("attnviz", 1280, 800)) {
     EM_ASM({ if (Module.attnvizFatal) Module.attnvizFatal("The graphics context could not start (WebGL2 is required)."); });
     return 1;
+  }
+  ImGui::GetIO().IniFilename = nullptr;  // saved to localStorage instead, see main_loop
+  if (char* layout = js_layout_load()) {
+    ImGui::LoadIniSettingsFromMemory(layout);
+    free(layout);
   }
   static attnviz::platform::GlTextureHost& host = g_runner.textures;
   g_app = new attnviz::ui::App(&host);
