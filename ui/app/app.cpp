@@ -21,6 +21,7 @@ bool AppModel::apply(const nlohmann::json& state) {
   std::string joined;
   for (const auto& t : engine.tokens()) joined += (joined.empty() ? "" : " ") + t;
   tokens_text = joined;
+  if (fonts_collect_glyphs(joined.c_str(), glyphs)) ++glyphs_version;
   return true;
 }
 
@@ -58,6 +59,9 @@ bool App::item_rect(std::string_view label, float out[4]) const {
   out[3] = r->max.y - r->min.y;
   return true;
 }
+
+const std::vector<ImWchar>& App::glyphs() const { return model_->glyphs; }
+uint64_t App::glyphs_version() const { return model_->glyphs_version; }
 
 double App::engine_ms_last() const { return model_->engine.engine_ms_last(); }
 

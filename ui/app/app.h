@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -48,6 +49,12 @@ class App {
   // Rectangle (x, y, w, h in logical = CSS pixels) of the labelled item as last drawn.
   bool item_rect(std::string_view label, float out[4]) const;
   double engine_ms_last() const;
+
+  // Codepoints beyond the built-in font ranges that the session's text uses
+  // (sorted, unique), and a counter that changes when the list grows: the platform
+  // then rebuilds the font atlas with them (fetching the CJK font first if needed).
+  const std::vector<ImWchar>& glyphs() const;
+  uint64_t glyphs_version() const;
 
  private:
   std::unique_ptr<AppModel> model_;

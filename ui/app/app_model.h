@@ -1,6 +1,7 @@
 // app_model.h: everything the panels read and edit, in one struct.
 #pragma once
 #include <string>
+#include <vector>
 #include <unordered_map>
 
 #include "app/engine_session.h"
@@ -21,6 +22,10 @@ struct AppModel {
   std::string tokens_text;             // the `Tokens` box, split on Enter / leaving it
   std::string error;                   // last rejected edit, shown beside the controls
   std::string error_field;
+
+  // --- text the font atlas must cover beyond Latin (see App::glyphs)
+  std::vector<ImWchar> glyphs;
+  uint64_t glyphs_version = 0;
 
   // --- retained per-heatmap textures, keyed by label ("weights h0")
   std::unordered_map<std::string, HeatmapCache> heatmaps;

@@ -13,7 +13,16 @@ namespace attnviz::ui {
 struct FontSources {
   std::vector<uint8_t> regular;  // UI text (DejaVu Sans)
   std::vector<uint8_t> mono;     // numbers inside heatmap cells (DejaVu Sans Mono)
+  std::vector<uint8_t> cjk;      // Chinese/Japanese/Korean (Droid Sans Fallback), loaded
+                                 // only once a token needs it: it is 4 MB
+  std::vector<ImWchar> glyphs;   // codepoints beyond the built-in ranges that the
+                                 // session uses (sorted, unique); only these are
+                                 // rasterised from `cjk`, so the atlas stays small
 };
+
+// Codepoints of `text` (UTF-8) that the regular font's ranges do not cover, merged
+// into the sorted, unique `out`. Returns true if anything was added.
+bool fonts_collect_glyphs(const char* text, std::vector<ImWchar>& out);
 
 // Font handles after fonts_build; null until built.
 struct Fonts {

@@ -45,6 +45,10 @@ int main(int argc, char** argv) {
   if (!runner.init("attnviz", 1440, 900)) return 1;
   runner.fonts.regular = read_file("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf");
   runner.fonts.mono = read_file("/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf");
+  runner.request_cjk = [&runner] {
+    runner.fonts.cjk = read_file("/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf");
+    runner.fonts_dirty = true;
+  };
 
   // The window layout is remembered in $XDG_CONFIG_HOME/attnviz (or ~/.config/attnviz).
   static std::string ini;

@@ -34,6 +34,10 @@ EM_JS(char*, js_layout_load, (), {
   stringToUTF8(s, p, n);
   return p;
 });
+// The CJK font (4 MB) is fetched only when a token needs it.
+EM_JS(void, js_request_cjk_font, (), {
+  if (Module.attnvizLoadFont) Module.attnvizLoadFont(2, 'assets/fonts/DroidSansFallbackFull.ttf');
+});
 EM_JS(void, js_layout_save, (const char* text), {
   try { window.localStorage.setItem('attnviz.layout', UTF8ToString(text)); } catch (e) {}
 });
@@ -50,11 +54,12 @@ static void main_loop() {
 
 extern "C" {
 
-// Font bytes fetched by the page (kind 0: regular, 1: mono). Copied; the caller frees.
+// Font bytes fetched by the page (kind 0: regular, 1: mono, 2: CJK). Copied; the caller frees.
 EMSCRIPTEN_KEEPALIVE void attnviz_set_font_data(int kind, const uint8_t* bytes, int len) {
   std::vector<uint8_t> data(bytes, bytes + (len > 0 ? len : 0));
   if (kind == 0) g_runner.fonts.regular = std::move(data);
   if (kind == 1) g_runner.fonts.mono = std::move(data);
+  if (kind == 2) g_runner.fonts.cjk = std::move(data);
   g_runner.fonts_dirty = true;
   g_fonts_announced = true;
 }
@@ -94,8 +99,10 @@ EMSCRIPTEN_KEEPALIVE const char* attnviz_frame_stats() {
   static std::string s;
   char buf[160];
   double avg = g_runner.frames ? g_runner.frame_ms_sum / (double)g_runner.frames : 0.0;
-  std::snprintf(buf, sizeof buf, "{\"frames\":%llu,\"frame_ms_avg\":%.4f,\"engine_ms_last\":%.4f}",
-                (unsigned long long)g_runner.frames, avg, g_app->engine_ms_last());
+  std::snprintf(buf, sizeof buf,
+                "{\"frames\":%llu,\"frame_ms_avg\":%.4f,\"engine_ms_last\":%.4f,\"fonts_pending\":%s}",
+                (unsigned long long)g_runner.frames, avg, g_app->engine_ms_last(),
+                g_runner.fonts_pending() ? "true" : "false");
   s = buf;
   return s.c_str();
 }
@@ -115,6 +122,7 @@ int main(int, char**) {
   static attnviz::platform::GlTextureHost& host = g_runner.textures;
   g_app = new attnviz::ui::App(&host);
   g_runner.app = g_app;
+  g_runner.request_cjk = [] { js_request_cjk_font(); };
   emscripten_set_main_loop(main_loop, 0, false);
   return 0;
 }

@@ -93,6 +93,16 @@ void Runner::frame() {
   SDL_GL_GetDrawableSize(window, &dw, &dh);
   float scale = ww > 0 ? (float)dw / (float)ww : 1.0f;
   if (scale <= 0.0f) scale = 1.0f;
+  if (app->glyphs_version() != glyphs_built) {
+    glyphs_built = app->glyphs_version();
+    fonts.glyphs = app->glyphs();
+    if (!fonts.cjk.empty()) {
+      fonts_dirty = true;
+    } else if (!cjk_requested && request_cjk) {
+      cjk_requested = true;
+      request_cjk();
+    }
+  }
   if (fonts_dirty || scale != atlas_scale) {
     ui::fonts_build(ImGui::GetIO(), fonts, scale);
     ImGui_ImplOpenGL3_DestroyFontsTexture();

@@ -5,6 +5,7 @@
 #include <SDL.h>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "app/app.h"
@@ -20,6 +21,11 @@ struct Runner {
   ui::FontSources fonts;        // TTF bytes, owned here; the atlas is rebuilt from them
   float atlas_scale = 0.0f;     // device pixel ratio the font atlas was built for
   bool fonts_dirty = true;      // new font bytes arrived: rebuild the atlas
+  uint64_t glyphs_built = 0;    // App::glyphs_version() the atlas covers
+  bool cjk_requested = false;
+  std::function<void()> request_cjk;  // loads fonts.cjk (now or later), then sets fonts_dirty
+  // True while the session uses glyphs the atlas cannot draw yet.
+  bool fonts_pending() const { return !fonts.glyphs.empty() && (fonts.cjk.empty() || fonts_dirty); }
   bool quit = false;
   uint64_t frames = 0;
   double frame_ms_sum = 0.0;    // CPU time of frames, for frameStats()

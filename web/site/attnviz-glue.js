@@ -61,18 +61,23 @@
         readyResolve();
       }
     },
+    // Hands font bytes to the module (kind 0 regular, 1 mono, 2 CJK).
+    attnvizSetFont: (kind, buf) => {
+      const bytes = buf ? new Uint8Array(buf) : new Uint8Array(0);
+      const ptr = Module._malloc(Math.max(1, bytes.length));
+      Module.HEAPU8.set(bytes, ptr);
+      Module._attnviz_set_font_data(kind, ptr, bytes.length);
+      Module._free(ptr);
+    },
+    // Called by the module when a token needs a font it does not have yet.
+    attnvizLoadFont: (kind, url) => {
+      fetch(url).then((r) => (r.ok ? r.arrayBuffer() : null)).catch(() => null)
+        .then((buf) => { if (buf) Module.attnvizSetFont(kind, buf); });
+    },
     onRuntimeInitialized: () => {
       barEl.style.width = '100%';
       textEl.textContent = 'Starting…';
-      Promise.all(fontFetches).then((fonts) => {
-        fonts.forEach((buf, kind) => {
-          const bytes = buf ? new Uint8Array(buf) : new Uint8Array(0);
-          const ptr = Module._malloc(Math.max(1, bytes.length));
-          Module.HEAPU8.set(bytes, ptr);
-          Module._attnviz_set_font_data(kind, ptr, bytes.length);
-          Module._free(ptr);
-        });
-      });
+      Promise.all(fontFetches).then((fonts) => fonts.forEach((buf, kind) => Module.attnvizSetFont(kind, buf)));
     },
   };
   window.Module = Module;
