@@ -77,3 +77,20 @@ test('a page without WebGL2 gets a readable message, not a blank page', async (t
   assert.ok(await page.locator('#overlay').isVisible());
   await app.close();
 });
+
+test('a module that fails to load says so instead of leaving a blank page', async (t) => {
+  const app = await openApp(t);
+  const { page } = app;
+  // A corrupt .wasm: compilation fails and the runtime aborts.
+  await page.route('**/attnviz.wasm', (route) =>
+    route.fulfill({ status: 200, contentType: 'application/wasm', body: Buffer.from('not a wasm module') }));
+  await page.reload();
+  await page.waitForFunction(() => document.getElementById('overlay').classList.contains('error'));
+  const text = await page.locator('#overlay').innerText();
+  assert.match(text, /stopped unexpectedly|could not/);
+  assert.ok(await page.locator('#overlay').isVisible());
+  const rejected = await page.evaluate(() => window.attnviz.ready.then(() => false, () => true));
+  assert.ok(rejected, 'ready rejects');
+  app.errors.length = 0;  // the abort is the point of this test
+  await app.close();
+});
