@@ -1,0 +1,161 @@
+// attnviz-cli: the engine on the command line (natively, and under node as
+// attnviz-cli.js).
+//
+//   attnviz-cli run FILE|-    read a session state, print the report (one JSON object)
+//   attnviz-cli version       print {"name", "version", "state_version"} as one JSON line
+//
+// Exit codes: 0 success; 2 bad input or bad usage (nothing on stdout, one JSON
+// line {"error": "...", "field": "..."} on stderr); 1 an internal failure
+// (same stderr format). It never aborts on any input.
+//
+// Subcommands are rows of kCommands below: a new one (e.g. `bench`) is a
+// function with the CommandFn signature plus one row.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <iostream>
+#include <new>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "attnviz/pipeline.h"
+#include "attnviz/report.h"
+#include "attnviz/state.h"
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitInternal = 1;
+constexpr int kExitBadInput = 2;
+
+// A state file larger than this is refused before it is read (the largest
+// state within the engine's limits, with every explicit matrix, is smaller).
+constexpr size_t kMaxInputBytes = size_t{512} << 20;
+
+int report_error(int code, const std::string& error, const std::string& field) {
+  nlohmann::json j = {{"error", error}, {"field", field}};
+  std::cerr << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  std::cerr.flush();
+  return code;
+}
+
+// Reads all of FILE (or stdin for "-") into *text; false with a sentence on failure.
+bool read_input(const std::string& path, std::string* text, std::string* error) {
+  if (path == "-") {
+    char buf[1 << 16];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) {
+      if (text->size() + n > kMaxInputBytes) {
+        *error = "the state on standard input is larger than 512 MiB";
+        return false;
+      }
+      text->append(buf, n);
+    }
+    if (std::ferror(stdin)) {
+      *error = "could not read standard input";
+      return false;
+    }
+    return true;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *error = "cannot open \"" + path + "\": " + std::strerror(errno);
+    return false;
+  }
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  if (size < 0) {
+    *error = "cannot read \"" + path + "\"";
+    return false;
+  }
+  if (static_cast<unsigned long long>(size) > kMaxInputBytes) {
+    *error = "\"" + path + "\" is larger than 512 MiB; that is not a session state";
+    return false;
+  }
+  in.seekg(0, std::ios::beg);
+  text->resize(static_cast<size_t>(size));
+  if (size > 0 && !in.read(&(*text)[0], size)) {
+    *error = "cannot read \"" + path + "\"";
+    return false;
+  }
+  return true;
+}
+
+using CommandFn = int (*)(int argc, char** argv);  // argv[0] is the subcommand
+
+int cmd_run(int argc, char** argv) {
+  if (argc != 2) {
+    return report_error(kExitBadInput, "usage: attnviz-cli run FILE (or - for standard input)", "");
+  }
+  std::string text, error;
+  if (!read_input(argv[1], &text, &error)) return report_error(kExitBadInput, error, "");
+  attnviz::State state;
+  attnviz::Status st = attnviz::parse_state_text(text, &state);
+  if (!st.ok) return report_error(kExitBadInput, st.error, st.field);
+  text.clear();
+  text.shrink_to_fit();
+  attnviz::Pipeline pipeline;
+  st = pipeline.set_state(state);
+  if (!st.ok) return report_error(kExitBadInput, st.error, st.field);
+  const std::string out = attnviz::report_text(pipeline);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fputc('\n', stdout);
+  return std::fflush(stdout) == 0 ? kExitOk : kExitInternal;
+}
+
+int cmd_version(int argc, char** /*argv*/) {
+  if (argc != 1) return report_error(kExitBadInput, "usage: attnviz-cli version", "");
+  const nlohmann::json j = {{"name", "attnviz-cli"},
+                            {"version", attnviz::kEngineVersion},
+                            {"state_version", attnviz::Limits::kStateVersion}};
+  std::printf("%s\n", j.dump().c_str());
+  return kExitOk;
+}
+
+struct Command {
+  const char* name;
+  const char* usage;
+  CommandFn fn;
+};
+
+const Command kCommands[] = {
+    {"run", "run FILE|-", cmd_run},
+    {"version", "version", cmd_version},
+};
+
+std::string usage_sentence() {
+  std::string s = "usage: attnviz-cli";
+  bool first = true;
+  for (const Command& c : kCommands) {
+    s += first ? " " : " | ";
+    s += c.usage;
+    first = false;
+  }
+  return s;
+}
+
+int dispatch(int argc, char** argv) {
+  if (argc < 2) return report_error(kExitBadInput, usage_sentence(), "");
+  const std::string name = argv[1];
+  for (const Command& c : kCommands) {
+    if (name == c.name) return c.fn(argc - 1, argv + 1);
+  }
+  return report_error(kExitBadInput, "unknown subcommand \"" + name + "\"; " + usage_sentence(), "");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return dispatch(argc, argv);
+  } catch (const std::bad_alloc&) {
+    return report_error(kExitInternal, "out of memory", "");
+  } catch (const std::exception& e) {
+    return report_error(kExitInternal, std::string("internal error: ") + e.what(), "");
+  } catch (...) {
+    return report_error(kExitInternal, "internal error", "");
+  }
+}

@@ -1,0 +1,61 @@
+// attnviz/explain.h: "how was this number computed" for one cell.
+//
+// Pipeline::explain(stage, head, i, j) returns the ingredients of cell (i, j)
+// of a stage, recomputed with the same kernels, so the numbers shown to a
+// learner are the numbers the pipeline used. The UI only displays them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "attnviz/stages.h"
+
+namespace attnviz {
+
+enum class MaskReason { none, causal, padding, causal_and_padding };
+const char* mask_reason_name(MaskReason r);  // "none", "causal", "padding", "causal and padding"
+
+struct Explanation {
+  bool ok = false;      // false when there is no result or stage/head/i/j is out of range
+  Stage stage = Stage::X;
+  int head = 0, i = 0, j = 0;
+  float value = 0.0f;   // the cell as the pipeline stores it
+  std::string formula;  // one line for a learner, e.g. "scores[1][2] = Σ_d q_1[d]·k_2[d]"
+
+  // Dot products: Q, K, V (x_i · W[:, j] + b_j), scores (q_i · k_j),
+  // context (Σ_s dropped[i][s]·V_h[s][j]) and output (concat_i · W_o[:, j] + b_j).
+  // lhs[t]·rhs[t] = terms[t] (each product rounded to float32); `sum` is the
+  // fused multiply-add chain over t in order, which is what the pipeline
+  // stores (it can differ from adding the rounded terms in the last bit).
+  std::vector<float> lhs, rhs, terms;
+  float sum = 0.0f;
+  bool has_bias = false;
+  float bias = 0.0f;  // value = sum + bias (one float32 addition)
+
+  // Elementwise stages: the previous stage's value of the same cell
+  // (scaled: scores, masked: scaled, weights: masked, dropped: weights).
+  float input = 0.0f;
+
+  // scaled = input / divisor, divisor = float32(base × temperature)
+  float divisor = 0.0f;
+  double divisor_base = 0.0;  // √head_dim, √d_out or 1
+  double temperature = 1.0;
+
+  // masked: masked ? fill : input
+  bool masked = false;
+  MaskReason reason = MaskReason::none;
+  float fill = 0.0f;
+
+  // weights = exp(input − row_max) · (1 / normaliser)
+  float row_max = 0.0f;
+  float exp_term = 0.0f;    // exp(input − row_max)
+  float normaliser = 0.0f;  // Σ over the row of exp(masked[i][s] − row_max)
+  bool safe_zeroed = false; // whole row −inf and safe_softmax: the row is zeros
+
+  // dropped = input · (kept ? scale : 0); identity when dropout is inactive
+  bool dropout_active = false;
+  bool kept = true;
+  float scale = 1.0f;  // 1 / (1 − p) in float32
+};
+
+}  // namespace attnviz

@@ -1,0 +1,106 @@
+// attnviz/pipeline.h: the staged attention pipeline.
+//
+// A Pipeline holds one validated State and every stage of every head
+// (stages.h lists them with their shapes). set_state() describes first
+// (validate, size buffers, work out what changed) and then computes only what
+// lies downstream of the change:
+//   * shapes change (S, d_model, d_out, num_heads, which biases/projections
+//     exist): everything is rebuilt;
+//   * otherwise X and the parameters are rebuilt from their spec only if it
+//     changed, and compared row by row / matrix by matrix with the old ones;
+//     Q/K/V recompute the rows whose X row changed (all rows if their W/b
+//     changed); scores recompute row i and column i for each changed q_i / k_i;
+//     scaled and masked recompute those cells; softmax, dropout, context,
+//     concat and output recompute only rows whose inputs changed. Every
+//     recomputed piece is compared with its old value, so downstream work stops
+//     where values stop changing.
+// Partial results are bitwise equal to a from-scratch computation (the kernels
+// are row-independent; see kernels.h).
+//
+// Typical UI use:
+//   attnviz::Pipeline p;
+//   attnviz::Status st = p.set_state(state);          // keeps the old result on error
+//   const attnviz::Tensor* w = p.matrix(attnviz::Stage::weights, head);
+//   if (p.version(attnviz::Stage::weights, head) != uploaded) upload(*w);
+//
+// Not thread-safe; read accessors return pointers that stay valid until the
+// next set_state().
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "attnviz/explain.h"
+#include "attnviz/stages.h"
+#include "attnviz/state.h"
+#include "attnviz/status.h"
+#include "attnviz/tensor.h"
+
+namespace attnviz {
+
+// What the last set_state() did to one buffer (tests use it to prove what was
+// recomputed; the UI can use `changed`).
+enum class UpdateKind { none, partial, full };
+struct StageUpdate {
+  UpdateKind kind = UpdateKind::none;
+  int rows = 0;          // rows recomputed (all rows when full)
+  int cols = 0;          // whole columns recomputed besides those rows (scores, scaled, masked)
+  bool changed = false;  // contents differ bitwise from before; the version changed
+};
+
+class Pipeline {
+ public:
+  Pipeline();
+  ~Pipeline();
+  Pipeline(const Pipeline&) = delete;
+  Pipeline& operator=(const Pipeline&) = delete;
+
+  // Validates and applies a state. On error returns !ok (sentence + field)
+  // and keeps the previous valid state and result untouched. Never throws.
+  Status set_state(const State& state);
+
+  bool has_result() const;     // false until the first successful set_state()
+  const State& state() const;  // the state of the current result
+
+  int seq_len() const;    // S
+  int d_model() const;
+  int d_out() const;
+  int num_heads() const;  // H
+  int head_dim() const;
+
+  // The stored matrix of a stage; head selects the head of per-head stages
+  // and must be 0 for the others. nullptr when out of range or absent
+  // (W_o/b_o without out_proj, b_q/b_k/b_v without qkv_bias, no result yet).
+  const Tensor* matrix(Stage stage, int head = 0) const;
+  const Tensor* matrix(std::string_view name, int head = 0) const;  // by stage_name()
+  // Head h's columns of Q, K or V: (S × head_dim), row stride d_out.
+  TensorView head_slice(Stage qkv, int head) const;
+
+  // A stamp that changes exactly when that buffer's contents change (unique
+  // across all buffers and set_state() calls; compare for equality). 0 when
+  // the buffer does not exist.
+  uint64_t version(Stage stage, int head = 0) const;
+  // What the last successful set_state() did to that buffer.
+  StageUpdate last_update(Stage stage, int head = 0) const;
+
+  // Derived parameters of the current result.
+  float divisor() const;                  // float32(√head_dim | √d_out | 1 × temperature)
+  bool cell_masked(int i, int j, MaskReason* reason = nullptr) const;
+  bool dropout_active() const;            // training and p > 0
+  float dropout_scale() const;            // 1 / (1 − p) as float32 (0 when p = 1)
+  // Head h's dropout keep mask (S × S), 1 = kept; nullptr when dropout is
+  // inactive. It is slice h of one mask drawn over [H, S, S] in row-major order.
+  const uint8_t* dropout_keep(int head) const;
+
+  // Ingredients of cell (i, j) of a stage (explain.h).
+  Explanation explain(Stage stage, int head, int i, int j) const;
+
+  struct Impl;  // opaque; engine/src/pipeline_internal.h
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace attnviz

@@ -1,0 +1,122 @@
+// attnviz/state.h: the session state, one versioned schema for the CLI, the
+// UI, URL sharing and file import/export ("version": 1).
+//
+// Every JSON field is optional; an empty object {} is tutorial 000's set-up
+// ("Once upon a time there", nn.Embedding(5, 4) and torch.rand weights, both
+// seed 123, one head, scaled by √head_dim). docs/engine.md lists every field,
+// its default and the PyTorch code it stands for.
+//
+// parse_state() checks JSON types and names (unknown fields are errors, so a
+// typo never goes unnoticed) and then calls validate_state(), which checks the
+// meaning: shapes, divisibility, ranges and the limits below. A State built or
+// edited in code (the UI does that) goes through validate_state() when it is
+// handed to Pipeline::set_state().
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "attnviz/status.h"
+#include "attnviz/tensor.h"
+
+namespace attnviz {
+
+// Limits: a state beyond them is refused with a sentence, never allocated.
+struct Limits {
+  static constexpr int kStateVersion = 1;
+  static constexpr int kMaxTokens = 2048;       // S
+  static constexpr int kMaxDModel = 4096;       // d_model
+  static constexpr int kMaxDOut = 4096;         // d_out
+  static constexpr int kMaxHeads = 64;          // num_heads
+  static constexpr size_t kMaxTokenBytes = 256; // UTF-8 bytes per token
+  // Everything the pipeline keeps for one state (inputs, parameters, every
+  // stage of every head, the dropout mask, scratch) must fit in this many
+  // bytes: e.g. S = 2048 with 12 heads fits, S = 2048 with 64 heads does not.
+  static constexpr size_t kMaxPipelineBytes = size_t{1536} << 20;  // 1.5 GiB
+  static constexpr double kMinTemperature = 1e-6;
+  static constexpr double kMaxTemperature = 1e6;
+};
+
+enum class EmbeddingInit { torch_randn, values };
+enum class WeightInit { torch_linear, torch_rand, values };
+enum class WeightLayout { fused, per_head };
+enum class Positional { none, sinusoidal };
+enum class ScaleMode { head_dim, d_out, none };
+
+struct EmbeddingSpec {
+  EmbeddingInit init = EmbeddingInit::torch_randn;
+  uint64_t seed = 123;  // torch.manual_seed(seed); negative seeds s are kept as 2^64 + s
+  Tensor values;        // (S × d_model), used when init == values
+};
+
+struct WeightSpec {
+  WeightInit init = WeightInit::torch_rand;
+  uint64_t seed = 123;
+  WeightLayout layout = WeightLayout::fused;  // only torch_linear uses it
+  // Explicit values (init == values), in x·W orientation (nn.Linear's weight
+  // transposed). Only the ones the flags need are read and validated.
+  Tensor W_q, W_k, W_v;  // (d_model × d_out) each
+  Tensor W_o;            // (d_out × d_out), when out_proj
+  Tensor b_q, b_k, b_v;  // (1 × d_out) each, when qkv_bias
+  Tensor b_o;            // (1 × d_out), when out_proj and out_bias
+};
+
+struct DropoutSpec {
+  double p = 0.0;         // 0 <= p <= 1
+  bool training = false;  // false: dropout is the identity, like module.eval()
+  uint64_t seed = 123;    // torch.manual_seed(seed) right before the dropout call
+};
+
+struct State {
+  int version = Limits::kStateVersion;
+  std::vector<std::string> tokens = {"Once", "upon", "a", "time", "there"};  // S of them
+  int d_model = 4;
+  int d_out = 4;
+  int num_heads = 1;  // must divide d_out; head_dim = d_out / num_heads
+  EmbeddingSpec embedding;
+  Positional positional = Positional::none;
+  WeightSpec weights;
+  bool qkv_bias = false;  // b_q, b_k, b_v
+  bool out_proj = false;  // output = concat · W_o (+ b_o); else output = concat
+  bool out_bias = true;   // b_o, when out_proj (nn.Linear's default bias=True)
+  ScaleMode scale = ScaleMode::head_dim;
+  double temperature = 1.0;  // scaled = scores / (divisor × temperature)
+  bool causal = false;
+  std::vector<uint8_t> key_padding;  // empty: no padding; else (S), 1 = real key, 0 = padded key
+  double mask_fill = -std::numeric_limits<double>::infinity();  // "-inf" or a float32-range number
+  bool safe_softmax = false;
+  DropoutSpec dropout;
+
+  int seq_len() const { return static_cast<int>(tokens.size()); }
+  int head_dim() const { return num_heads > 0 ? d_out / num_heads : 0; }
+};
+
+// JSON → State. On error *out is unspecified and the status names the field.
+Status parse_state(const nlohmann::json& j, State* out);
+// The same from JSON text (malformed JSON gives an error with field "").
+Status parse_state_text(std::string_view text, State* out);
+
+// The meaning checks parse_state() ends with; Pipeline::set_state() runs it too.
+Status validate_state(const State& s);
+
+// State → JSON, canonical: every field written, explicit values as the
+// shortest decimals that round-trip their float32 values, only the explicit
+// matrices the flags use. parse_state(state_to_json(s)) gives s back.
+nlohmann::json state_to_json(const State& s);
+
+// Bytes the pipeline will hold for s (what kMaxPipelineBytes bounds).
+size_t estimate_pipeline_bytes(const State& s);
+
+// Names used in JSON, messages and docs.
+const char* scale_mode_name(ScaleMode m);
+const char* positional_name(Positional p);
+const char* weight_init_name(WeightInit w);
+const char* weight_layout_name(WeightLayout l);
+
+}  // namespace attnviz

@@ -1,0 +1,164 @@
+// Pipeline::explain: the ingredients of one cell, recomputed with the same
+// kernels the pipeline used (so every number shown equals the stored one).
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "attnviz/kernels.h"
+#include "pipeline_internal.h"
+
+namespace attnviz {
+
+const char* mask_reason_name(MaskReason r) {
+  switch (r) {
+    case MaskReason::none: return "none";
+    case MaskReason::causal: return "causal";
+    case MaskReason::padding: return "padding";
+    case MaskReason::causal_and_padding: return "causal and padding";
+  }
+  return "none";
+}
+
+namespace {
+
+std::string cell(const char* name, int i, int j) {
+  return std::string(name) + "[" + std::to_string(i) + "][" + std::to_string(j) + "]";
+}
+
+std::string num(float f) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", static_cast<double>(f));
+  return buf;
+}
+
+// Dot product of a (K, stride inca) and b (K, stride incb) into e.
+void fill_dot(Explanation* e, const float* a, int inca, const float* b, int incb, int k) {
+  e->lhs.resize(static_cast<size_t>(k));
+  e->rhs.resize(static_cast<size_t>(k));
+  e->terms.resize(static_cast<size_t>(k));
+  for (int t = 0; t < k; ++t) {
+    e->lhs[t] = a[static_cast<size_t>(t) * inca];
+    e->rhs[t] = b[static_cast<size_t>(t) * incb];
+  }
+  e->sum = kernels::dot_cell(a, inca, b, incb, k, e->terms.data());
+}
+
+}  // namespace
+
+Explanation Pipeline::explain(Stage stage, int head, int i, int j) const {
+  Explanation e;
+  e.stage = stage;
+  e.head = head;
+  e.i = i;
+  e.j = j;
+  const Tensor* t = matrix(stage, head);
+  if (t == nullptr || i < 0 || j < 0 || i >= t->rows || j >= t->cols) return e;
+  e.ok = true;
+  e.value = t->at(i, j);
+  const detail::Plan& p = impl_->plan;
+  const detail::Buffers& b = impl_->buf;
+  const int hd = p.head_dim;
+  const std::string h = std::to_string(head);
+  switch (stage) {
+    case Stage::X:
+      e.formula = cell("X", i, j) + " = embedding of \"" + impl_->state.tokens[i] + "\", column " +
+                  std::to_string(j) +
+                  (impl_->state.positional == Positional::sinusoidal ? " + sinusoidal position" : "");
+      break;
+    case Stage::W_q: case Stage::W_k: case Stage::W_v: case Stage::W_o:
+    case Stage::b_q: case Stage::b_k: case Stage::b_v: case Stage::b_o:
+      e.formula = cell(stage_name(stage), i, j) + " is a parameter (x·W orientation)";
+      break;
+    case Stage::Q: case Stage::K: case Stage::V: {
+      const detail::Params& w = b.params;
+      const Tensor& W = stage == Stage::Q ? w.W_q : (stage == Stage::K ? w.W_k : w.W_v);
+      const Tensor& bias = stage == Stage::Q ? w.b_q : (stage == Stage::K ? w.b_k : w.b_v);
+      fill_dot(&e, b.X.row(i), 1, W.data.data() + j, p.d_out, p.d_model);
+      e.has_bias = !bias.empty();
+      if (e.has_bias) e.bias = bias.at(0, j);
+      const char* wn = stage == Stage::Q ? "W_q" : (stage == Stage::K ? "W_k" : "W_v");
+      e.formula = cell(stage_name(stage), i, j) + " = Σ_k X[" + std::to_string(i) + "][k]·" + wn +
+                  "[k][" + std::to_string(j) + "]" + (e.has_bias ? std::string(" + b") : "");
+      break;
+    }
+    case Stage::scores:
+      fill_dot(&e, b.Q.row(i) + static_cast<size_t>(head) * hd, 1,
+               b.K.row(j) + static_cast<size_t>(head) * hd, 1, hd);
+      e.formula = cell("scores", i, j) + " = q_" + std::to_string(i) + " · k_" + std::to_string(j) +
+                  " = Σ_d q_" + std::to_string(i) + "[d]·k_" + std::to_string(j) + "[d] (head " + h + ")";
+      break;
+    case Stage::scaled:
+      e.input = b.heads[head].scores.at(i, j);
+      e.divisor = p.divisor;
+      e.divisor_base = p.divisor_base;
+      e.temperature = p.temperature;
+      e.formula = cell("scaled", i, j) + " = " + num(e.input) + " / " + num(e.divisor) +
+                  " (divisor " + num(static_cast<float>(p.divisor_base)) + " × temperature " +
+                  num(static_cast<float>(p.temperature)) + ")";
+      break;
+    case Stage::masked:
+      e.input = b.heads[head].scaled.at(i, j);
+      e.masked = cell_masked(i, j, &e.reason);
+      e.fill = p.fill;
+      e.formula = e.masked ? cell("masked", i, j) + " = mask_fill " + num(p.fill) + " (" +
+                                 mask_reason_name(e.reason) + ")"
+                           : cell("masked", i, j) + " = scaled, not masked";
+      break;
+    case Stage::weights: {
+      const float* row = b.heads[head].masked.row(i);
+      const int S = p.S;
+      e.input = row[j];
+      bool all_neg_inf = true;
+      for (int s = 0; s < S; ++s) all_neg_inf = all_neg_inf && std::isinf(row[s]) && row[s] < 0;
+      e.row_max = kernels::max_f32_torch(row, S);
+      std::vector<float> ex(static_cast<size_t>(S));  // (S) exp(masked − max)
+      for (int s = 0; s < S; ++s) ex[s] = kernels::exp_f32(row[s] - e.row_max);
+      e.exp_term = ex[j];
+      e.normaliser = kernels::sum_f32_torch(ex.data(), S);
+      e.safe_zeroed = p.safe_softmax && all_neg_inf;
+      e.formula = e.safe_zeroed
+                      ? cell("weights", i, j) + " = 0 (the whole row is −inf and safe_softmax is on)"
+                      : cell("weights", i, j) + " = exp(" + num(e.input) + " − " + num(e.row_max) +
+                            ") / " + num(e.normaliser);
+      break;
+    }
+    case Stage::dropped:
+      e.input = b.heads[head].weights.at(i, j);
+      e.dropout_active = p.dropout_active;
+      e.scale = p.dropout_scale;
+      if (p.dropout_active) {
+        const uint8_t* keep = dropout_keep(head);
+        e.kept = keep[static_cast<size_t>(i) * p.S + j] != 0;
+        e.formula = e.kept ? cell("dropped", i, j) + " = " + num(e.input) + " × " + num(e.scale) +
+                                 " (kept, 1/(1−p))"
+                           : cell("dropped", i, j) + " = " + num(e.input) + " × 0 (dropped)";
+      } else {
+        e.formula = cell("dropped", i, j) + " = weights (dropout is off)";
+      }
+      break;
+    case Stage::context:
+      fill_dot(&e, b.heads[head].dropped.row(i), 1,
+               b.V.data.data() + static_cast<size_t>(head) * hd + j, p.d_out, p.S);
+      e.formula = cell("context", i, j) + " = Σ_s dropped[" + std::to_string(i) + "][s]·v_s[" +
+                  std::to_string(j) + "] (head " + h + ")";
+      break;
+    case Stage::concat:
+      e.formula = cell("concat", i, j) + " = context of head " + std::to_string(j / hd) + ", " +
+                  cell("context", i, j % hd);
+      break;
+    case Stage::output:
+      if (p.out_proj) {
+        fill_dot(&e, b.concat.row(i), 1, b.params.W_o.data.data() + j, p.d_out, p.d_out);
+        e.has_bias = !b.params.b_o.empty();
+        if (e.has_bias) e.bias = b.params.b_o.at(0, j);
+        e.formula = cell("output", i, j) + " = Σ_k concat[" + std::to_string(i) + "][k]·W_o[k][" +
+                    std::to_string(j) + "]" + (e.has_bias ? std::string(" + b_o") : "");
+      } else {
+        e.formula = cell("output", i, j) + " = concat (no output projection)";
+      }
+      break;
+  }
+  return e;
+}
+
+}  // namespace attnviz

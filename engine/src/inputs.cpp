@@ -1,0 +1,297 @@
+// The pipeline's inputs: the Plan derived from a State, X, the parameters,
+// the dropout mask, and buffer allocation.
+//
+// [SECTION] plan
+// [SECTION] X: embedding + positions
+// [SECTION] parameters
+// [SECTION] buffers
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+
+#include "attnviz/torch_rng.h"
+#include "pipeline_internal.h"
+
+namespace attnviz {
+namespace detail {
+
+// ---- [SECTION] plan ----------------------------------------------------------
+
+Plan make_plan(const State& s) {
+  Plan p;
+  p.S = s.seq_len();
+  p.d_model = s.d_model;
+  p.d_out = s.d_out;
+  p.H = s.num_heads;
+  p.head_dim = s.head_dim();
+  p.qkv_bias = s.qkv_bias;
+  p.out_proj = s.out_proj;
+  p.out_bias = s.out_proj && s.out_bias;
+  switch (s.scale) {
+    case ScaleMode::head_dim: p.divisor_base = std::sqrt(static_cast<double>(p.head_dim)); break;
+    case ScaleMode::d_out: p.divisor_base = std::sqrt(static_cast<double>(p.d_out)); break;
+    case ScaleMode::none: p.divisor_base = 1.0; break;
+  }
+  p.temperature = s.temperature;
+  // `scores / (math.sqrt(d) * T)`: the product in double, then PyTorch rounds
+  // the Python float to float32 for the float32 division.
+  p.divisor = static_cast<float>(p.divisor_base * p.temperature);
+  p.causal = s.causal;
+  p.key_padded.clear();
+  bool any_padded = false;
+  for (uint8_t v : s.key_padding) any_padded = any_padded || v == 0;
+  if (any_padded) {
+    p.key_padded.resize(s.key_padding.size());
+    for (size_t j = 0; j < s.key_padding.size(); ++j) p.key_padded[j] = s.key_padding[j] == 0 ? 1 : 0;
+  }
+  p.fill = static_cast<float>(s.mask_fill);
+  p.safe_softmax = s.safe_softmax;
+  p.dropout_active = s.dropout.training && s.dropout.p > 0.0;
+  p.p = p.dropout_active ? s.dropout.p : 0.0;
+  p.dropout_seed = p.dropout_active ? s.dropout.seed : 0;
+  p.dropout_scale = !p.dropout_active ? 1.0f : (p.p >= 1.0 ? 0.0f : attnviz::dropout_scale(p.p));
+  return p;
+}
+
+bool same_shapes(const Plan& a, const Plan& b) {
+  return a.S == b.S && a.d_model == b.d_model && a.d_out == b.d_out && a.H == b.H &&
+         a.qkv_bias == b.qkv_bias && a.out_proj == b.out_proj && a.out_bias == b.out_bias;
+}
+
+bool same_mask(const Plan& a, const Plan& b) {
+  uint32_t fa, fb;
+  std::memcpy(&fa, &a.fill, sizeof fa);
+  std::memcpy(&fb, &b.fill, sizeof fb);
+  return a.causal == b.causal && a.key_padded == b.key_padded && fa == fb;
+}
+
+bool same_dropout(const Plan& a, const Plan& b) {
+  return a.dropout_active == b.dropout_active && a.p == b.p && a.dropout_seed == b.dropout_seed;
+}
+
+void build_keep_mask(const Plan& plan, std::vector<uint8_t>* keep) {
+  keep->clear();
+  if (!plan.dropout_active) return;
+  const size_t n = static_cast<size_t>(plan.H) * plan.S * plan.S;  // [H, S, S] row-major
+  keep->resize(n);
+  TorchGenerator g(plan.dropout_seed);
+  g.dropout_keep(keep->data(), n, plan.p);
+}
+
+// ---- [SECTION] X: embedding + positions ------------------------------------------
+
+void build_x(const State& s, Tensor* x) {
+  const int S = s.seq_len(), dm = s.d_model;
+  x->reset(S, dm);
+  if (s.embedding.init == EmbeddingInit::values) {
+    x->data = s.embedding.values.data;
+  } else {
+    // nn.Embedding(vocab, d_model) after torch.manual_seed(seed); vocab is the
+    // distinct tokens in order of first appearance.
+    std::unordered_map<std::string, int> index;
+    std::vector<int> ids(S);
+    for (int i = 0; i < S; ++i) {
+      auto it = index.emplace(s.tokens[i], static_cast<int>(index.size())).first;
+      ids[i] = it->second;
+    }
+    const int vocab = static_cast<int>(index.size());
+    std::vector<float> table(static_cast<size_t>(vocab) * dm);  // (vocab × d_model)
+    TorchGenerator g(s.embedding.seed);
+    g.normal(table.data(), table.size());
+    for (int i = 0; i < S; ++i) {
+      std::memcpy(x->row(i), table.data() + static_cast<size_t>(ids[i]) * dm, sizeof(float) * dm);
+    }
+  }
+  if (s.positional == Positional::sinusoidal) {
+    // PE[pos, 2i] = sin(pos / 10000^(2i/d_model)), PE[pos, 2i+1] = cos(same angle),
+    // in double, rounded to float32, then one float32 addition (as the fixtures do).
+    for (int pos = 0; pos < S; ++pos) {
+      float* row = x->row(pos);
+      for (int c = 0; c < dm; ++c) {
+        const int even = c - (c % 2);
+        const double angle = pos / std::pow(10000.0, static_cast<double>(even) / dm);
+        const double pe = (c % 2 == 0) ? std::sin(angle) : std::cos(angle);
+        row[c] = row[c] + static_cast<float>(pe);
+      }
+    }
+  }
+}
+
+bool same_x_inputs(const State& a, const State& b) {
+  if (a.tokens != b.tokens || a.d_model != b.d_model || a.positional != b.positional ||
+      a.embedding.init != b.embedding.init) {
+    return false;
+  }
+  if (a.embedding.init == EmbeddingInit::values) {
+    return tensors_bitwise_equal(a.embedding.values, b.embedding.values);
+  }
+  return a.embedding.seed == b.embedding.seed;
+}
+
+// ---- [SECTION] parameters --------------------------------------------------------
+
+namespace {
+
+// Draws one nn.Linear(in, out, bias) and stores its weight transposed into
+// columns [col0, col0 + out) of W (in × ld) and its bias into b[col0 ...].
+void linear_into(TorchGenerator& g, int in, int out, bool bias, Tensor* W, Tensor* b, int col0) {
+  std::vector<float> weight(static_cast<size_t>(out) * in);  // (out × in), nn.Linear layout
+  std::vector<float> bvec(bias ? out : 0);                    // (out)
+  g.linear_init(weight.data(), bias ? bvec.data() : nullptr, in, out);
+  for (int o = 0; o < out; ++o) {
+    for (int k = 0; k < in; ++k) W->at(k, col0 + o) = weight[static_cast<size_t>(o) * in + k];
+    if (bias) b->at(0, col0 + o) = bvec[o];
+  }
+}
+
+}  // namespace
+
+void build_params(const State& s, Params* p) {
+  const int dm = s.d_model, dout = s.d_out, H = s.num_heads, hd = s.head_dim();
+  const bool qb = s.qkv_bias, op = s.out_proj, ob = s.out_proj && s.out_bias;
+  *p = Params{};
+  p->W_q.reset(dm, dout);
+  p->W_k.reset(dm, dout);
+  p->W_v.reset(dm, dout);
+  if (op) p->W_o.reset(dout, dout);
+  if (qb) {
+    p->b_q.reset(1, dout);
+    p->b_k.reset(1, dout);
+    p->b_v.reset(1, dout);
+  }
+  if (ob) p->b_o.reset(1, dout);
+  const WeightSpec& w = s.weights;
+  switch (w.init) {
+    case WeightInit::values:
+      p->W_q = w.W_q;
+      p->W_k = w.W_k;
+      p->W_v = w.W_v;
+      if (op) p->W_o = w.W_o;
+      if (qb) {
+        p->b_q = w.b_q;
+        p->b_k = w.b_k;
+        p->b_v = w.b_v;
+      }
+      if (ob) p->b_o = w.b_o;
+      break;
+    case WeightInit::torch_rand: {
+      TorchGenerator g(w.seed);
+      g.rand(p->W_q.data.data(), p->W_q.size());
+      g.rand(p->W_k.data.data(), p->W_k.size());
+      g.rand(p->W_v.data.data(), p->W_v.size());
+      if (op) g.rand(p->W_o.data.data(), p->W_o.size());
+      if (qb) {
+        g.rand(p->b_q.data.data(), p->b_q.size());
+        g.rand(p->b_k.data.data(), p->b_k.size());
+        g.rand(p->b_v.data.data(), p->b_v.size());
+      }
+      if (ob) g.rand(p->b_o.data.data(), p->b_o.size());
+      break;
+    }
+    case WeightInit::torch_linear: {
+      TorchGenerator g(w.seed);
+      if (w.layout == WeightLayout::fused) {
+        linear_into(g, dm, dout, qb, &p->W_q, &p->b_q, 0);
+        linear_into(g, dm, dout, qb, &p->W_k, &p->b_k, 0);
+        linear_into(g, dm, dout, qb, &p->W_v, &p->b_v, 0);
+      } else {
+        // MultiHeadAttentionWrapper: one CausalAttention(d_model, head_dim) per
+        // head, each drawing its W_query, W_key, W_value in that order.
+        for (int h = 0; h < H; ++h) {
+          linear_into(g, dm, hd, qb, &p->W_q, &p->b_q, h * hd);
+          linear_into(g, dm, hd, qb, &p->W_k, &p->b_k, h * hd);
+          linear_into(g, dm, hd, qb, &p->W_v, &p->b_v, h * hd);
+        }
+      }
+      if (op) linear_into(g, dout, dout, ob, &p->W_o, &p->b_o, 0);
+      break;
+    }
+  }
+}
+
+bool same_param_inputs(const State& a, const State& b) {
+  if (a.d_model != b.d_model || a.d_out != b.d_out || a.qkv_bias != b.qkv_bias ||
+      a.out_proj != b.out_proj || (a.out_proj && a.out_bias) != (b.out_proj && b.out_bias) ||
+      a.weights.init != b.weights.init) {
+    return false;
+  }
+  const WeightSpec& x = a.weights;
+  const WeightSpec& y = b.weights;
+  switch (x.init) {
+    case WeightInit::torch_rand:
+      return x.seed == y.seed;
+    case WeightInit::torch_linear:
+      return x.seed == y.seed && x.layout == y.layout &&
+             (x.layout == WeightLayout::fused || a.num_heads == b.num_heads);
+    case WeightInit::values: {
+      const bool qb = a.qkv_bias, op = a.out_proj, ob = a.out_proj && a.out_bias;
+      return tensors_bitwise_equal(x.W_q, y.W_q) && tensors_bitwise_equal(x.W_k, y.W_k) &&
+             tensors_bitwise_equal(x.W_v, y.W_v) && (!op || tensors_bitwise_equal(x.W_o, y.W_o)) &&
+             (!qb || (tensors_bitwise_equal(x.b_q, y.b_q) && tensors_bitwise_equal(x.b_k, y.b_k) &&
+                      tensors_bitwise_equal(x.b_v, y.b_v))) &&
+             (!ob || tensors_bitwise_equal(x.b_o, y.b_o));
+    }
+  }
+  return false;
+}
+
+// ---- [SECTION] buffers -------------------------------------------------------------
+
+void allocate_buffers(const Plan& plan, Buffers* b) {
+  const int S = plan.S;
+  b->X.reset(S, plan.d_model);
+  b->Q.reset(S, plan.d_out);
+  b->K.reset(S, plan.d_out);
+  b->V.reset(S, plan.d_out);
+  b->heads.assign(static_cast<size_t>(plan.H), HeadBuffers{});
+  for (HeadBuffers& h : b->heads) {
+    h.scores.reset(S, S);
+    h.scaled.reset(S, S);
+    h.masked.reset(S, S);
+    h.weights.reset(S, S);
+    h.dropped.reset(S, S);
+    h.context.reset(S, plan.head_dim);
+  }
+  b->concat.reset(S, plan.d_out);
+  b->output.reset(S, plan.d_out);
+}
+
+const Tensor* stage_tensor(const Buffers& b, Stage stage, int head) {
+  if (stage_is_per_head(stage)) {
+    if (head < 0 || head >= static_cast<int>(b.heads.size())) return nullptr;
+    const HeadBuffers& h = b.heads[static_cast<size_t>(head)];
+    switch (stage) {
+      case Stage::scores: return &h.scores;
+      case Stage::scaled: return &h.scaled;
+      case Stage::masked: return &h.masked;
+      case Stage::weights: return &h.weights;
+      case Stage::dropped: return &h.dropped;
+      case Stage::context: return &h.context;
+      default: return nullptr;
+    }
+  }
+  if (head != 0) return nullptr;
+  const Tensor* t = nullptr;
+  switch (stage) {
+    case Stage::X: t = &b.X; break;
+    case Stage::W_q: t = &b.params.W_q; break;
+    case Stage::W_k: t = &b.params.W_k; break;
+    case Stage::W_v: t = &b.params.W_v; break;
+    case Stage::W_o: t = &b.params.W_o; break;
+    case Stage::b_q: t = &b.params.b_q; break;
+    case Stage::b_k: t = &b.params.b_k; break;
+    case Stage::b_v: t = &b.params.b_v; break;
+    case Stage::b_o: t = &b.params.b_o; break;
+    case Stage::Q: t = &b.Q; break;
+    case Stage::K: t = &b.K; break;
+    case Stage::V: t = &b.V; break;
+    case Stage::concat: t = &b.concat; break;
+    case Stage::output: t = &b.output; break;
+    default: return nullptr;
+  }
+  return t->empty() ? nullptr : t;
+}
+
+}  // namespace detail
+}  // namespace attnviz

@@ -1,0 +1,562 @@
+// The staged pipeline: full rebuilds and incremental updates.
+//
+// [SECTION] stage names
+// [SECTION] stage computations (all arithmetic goes through kernels.h)
+// [SECTION] incremental update
+// [SECTION] Pipeline API
+#include "attnviz/pipeline.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <new>
+
+#include "attnviz/kernels.h"
+#include "pipeline_internal.h"
+
+namespace attnviz {
+
+// ---- [SECTION] stage names ----------------------------------------------------------
+
+namespace {
+const char* const kStageNames[kStageCount] = {
+    "X",      "W_q",    "W_k",    "W_v",     "W_o",     "b_q",     "b_k",
+    "b_v",    "b_o",    "Q",      "K",       "V",       "scores",  "scaled",
+    "masked", "weights", "dropped", "context", "concat", "output"};
+}  // namespace
+
+const char* stage_name(Stage s) {
+  const int i = static_cast<int>(s);
+  return (i >= 0 && i < kStageCount) ? kStageNames[i] : "";
+}
+
+bool stage_from_name(std::string_view name, Stage* out) {
+  for (int i = 0; i < kStageCount; ++i) {
+    if (name == kStageNames[i]) {
+      *out = static_cast<Stage>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool stage_is_per_head(Stage s) { return s >= Stage::scores && s <= Stage::context; }
+
+// ---- [SECTION] stage computations ----------------------------------------------------
+
+namespace {
+
+using detail::Buffers;
+using detail::HeadBuffers;
+using detail::Plan;
+
+const float* ptr_or_null(const Tensor& t) { return t.empty() ? nullptr : t.data.data(); }
+
+// out rows = X rows · W (+ b).  X: (S × d_model), W: (d_model × d_out), out: (S × d_out)
+void compute_projection(const Plan& p, const Tensor& X, const Tensor& W, const Tensor& b, Tensor* out,
+                        const int* rows, int n) {
+  kernels::matmul_rows(X.data.data(), p.d_model, W.data.data(), p.d_out, ptr_or_null(b),
+                       out->data.data(), p.d_out, p.d_model, p.d_out, rows, n);
+}
+
+// scores = Q_h · K_hᵀ for whole rows and whole columns.  Q_h, K_h: (S × head_dim), stride d_out
+void compute_scores(const Plan& p, Buffers& b, int h, const int* rows, int nrows, const int* cols,
+                    int ncols) {
+  const float* q = b.Q.data.data() + static_cast<size_t>(h) * p.head_dim;
+  const float* k = b.K.data.data() + static_cast<size_t>(h) * p.head_dim;
+  float* s = b.heads[h].scores.data.data();
+  kernels::matmul_abt_rows(q, p.d_out, k, p.d_out, s, p.S, p.head_dim, p.S, rows, nrows);
+  kernels::matmul_abt_cols(q, p.d_out, k, p.d_out, s, p.S, p.head_dim, p.S, cols, ncols);
+}
+
+// scaled = scores / divisor.  (S × S)
+void compute_scaled(const Plan& p, HeadBuffers& hb, const int* rows, int nrows, const int* cols,
+                    int ncols) {
+  for (int t = 0; t < nrows; ++t) {
+    kernels::div_scalar(hb.scores.row(rows[t]), 1, hb.scaled.row(rows[t]), 1, p.S, p.divisor);
+  }
+  for (int t = 0; t < ncols; ++t) {
+    kernels::div_scalar(hb.scores.data.data() + cols[t], p.S, hb.scaled.data.data() + cols[t], p.S,
+                        p.S, p.divisor);
+  }
+}
+
+// masked = masked_fill(scaled, mask, fill).  (S × S)
+void compute_masked(const Plan& p, HeadBuffers& hb, const int* rows, int nrows, const int* cols,
+                    int ncols) {
+  for (int t = 0; t < nrows; ++t) {
+    kernels::masked_fill_row(hb.scaled.row(rows[t]), hb.masked.row(rows[t]), p.S, rows[t], p.causal,
+                             p.padded(), p.fill);
+  }
+  for (int t = 0; t < ncols; ++t) {
+    const int j = cols[t];
+    for (int i = 0; i < p.S; ++i) {
+      hb.masked.at(i, j) = kernels::is_masked(i, j, p.causal, p.padded()) ? p.fill : hb.scaled.at(i, j);
+    }
+  }
+}
+
+// weights row r = softmax(masked row r).  (S)
+void compute_weights_row(const Plan& p, HeadBuffers& hb, int r) {
+  kernels::softmax_row(hb.masked.row(r), hb.weights.row(r), p.S, p.safe_softmax);
+}
+
+// dropped row r = dropout(weights row r) with head h's slice of the keep mask.  (S)
+void compute_dropped_row(const Plan& p, const Buffers& b, HeadBuffers& hb, int h, int r) {
+  if (!p.dropout_active) {
+    std::memcpy(hb.dropped.row(r), hb.weights.row(r), sizeof(float) * p.S);
+    return;
+  }
+  const uint8_t* keep = b.keep.data() + (static_cast<size_t>(h) * p.S + r) * p.S;
+  kernels::dropout_row(hb.weights.row(r), keep, hb.dropped.row(r), p.S, p.dropout_scale);
+}
+
+// context rows = dropped rows · V_h.  dropped: (S × S), V_h: (S × head_dim) stride d_out
+void compute_context(const Plan& p, const Buffers& b, HeadBuffers& hb, int h, const int* rows, int n) {
+  kernels::matmul_rows(hb.dropped.data.data(), p.S, b.V.data.data() + static_cast<size_t>(h) * p.head_dim,
+                       p.d_out, nullptr, hb.context.data.data(), p.head_dim, p.S, p.head_dim, rows, n);
+}
+
+// concat row r = [context_0 row r, ..., context_{H−1} row r].  (d_out)
+void compute_concat_row(const Plan& p, Buffers& b, int r) {
+  for (int h = 0; h < p.H; ++h) {
+    std::memcpy(b.concat.row(r) + static_cast<size_t>(h) * p.head_dim, b.heads[h].context.row(r),
+                sizeof(float) * p.head_dim);
+  }
+}
+
+// output rows = concat rows · W_o (+ b_o), or concat rows.  (S × d_out)
+void compute_output(const Plan& p, Buffers& b, const int* rows, int n) {
+  if (!p.out_proj) {
+    for (int t = 0; t < n; ++t) std::memcpy(b.output.row(rows[t]), b.concat.row(rows[t]), sizeof(float) * p.d_out);
+    return;
+  }
+  kernels::matmul_rows(b.concat.data.data(), p.d_out, b.params.W_o.data.data(), p.d_out,
+                       ptr_or_null(b.params.b_o), b.output.data.data(), p.d_out, p.d_out, p.d_out, rows, n);
+}
+
+std::vector<int> iota_rows(int n) {
+  std::vector<int> v(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) v[static_cast<size_t>(i)] = i;
+  return v;
+}
+
+// Every stage from X and the parameters (which must be in place).
+void compute_everything(const Plan& p, Buffers& b) {
+  const std::vector<int> all = iota_rows(p.S);
+  const int S = p.S;
+  compute_projection(p, b.X, b.params.W_q, b.params.b_q, &b.Q, all.data(), S);
+  compute_projection(p, b.X, b.params.W_k, b.params.b_k, &b.K, all.data(), S);
+  compute_projection(p, b.X, b.params.W_v, b.params.b_v, &b.V, all.data(), S);
+  for (int h = 0; h < p.H; ++h) {
+    HeadBuffers& hb = b.heads[h];
+    compute_scores(p, b, h, all.data(), S, nullptr, 0);
+    compute_scaled(p, hb, all.data(), S, nullptr, 0);
+    compute_masked(p, hb, all.data(), S, nullptr, 0);
+    for (int r = 0; r < S; ++r) compute_weights_row(p, hb, r);
+    for (int r = 0; r < S; ++r) compute_dropped_row(p, b, hb, h, r);
+    compute_context(p, b, hb, h, all.data(), S);
+  }
+  for (int r = 0; r < S; ++r) compute_concat_row(p, b, r);
+  compute_output(p, b, all.data(), S);
+}
+
+bool same_bits(float a, float b) {
+  uint32_t x, y;
+  std::memcpy(&x, &a, sizeof x);
+  std::memcpy(&y, &b, sizeof y);
+  return x == y;
+}
+
+bool all_finite(const float* x, int n) {
+  for (int i = 0; i < n; ++i) {
+    if (!std::isfinite(x[i])) return false;
+  }
+  return true;
+}
+
+// ---- [SECTION] incremental update ----------------------------------------------------
+
+// Cells of an (S × S) stage: whole rows plus whole columns, or everything.
+struct Region {
+  bool all = false;
+  std::vector<int> rows;
+  std::vector<int> cols;
+  bool empty() const { return !all && rows.empty() && cols.empty(); }
+};
+
+struct SquareChange {
+  Region changed;              // rows and columns containing a changed cell
+  std::vector<int> rows_any;   // every row containing a changed cell
+};
+
+class Updater {
+ public:
+  Updater(Pipeline::Impl& im) : im_(im), p_(im.plan), b_(im.buf), S_(im.plan.S), all_(iota_rows(S_)) {}
+
+  void note(Stage s, int h, UpdateKind kind, int rows, int cols, bool changed) {
+    StageUpdate& u = im_.updates[static_cast<int>(s)][h];
+    u.kind = kind;
+    u.rows = rows;
+    u.cols = cols;
+    u.changed = changed;
+    if (changed) im_.bump(s, h);
+  }
+
+  // Recomputes rows of a row-wise stage with f(r); returns the rows that changed.
+  template <class F>
+  std::vector<int> rows_stage(Stage s, int h, Tensor& t, const std::vector<int>& rows, F f) {
+    std::vector<int> changed;
+    float* snap = im_.row_scratch.data();
+    const size_t bytes = sizeof(float) * t.cols;
+    for (int r : rows) {
+      std::memcpy(snap, t.row(r), bytes);
+      f(r);
+      if (std::memcmp(snap, t.row(r), bytes) != 0) changed.push_back(r);
+    }
+    note(s, h, kind_for(rows.size()), static_cast<int>(rows.size()), 0, !changed.empty());
+    return changed;
+  }
+
+  // Q, K or V: recompute rows, report per head which rows of its slice changed
+  // and whether a changed slice holds (or held) a non-finite value.
+  void projection_stage(Stage s, Tensor& out, const Tensor& W, const Tensor& b,
+                        const std::vector<int>& rows, std::vector<std::vector<int>>* head_rows,
+                        std::vector<uint8_t>* head_nonfinite) {
+    const int hd = p_.head_dim;
+    head_rows->assign(static_cast<size_t>(p_.H), {});
+    head_nonfinite->assign(static_cast<size_t>(p_.H), 0);
+    float* snap = im_.row_scratch.data();
+    bool any = false;
+    for (int r : rows) {
+      std::memcpy(snap, out.row(r), sizeof(float) * p_.d_out);
+      compute_projection(p_, b_.X, W, b, &out, &r, 1);
+      for (int h = 0; h < p_.H; ++h) {
+        const float* before = snap + static_cast<size_t>(h) * hd;
+        const float* after = out.row(r) + static_cast<size_t>(h) * hd;
+        if (std::memcmp(before, after, sizeof(float) * hd) != 0) {
+          (*head_rows)[h].push_back(r);
+          any = true;
+          if (!all_finite(before, hd) || !all_finite(after, hd)) (*head_nonfinite)[h] = 1;
+        }
+      }
+    }
+    note(s, 0, kind_for(rows.size()), static_cast<int>(rows.size()), 0, any);
+  }
+
+  // Recomputes a region of an (S × S) stage with f(rows, nrows, cols, ncols).
+  template <class F>
+  SquareChange square_stage(Stage s, int h, Tensor& t, Region in, F f) {
+    SquareChange out;
+    if (in.all || in.rows.size() + in.cols.size() > static_cast<size_t>(S_)) {
+      in.all = true;
+      in.rows = all_;
+      in.cols.clear();
+    }
+    if (in.empty()) {
+      note(s, h, UpdateKind::none, 0, 0, false);
+      return out;
+    }
+    float* snap = im_.cell_scratch.data();  // (rows + cols) × S <= S × S floats
+    const size_t R = in.rows.size(), C = in.cols.size(), S = static_cast<size_t>(S_);
+    for (size_t k = 0; k < R; ++k) std::memcpy(snap + k * S, t.row(in.rows[k]), sizeof(float) * S);
+    for (size_t m = 0; m < C; ++m) {
+      for (size_t i = 0; i < S; ++i) snap[(R + m) * S + i] = t.data[i * S + in.cols[m]];
+    }
+    f(in.rows.data(), static_cast<int>(R), in.cols.data(), static_cast<int>(C));
+    std::vector<uint8_t> row_flag(S, 0);
+    for (size_t k = 0; k < R; ++k) {
+      if (std::memcmp(snap + k * S, t.row(in.rows[k]), sizeof(float) * S) != 0) {
+        out.changed.rows.push_back(in.rows[k]);
+        row_flag[static_cast<size_t>(in.rows[k])] = 1;
+      }
+    }
+    for (size_t m = 0; m < C; ++m) {
+      bool col_changed = false;
+      for (size_t i = 0; i < S; ++i) {
+        if (!same_bits(snap[(R + m) * S + i], t.data[i * S + in.cols[m]])) {
+          col_changed = true;
+          row_flag[i] = 1;
+        }
+      }
+      if (col_changed) out.changed.cols.push_back(in.cols[m]);
+    }
+    for (size_t i = 0; i < S; ++i) {
+      if (row_flag[i]) out.rows_any.push_back(static_cast<int>(i));
+    }
+    note(s, h, in.all ? UpdateKind::full : UpdateKind::partial, static_cast<int>(R),
+         static_cast<int>(C), !out.rows_any.empty());
+    return out;
+  }
+
+  UpdateKind kind_for(size_t rows) const {
+    return rows == 0 ? UpdateKind::none
+                     : (rows == static_cast<size_t>(S_) ? UpdateKind::full : UpdateKind::partial);
+  }
+
+  const std::vector<int>& all() const { return all_; }
+
+ private:
+  Pipeline::Impl& im_;
+  const Plan& p_;
+  Buffers& b_;
+  int S_;
+  std::vector<int> all_;
+};
+
+std::vector<int> merge_rows(const std::vector<int>& a, const std::vector<int>& b, int S) {
+  std::vector<uint8_t> flag(static_cast<size_t>(S), 0);
+  for (int r : a) flag[static_cast<size_t>(r)] = 1;
+  for (int r : b) flag[static_cast<size_t>(r)] = 1;
+  std::vector<int> out;
+  for (int i = 0; i < S; ++i) {
+    if (flag[static_cast<size_t>(i)]) out.push_back(i);
+  }
+  return out;
+}
+
+}  // namespace
+
+void Pipeline::Impl::rebuild(State next, const detail::Plan& np, detail::Buffers fresh) {
+  compute_everything(np, fresh);
+  state = std::move(next);
+  plan = np;
+  buf = std::move(fresh);
+  for (int s = 0; s < kStageCount; ++s) {
+    const int heads = stage_is_per_head(static_cast<Stage>(s)) ? np.H : 1;
+    versions[s].assign(static_cast<size_t>(heads), 0);
+    updates[s].assign(static_cast<size_t>(heads), StageUpdate{});
+    for (int h = 0; h < heads; ++h) {
+      const Tensor* t = detail::stage_tensor(buf, static_cast<Stage>(s), h);
+      if (t == nullptr) continue;
+      updates[s][h] = StageUpdate{UpdateKind::full, t->rows, 0, true};
+      bump(static_cast<Stage>(s), h);
+    }
+  }
+  has_result = true;
+}
+
+void Pipeline::Impl::apply(const State& next) {
+  const detail::Plan np = detail::make_plan(next);
+  const size_t S = static_cast<size_t>(np.S);
+  const size_t widest = std::max({S, static_cast<size_t>(np.d_model), static_cast<size_t>(np.d_out)});
+  if (!has_result || !detail::same_shapes(plan, np)) {
+    // Describe and allocate everything first; nothing is touched until all
+    // allocations have succeeded.
+    detail::Buffers fresh;
+    detail::allocate_buffers(np, &fresh);
+    detail::build_x(next, &fresh.X);
+    detail::build_params(next, &fresh.params);
+    detail::build_keep_mask(np, &fresh.keep);
+    std::vector<float> cells(S * S), row(widest);
+    State copy = next;
+    cell_scratch.swap(cells);
+    row_scratch.swap(row);
+    rebuild(std::move(copy), np, std::move(fresh));
+    return;
+  }
+
+  // Same shapes: rebuild inputs whose spec changed (allocates), then update.
+  State copy = next;
+  const bool x_spec_changed = !detail::same_x_inputs(state, next);
+  Tensor new_x;
+  if (x_spec_changed) detail::build_x(next, &new_x);
+  const bool params_spec_changed = !detail::same_param_inputs(state, next);
+  detail::Params new_params;
+  if (params_spec_changed) detail::build_params(next, &new_params);
+  const bool dropout_changed = !detail::same_dropout(plan, np);
+  std::vector<uint8_t> new_keep;
+  if (dropout_changed) detail::build_keep_mask(np, &new_keep);
+
+  const detail::Plan old = plan;
+  plan = np;
+  state = std::move(copy);
+  for (auto& per_stage : updates) {
+    for (StageUpdate& u : per_stage) u = StageUpdate{};
+  }
+  Updater up(*this);
+
+  // X: compare the rebuilt rows with the old ones.
+  std::vector<int> x_rows;
+  if (x_spec_changed) {
+    for (int r = 0; r < np.S; ++r) {
+      if (std::memcmp(buf.X.row(r), new_x.row(r), sizeof(float) * np.d_model) != 0) {
+        std::memcpy(buf.X.row(r), new_x.row(r), sizeof(float) * np.d_model);
+        x_rows.push_back(r);
+      }
+    }
+    up.note(Stage::X, 0, UpdateKind::full, np.S, 0, !x_rows.empty());
+  }
+
+  // Parameters: swap in the ones that differ.
+  bool pchanged[8] = {false, false, false, false, false, false, false, false};
+  if (params_spec_changed) {
+    Tensor* olds[8] = {&buf.params.W_q, &buf.params.W_k, &buf.params.W_v, &buf.params.W_o,
+                       &buf.params.b_q, &buf.params.b_k, &buf.params.b_v, &buf.params.b_o};
+    Tensor* news[8] = {&new_params.W_q, &new_params.W_k, &new_params.W_v, &new_params.W_o,
+                       &new_params.b_q, &new_params.b_k, &new_params.b_v, &new_params.b_o};
+    const Stage stages[8] = {Stage::W_q, Stage::W_k, Stage::W_v, Stage::W_o,
+                             Stage::b_q, Stage::b_k, Stage::b_v, Stage::b_o};
+    for (int m = 0; m < 8; ++m) {
+      if (olds[m]->empty()) continue;
+      pchanged[m] = !tensors_bitwise_equal(*olds[m], *news[m]);
+      if (pchanged[m]) olds[m]->data.swap(news[m]->data);
+      up.note(stages[m], 0, UpdateKind::full, olds[m]->rows, 0, pchanged[m]);
+    }
+  }
+  if (dropout_changed) buf.keep.swap(new_keep);
+
+  // Q, K, V
+  std::vector<std::vector<int>> q_rows, k_rows, v_rows;
+  std::vector<uint8_t> q_nf, k_nf, v_nf;
+  up.projection_stage(Stage::Q, buf.Q, buf.params.W_q, buf.params.b_q,
+                      (pchanged[0] || pchanged[4]) ? up.all() : x_rows, &q_rows, &q_nf);
+  up.projection_stage(Stage::K, buf.K, buf.params.W_k, buf.params.b_k,
+                      (pchanged[1] || pchanged[5]) ? up.all() : x_rows, &k_rows, &k_nf);
+  up.projection_stage(Stage::V, buf.V, buf.params.W_v, buf.params.b_v,
+                      (pchanged[2] || pchanged[6]) ? up.all() : x_rows, &v_rows, &v_nf);
+
+  const bool divisor_changed = !same_bits(old.divisor, np.divisor);
+  const bool mask_changed = !detail::same_mask(old, np);
+  const bool safe_changed = old.safe_softmax != np.safe_softmax;
+  std::vector<int> concat_rows;
+  for (int h = 0; h < np.H; ++h) {
+    detail::HeadBuffers& hb = buf.heads[h];
+    Region in;
+    in.rows = q_rows[h];
+    in.cols = k_rows[h];
+    SquareChange sc = up.square_stage(Stage::scores, h, hb.scores, in,
+                                      [&](const int* r, int nr, const int* c, int nc) {
+                                        compute_scores(np, buf, h, r, nr, c, nc);
+                                      });
+    Region scaled_in = sc.changed;
+    scaled_in.all = divisor_changed;
+    SquareChange sd = up.square_stage(Stage::scaled, h, hb.scaled, scaled_in,
+                                      [&](const int* r, int nr, const int* c, int nc) {
+                                        compute_scaled(np, hb, r, nr, c, nc);
+                                      });
+    Region masked_in = sd.changed;
+    masked_in.all = mask_changed;
+    SquareChange mk = up.square_stage(Stage::masked, h, hb.masked, masked_in,
+                                      [&](const int* r, int nr, const int* c, int nc) {
+                                        compute_masked(np, hb, r, nr, c, nc);
+                                      });
+    const std::vector<int> w_rows = up.rows_stage(
+        Stage::weights, h, hb.weights, safe_changed ? up.all() : mk.rows_any,
+        [&](int r) { compute_weights_row(np, hb, r); });
+    const std::vector<int> d_rows = up.rows_stage(
+        Stage::dropped, h, hb.dropped, dropout_changed ? up.all() : w_rows,
+        [&](int r) { compute_dropped_row(np, buf, hb, h, r); });
+    // context row r depends on dropped row r and on every V_h row s with
+    // dropped[r][s] != 0 (an exact zero term never changes a sum, unless V
+    // holds inf/NaN, where 0·inf = NaN).
+    std::vector<int> ctx_rows = d_rows;
+    if (!v_rows[h].empty()) {
+      if (v_nf[h]) {
+        ctx_rows = up.all();
+      } else {
+        std::vector<int> touched;
+        for (int r = 0; r < np.S; ++r) {
+          for (int s : v_rows[h]) {
+            if (hb.dropped.at(r, s) != 0.0f || std::isnan(hb.dropped.at(r, s))) {
+              touched.push_back(r);
+              break;
+            }
+          }
+        }
+        ctx_rows = merge_rows(d_rows, touched, np.S);
+      }
+    }
+    const std::vector<int> c_rows = up.rows_stage(
+        Stage::context, h, hb.context, ctx_rows,
+        [&](int r) { compute_context(np, buf, hb, h, &r, 1); });
+    concat_rows = merge_rows(concat_rows, c_rows, np.S);
+  }
+  const std::vector<int> cat_rows = up.rows_stage(Stage::concat, 0, buf.concat, concat_rows,
+                                                  [&](int r) { compute_concat_row(np, buf, r); });
+  const bool out_params_changed = np.out_proj && (pchanged[3] || pchanged[7]);
+  up.rows_stage(Stage::output, 0, buf.output, out_params_changed ? up.all() : cat_rows,
+                [&](int r) { compute_output(np, buf, &r, 1); });
+}
+
+// ---- [SECTION] Pipeline API ---------------------------------------------------------
+
+Pipeline::Pipeline() : impl_(new Impl) {}
+Pipeline::~Pipeline() = default;
+
+Status Pipeline::set_state(const State& state) {
+  Status st = validate_state(state);
+  if (!st.ok) return st;
+  try {
+    impl_->apply(state);
+  } catch (const std::bad_alloc&) {
+    return Status::failure("there is not enough memory for this state: use fewer tokens, heads or "
+                           "dimensions",
+                           "tokens");
+  } catch (const std::exception& e) {
+    return Status::failure(std::string("the engine could not apply this state: ") + e.what(), "");
+  }
+  return Status::success();
+}
+
+bool Pipeline::has_result() const { return impl_->has_result; }
+const State& Pipeline::state() const { return impl_->state; }
+int Pipeline::seq_len() const { return impl_->has_result ? impl_->plan.S : 0; }
+int Pipeline::d_model() const { return impl_->has_result ? impl_->plan.d_model : 0; }
+int Pipeline::d_out() const { return impl_->has_result ? impl_->plan.d_out : 0; }
+int Pipeline::num_heads() const { return impl_->has_result ? impl_->plan.H : 0; }
+int Pipeline::head_dim() const { return impl_->has_result ? impl_->plan.head_dim : 0; }
+
+const Tensor* Pipeline::matrix(Stage stage, int head) const {
+  if (!impl_->has_result) return nullptr;
+  return detail::stage_tensor(impl_->buf, stage, head);
+}
+
+const Tensor* Pipeline::matrix(std::string_view name, int head) const {
+  Stage s;
+  if (!stage_from_name(name, &s)) return nullptr;
+  return matrix(s, head);
+}
+
+TensorView Pipeline::head_slice(Stage qkv, int head) const {
+  if (!impl_->has_result || head < 0 || head >= impl_->plan.H) return {};
+  if (qkv != Stage::Q && qkv != Stage::K && qkv != Stage::V) return {};
+  const Tensor& t = qkv == Stage::Q ? impl_->buf.Q : (qkv == Stage::K ? impl_->buf.K : impl_->buf.V);
+  return t.column_slice(head * impl_->plan.head_dim, impl_->plan.head_dim);
+}
+
+uint64_t Pipeline::version(Stage stage, int head) const {
+  if (matrix(stage, head) == nullptr) return 0;
+  return impl_->versions[static_cast<int>(stage)][head];
+}
+
+StageUpdate Pipeline::last_update(Stage stage, int head) const {
+  if (matrix(stage, head) == nullptr) return {};
+  return impl_->updates[static_cast<int>(stage)][head];
+}
+
+float Pipeline::divisor() const { return impl_->plan.divisor; }
+
+bool Pipeline::cell_masked(int i, int j, MaskReason* reason) const {
+  const detail::Plan& p = impl_->plan;
+  const bool causal = p.causal && j > i;
+  const bool padded = p.padded() != nullptr && j >= 0 && j < p.S && p.key_padded[j] != 0;
+  if (reason != nullptr) {
+    *reason = causal && padded ? MaskReason::causal_and_padding
+              : causal         ? MaskReason::causal
+              : padded         ? MaskReason::padding
+                               : MaskReason::none;
+  }
+  return causal || padded;
+}
+
+bool Pipeline::dropout_active() const { return impl_->plan.dropout_active; }
+float Pipeline::dropout_scale() const { return impl_->plan.dropout_scale; }
+
+const uint8_t* Pipeline::dropout_keep(int head) const {
+  const detail::Plan& p = impl_->plan;
+  if (!impl_->has_result || !p.dropout_active || head < 0 || head >= p.H) return nullptr;
+  return impl_->buf.keep.data() + static_cast<size_t>(head) * p.S * p.S;
+}
+
+}  // namespace attnviz

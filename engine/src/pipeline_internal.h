@@ -1,0 +1,103 @@
+// Internal to the engine: the pipeline's description (Plan), its buffers, and
+// the builders of its inputs. Public API: attnviz/pipeline.h.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "attnviz/pipeline.h"
+
+namespace attnviz {
+namespace detail {
+
+// Everything the kernels need, derived once from a validated State
+// ("describe, then compute").
+struct Plan {
+  int S = 0, d_model = 0, d_out = 0, H = 0, head_dim = 0;
+  bool qkv_bias = false, out_proj = false, out_bias = false;
+  double divisor_base = 1.0;   // √head_dim, √d_out or 1
+  double temperature = 1.0;
+  float divisor = 1.0f;        // float32(divisor_base × temperature), the double product rounded once
+  bool causal = false;
+  std::vector<uint8_t> key_padded;  // (S), 1 = padded key; empty when there is no padding
+  float fill = 0.0f;                // mask_fill as float32
+  bool safe_softmax = false;
+  bool dropout_active = false;      // training and p > 0
+  double p = 0.0;
+  uint64_t dropout_seed = 0;
+  float dropout_scale = 1.0f;       // 1 / (1 − p) as float32; 0 when p = 1
+
+  const uint8_t* padded() const { return key_padded.empty() ? nullptr : key_padded.data(); }
+};
+
+Plan make_plan(const State& s);
+// Same S, d_model, d_out, H and the same set of biases / projections.
+bool same_shapes(const Plan& a, const Plan& b);
+bool same_mask(const Plan& a, const Plan& b);
+bool same_dropout(const Plan& a, const Plan& b);
+
+// Parameters in x·W orientation; absent ones are empty (0 × 0).
+struct Params {
+  Tensor W_q, W_k, W_v;  // (d_model × d_out)
+  Tensor W_o;            // (d_out × d_out) or empty
+  Tensor b_q, b_k, b_v;  // (1 × d_out) or empty
+  Tensor b_o;            // (1 × d_out) or empty
+};
+
+// X (S × d_model) for s: embedding (torch_randn table or values) + positions.
+void build_x(const State& s, Tensor* x);
+// The parameters for s (torch_linear fused/per_head, torch_rand, or values).
+void build_params(const State& s, Params* params);
+// Whether two states give the same X / the same parameters (compares specs,
+// not results).
+bool same_x_inputs(const State& a, const State& b);
+bool same_param_inputs(const State& a, const State& b);
+// The dropout keep mask (H × S × S), 1 = kept, drawn like PyTorch.
+void build_keep_mask(const Plan& plan, std::vector<uint8_t>* keep);
+
+struct HeadBuffers {
+  Tensor scores;   // (S × S)
+  Tensor scaled;   // (S × S)
+  Tensor masked;   // (S × S)
+  Tensor weights;  // (S × S)
+  Tensor dropped;  // (S × S)
+  Tensor context;  // (S × head_dim)
+};
+
+struct Buffers {
+  Tensor X;                        // (S × d_model)
+  Params params;
+  Tensor Q, K, V;                  // (S × d_out)
+  std::vector<HeadBuffers> heads;  // (H)
+  Tensor concat;                   // (S × d_out)
+  Tensor output;                   // (S × d_out)
+  std::vector<uint8_t> keep;       // (H × S × S), 1 = kept; empty when dropout is inactive
+};
+
+// Sizes every buffer of b for plan (contents zero).
+void allocate_buffers(const Plan& plan, Buffers* b);
+
+// The tensor of a stage inside b (nullptr when absent / out of range).
+const Tensor* stage_tensor(const Buffers& b, Stage stage, int head);
+
+}  // namespace detail
+
+struct Pipeline::Impl {
+  bool has_result = false;
+  State state;
+  detail::Plan plan;
+  detail::Buffers buf;
+  std::array<std::vector<uint64_t>, kStageCount> versions;   // [stage][head]
+  std::array<std::vector<StageUpdate>, kStageCount> updates;  // [stage][head]
+  uint64_t stamp = 0;                                         // last version handed out
+
+  std::vector<float> cell_scratch;  // (S × S): snapshot of the cells being recomputed
+  std::vector<float> row_scratch;   // (max(S, d_model, d_out)): snapshot of one row
+
+  void apply(const State& next);   // may throw std::bad_alloc before it mutates anything
+  void rebuild(State next, const detail::Plan& plan, detail::Buffers fresh);
+  void bump(Stage s, int head) { versions[static_cast<int>(s)][head] = ++stamp; }
+};
+
+}  // namespace attnviz

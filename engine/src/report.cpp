@@ -1,0 +1,116 @@
+// The report: every stage of the current result as one JSON object.
+#include "attnviz/report.h"
+
+#include <functional>
+#include <new>
+
+#include "attnviz/pipeline.h"
+#include "json_numbers.h"
+
+namespace attnviz {
+
+namespace {
+
+using nlohmann::json;
+
+// Calls emit(key, value) for the report's top-level entries in pipeline order;
+// "heads" is emitted as one array of per-head objects built by head_object.
+void visit_report(const Pipeline& p, const std::function<void(const char*, json)>& emit,
+                  const std::function<json(int)>& head_object) {
+  auto rows = [&](Stage s) { return detail::tensor_to_json_rows(p.matrix(s)->view()); };
+  auto vec = [&](Stage s) { return detail::tensor_to_json_vector(p.matrix(s)->view()); };
+  emit("tokens", p.state().tokens);
+  for (Stage s : {Stage::X, Stage::W_q, Stage::W_k, Stage::W_v, Stage::W_o}) {
+    if (p.matrix(s) != nullptr) emit(stage_name(s), rows(s));
+  }
+  for (Stage s : {Stage::b_q, Stage::b_k, Stage::b_v, Stage::b_o}) {
+    if (p.matrix(s) != nullptr) emit(stage_name(s), vec(s));
+  }
+  for (Stage s : {Stage::Q, Stage::K, Stage::V}) emit(stage_name(s), rows(s));
+  json heads = json::array();
+  for (int h = 0; h < p.num_heads(); ++h) heads.push_back(head_object(h));
+  emit("heads", std::move(heads));
+  emit("concat", rows(Stage::concat));
+  emit("output", rows(Stage::output));
+}
+
+constexpr Stage kHeadStages[] = {Stage::scores, Stage::scaled,  Stage::masked,
+                                 Stage::weights, Stage::dropped, Stage::context};
+
+}  // namespace
+
+json report_json(const Pipeline& p) {
+  json r = json::object();
+  if (!p.has_result()) return r;
+  visit_report(
+      p, [&](const char* key, json value) { r[key] = std::move(value); },
+      [&](int h) {
+        json hj = json::object();
+        for (Stage s : kHeadStages) hj[stage_name(s)] = detail::tensor_to_json_rows(p.matrix(s, h)->view());
+        return hj;
+      });
+  return r;
+}
+
+std::string report_text(const Pipeline& p) {
+  if (!p.has_result()) return "{}";
+  std::string out = "{";
+  bool first = true;
+  // Per-head objects are written as text too, to keep their key order; the
+  // "heads" value passed to emit is then an array of pre-rendered strings.
+  std::vector<std::string> head_texts;
+  visit_report(
+      p,
+      [&](const char* key, json value) {
+        if (!first) out += ',';
+        first = false;
+        out += json(key).dump();
+        out += ':';
+        if (std::string(key) == "heads") {
+          out += '[';
+          for (size_t h = 0; h < head_texts.size(); ++h) {
+            if (h > 0) out += ',';
+            out += head_texts[h];
+          }
+          out += ']';
+        } else {
+          out += value.dump();
+        }
+      },
+      [&](int h) {
+        std::string t = "{";
+        for (Stage s : kHeadStages) {
+          if (t.size() > 1) t += ',';
+          t += json(stage_name(s)).dump();
+          t += ':';
+          t += detail::tensor_to_json_rows(p.matrix(s, h)->view()).dump();
+        }
+        t += '}';
+        head_texts.push_back(std::move(t));
+        return json();  // placeholder; the text above is what is written
+      });
+  out += '}';
+  return out;
+}
+
+Status run_state_json(const nlohmann::json& state, nlohmann::json* report_out) {
+  try {
+    State s;
+    Status st = parse_state(state, &s);
+    if (!st.ok) return st;
+    Pipeline p;
+    st = p.set_state(s);
+    if (!st.ok) return st;
+    nlohmann::json report = report_json(p);
+    if (report_out != nullptr) *report_out = std::move(report);
+    return Status::success();
+  } catch (const std::bad_alloc&) {
+    return Status::failure("there is not enough memory for this state: use fewer tokens, heads or "
+                           "dimensions",
+                           "tokens");
+  } catch (const std::exception& e) {
+    return Status::failure(std::string("the engine could not run this state: ") + e.what(), "");
+  }
+}
+
+}  // namespace attnviz

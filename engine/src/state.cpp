@@ -1,0 +1,296 @@
+// State validation (the meaning of the fields), serialisation and names.
+#include "attnviz/state.h"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "json_numbers.h"
+#include "state_internal.h"
+
+namespace attnviz {
+
+const char* scale_mode_name(ScaleMode m) {
+  switch (m) {
+    case ScaleMode::head_dim: return "head_dim";
+    case ScaleMode::d_out: return "d_out";
+    case ScaleMode::none: return "none";
+  }
+  return "head_dim";
+}
+
+const char* positional_name(Positional p) {
+  return p == Positional::sinusoidal ? "sinusoidal" : "none";
+}
+
+const char* weight_init_name(WeightInit w) {
+  switch (w) {
+    case WeightInit::torch_linear: return "torch_linear";
+    case WeightInit::torch_rand: return "torch_rand";
+    case WeightInit::values: return "values";
+  }
+  return "torch_rand";
+}
+
+const char* weight_layout_name(WeightLayout l) {
+  return l == WeightLayout::per_head ? "per_head" : "fused";
+}
+
+size_t estimate_pipeline_bytes(const State& s) {
+  const size_t S = s.tokens.size();
+  const size_t dm = static_cast<size_t>(s.d_model > 0 ? s.d_model : 0);
+  const size_t dout = static_cast<size_t>(s.d_out > 0 ? s.d_out : 0);
+  const size_t H = static_cast<size_t>(s.num_heads > 0 ? s.num_heads : 0);
+  const size_t hd = H > 0 ? dout / H : 0;
+  const size_t params = 3 * dm * dout + dout * dout + 4 * dout;
+  size_t floats = 0;
+  floats += S * dm;                                  // X
+  floats += params;                                  // W_*, b_*
+  if (s.embedding.init == EmbeddingInit::values) floats += S * dm;  // kept in the State copy
+  if (s.weights.init == WeightInit::values) floats += params;
+  floats += 3 * S * dout;                            // Q, K, V
+  floats += H * (5 * S * S + S * hd);                // scores, scaled, masked, weights, dropped, context
+  floats += 2 * S * dout;                            // concat, output
+  floats += S * S + 2 * S;                           // scratch for change detection
+  return floats * sizeof(float) + H * S * S;         // + the dropout keep mask (bytes)
+}
+
+namespace {
+
+std::string gib(size_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
+  return buf;
+}
+
+Status check_finite(const Tensor& t, const std::string& field) {
+  for (int i = 0; i < t.rows; ++i) {
+    for (int j = 0; j < t.cols; ++j) {
+      if (!std::isfinite(t.at(i, j))) {
+        return Status::failure(field + " must contain finite numbers only", field);
+      }
+    }
+  }
+  return Status::success();
+}
+
+Status check_matrix(const Tensor& t, int rows, int cols, const std::string& field,
+                    const char* rows_meaning, const char* cols_meaning) {
+  if (t.rows != rows || t.cols != cols || t.data.size() != static_cast<size_t>(rows) * cols) {
+    return Status::failure(field + " must be " + std::to_string(rows) + " × " + std::to_string(cols) +
+                               " (" + rows_meaning + " × " + cols_meaning + "), but it is " +
+                               std::to_string(t.rows) + " × " + std::to_string(t.cols),
+                           field);
+  }
+  return check_finite(t, field);
+}
+
+// Well-formed UTF-8 (no overlongs, surrogates or code points above U+10FFFF).
+bool valid_utf8(const std::string& s) {
+  size_t i = 0;
+  const size_t n = s.size();
+  while (i < n) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t len;
+    unsigned cp;
+    if (c < 0x80) { ++i; continue; }
+    if (c >= 0xC2 && c <= 0xDF) { len = 2; cp = c & 0x1F; }
+    else if (c >= 0xE0 && c <= 0xEF) { len = 3; cp = c & 0x0F; }
+    else if (c >= 0xF0 && c <= 0xF4) { len = 4; cp = c & 0x07; }
+    else return false;
+    if (i + len > n) return false;
+    for (size_t k = 1; k < len; ++k) {
+      const unsigned char cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF))) {
+      return false;
+    }
+    i += len;
+  }
+  return true;
+}
+
+}  // namespace
+
+namespace detail {
+
+Status validate_sizes(const State& s) {
+  if (s.version != Limits::kStateVersion) {
+    return Status::failure("version must be 1 (this attnviz reads session states of version 1)",
+                           "version");
+  }
+  if (s.tokens.empty()) return Status::failure("tokens must contain at least one token", "tokens");
+  if (s.tokens.size() > static_cast<size_t>(Limits::kMaxTokens)) {
+    return Status::failure("tokens has " + std::to_string(s.tokens.size()) +
+                               " entries; the limit is " + std::to_string(Limits::kMaxTokens) +
+                               " tokens",
+                           "tokens");
+  }
+  for (size_t i = 0; i < s.tokens.size(); ++i) {
+    if (s.tokens[i].size() > Limits::kMaxTokenBytes) {
+      const std::string field = "tokens[" + std::to_string(i) + "]";
+      return Status::failure(field + " is " + std::to_string(s.tokens[i].size()) +
+                                 " bytes long; a token may be at most " +
+                                 std::to_string(Limits::kMaxTokenBytes) + " bytes",
+                             field);
+    }
+    if (!valid_utf8(s.tokens[i])) {
+      const std::string field = "tokens[" + std::to_string(i) + "]";
+      return Status::failure(field + " is not valid UTF-8 text", field);
+    }
+  }
+  if (s.d_model < 1 || s.d_model > Limits::kMaxDModel) {
+    return Status::failure("d_model must be a whole number from 1 to " +
+                               std::to_string(Limits::kMaxDModel) + ", not " + std::to_string(s.d_model),
+                           "d_model");
+  }
+  if (s.d_out < 1 || s.d_out > Limits::kMaxDOut) {
+    return Status::failure("d_out must be a whole number from 1 to " +
+                               std::to_string(Limits::kMaxDOut) + ", not " + std::to_string(s.d_out),
+                           "d_out");
+  }
+  if (s.num_heads < 1 || s.num_heads > Limits::kMaxHeads) {
+    return Status::failure("num_heads must be a whole number from 1 to " +
+                               std::to_string(Limits::kMaxHeads) + ", not " +
+                               std::to_string(s.num_heads),
+                           "num_heads");
+  }
+  if (s.d_out % s.num_heads != 0) {
+    return Status::failure("d_out (" + std::to_string(s.d_out) + ") must be divisible by num_heads (" +
+                               std::to_string(s.num_heads) + ")",
+                           "num_heads");
+  }
+  const size_t bytes = estimate_pipeline_bytes(s);
+  if (bytes > Limits::kMaxPipelineBytes) {
+    return Status::failure(
+        "this state needs about " + gib(bytes) + " of memory (" + std::to_string(s.tokens.size()) +
+            " tokens, " + std::to_string(s.num_heads) + " heads, d_model " +
+            std::to_string(s.d_model) + ", d_out " + std::to_string(s.d_out) +
+            "); the limit is " + gib(Limits::kMaxPipelineBytes) +
+            ": use fewer tokens or fewer heads",
+        "tokens");
+  }
+  return Status::success();
+}
+
+}  // namespace detail
+
+Status validate_state(const State& s) {
+  Status st = detail::validate_sizes(s);
+  if (!st.ok) return st;
+  const int S = s.seq_len();
+  if (s.embedding.init == EmbeddingInit::values) {
+    st = check_matrix(s.embedding.values, S, s.d_model, "embedding.values", "tokens", "d_model");
+    if (!st.ok) return st;
+  }
+  if (s.weights.init == WeightInit::values) {
+    const WeightSpec& w = s.weights;
+    const struct {
+      const Tensor* t;
+      int rows, cols;
+      const char* name;
+      const char* rm;
+      const char* cm;
+      bool needed;
+    } checks[] = {
+        {&w.W_q, s.d_model, s.d_out, "weights.W_q", "d_model", "d_out", true},
+        {&w.W_k, s.d_model, s.d_out, "weights.W_k", "d_model", "d_out", true},
+        {&w.W_v, s.d_model, s.d_out, "weights.W_v", "d_model", "d_out", true},
+        {&w.W_o, s.d_out, s.d_out, "weights.W_o", "d_out", "d_out", s.out_proj},
+        {&w.b_q, 1, s.d_out, "weights.b_q", "1", "d_out", s.qkv_bias},
+        {&w.b_k, 1, s.d_out, "weights.b_k", "1", "d_out", s.qkv_bias},
+        {&w.b_v, 1, s.d_out, "weights.b_v", "1", "d_out", s.qkv_bias},
+        {&w.b_o, 1, s.d_out, "weights.b_o", "1", "d_out", s.out_proj && s.out_bias},
+    };
+    for (const auto& c : checks) {
+      if (!c.needed) continue;
+      st = check_matrix(*c.t, c.rows, c.cols, c.name, c.rm, c.cm);
+      if (!st.ok) return st;
+    }
+  }
+  if (!(s.temperature >= Limits::kMinTemperature && s.temperature <= Limits::kMaxTemperature)) {
+    return Status::failure("temperature must be a number from 1e-06 to 1e+06 (it divides the "
+                           "scores, so it must be greater than 0)",
+                           "temperature");
+  }
+  if (!(s.key_padding.empty() || s.key_padding.size() == s.tokens.size())) {
+    return Status::failure("key_padding has " + std::to_string(s.key_padding.size()) +
+                               " entries but there are " + std::to_string(S) + " tokens",
+                           "key_padding");
+  }
+  for (size_t i = 0; i < s.key_padding.size(); ++i) {
+    if (s.key_padding[i] > 1) {
+      const std::string field = "key_padding[" + std::to_string(i) + "]";
+      return Status::failure(field + " must be 1 (a real token) or 0 (padding)", field);
+    }
+  }
+  const bool fill_neg_inf = std::isinf(s.mask_fill) && s.mask_fill < 0;
+  if (!fill_neg_inf && !(std::isfinite(s.mask_fill) && std::isfinite(static_cast<float>(s.mask_fill)))) {
+    return Status::failure("mask_fill must be \"-inf\" or a number within float32's range (about "
+                           "±3.4e38), like -1e9 or -1e20",
+                           "mask_fill");
+  }
+  if (!(s.dropout.p >= 0.0 && s.dropout.p <= 1.0)) {
+    return Status::failure("dropout.p must be a number from 0 to 1", "dropout.p");
+  }
+  return Status::success();
+}
+
+nlohmann::json state_to_json(const State& s) {
+  using nlohmann::json;
+  json j = json::object();
+  j["version"] = s.version;
+  j["tokens"] = s.tokens;
+  j["d_model"] = s.d_model;
+  j["d_out"] = s.d_out;
+  j["num_heads"] = s.num_heads;
+  if (s.embedding.init == EmbeddingInit::values) {
+    j["embedding"] = {{"values", detail::tensor_to_json_rows(s.embedding.values.view())}};
+  } else {
+    j["embedding"] = {{"init", "torch_randn"}, {"seed", s.embedding.seed}};
+  }
+  j["positional"] = positional_name(s.positional);
+  const WeightSpec& w = s.weights;
+  if (w.init == WeightInit::values) {
+    json wj = json::object();
+    wj["W_q"] = detail::tensor_to_json_rows(w.W_q.view());
+    wj["W_k"] = detail::tensor_to_json_rows(w.W_k.view());
+    wj["W_v"] = detail::tensor_to_json_rows(w.W_v.view());
+    if (s.out_proj) wj["W_o"] = detail::tensor_to_json_rows(w.W_o.view());
+    if (s.qkv_bias) {
+      wj["b_q"] = detail::tensor_to_json_vector(w.b_q.view());
+      wj["b_k"] = detail::tensor_to_json_vector(w.b_k.view());
+      wj["b_v"] = detail::tensor_to_json_vector(w.b_v.view());
+    }
+    if (s.out_proj && s.out_bias) wj["b_o"] = detail::tensor_to_json_vector(w.b_o.view());
+    j["weights"] = std::move(wj);
+  } else {
+    j["weights"] = {{"init", weight_init_name(w.init)},
+                    {"seed", w.seed},
+                    {"layout", weight_layout_name(w.layout)}};
+  }
+  j["qkv_bias"] = s.qkv_bias;
+  j["out_proj"] = s.out_proj;
+  j["out_bias"] = s.out_bias;
+  j["scale"] = scale_mode_name(s.scale);
+  j["temperature"] = s.temperature;
+  j["causal"] = s.causal;
+  if (!s.key_padding.empty()) {
+    json kp = json::array();
+    for (uint8_t v : s.key_padding) kp.push_back(static_cast<int>(v));
+    j["key_padding"] = std::move(kp);
+  }
+  if (std::isinf(s.mask_fill)) {
+    j["mask_fill"] = "-inf";
+  } else {
+    j["mask_fill"] = s.mask_fill;
+  }
+  j["safe_softmax"] = s.safe_softmax;
+  j["dropout"] = {{"p", s.dropout.p}, {"training", s.dropout.training}, {"seed", s.dropout.seed}};
+  return j;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,425 @@
+// JSON → State: types, names and explicit value arrays. The meaning checks
+// (shapes against S, d_model and d_out; divisibility; limits) are
+// validate_state()'s, in state.cpp; the parser runs the scalar part of them
+// before it reads any value array, so arrays are read only when their
+// expected shape is known to be within the limits.
+//
+// Errors inside the parser are thrown as ParseError and turned into a Status
+// at the entry points; nothing escapes.
+#include <cmath>
+#include <limits>
+#include <set>
+#include <string>
+
+#include "attnviz/state.h"
+#include "state_internal.h"
+
+namespace attnviz {
+
+namespace {
+
+using nlohmann::json;
+
+struct ParseError {
+  Status status;
+};
+
+[[noreturn]] void fail(std::string message, std::string field) {
+  throw ParseError{Status::failure(std::move(message), std::move(field))};
+}
+
+std::string join(const std::string& prefix, const char* key) {
+  return prefix.empty() ? std::string(key) : prefix + "." + key;
+}
+
+std::string type_name(const json& v) {
+  switch (v.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::boolean: return "true/false";
+    case json::value_t::string: return "a string";
+    case json::value_t::array: return "a list";
+    case json::value_t::object: return "an object";
+    default: return "a number";
+  }
+}
+
+void reject_unknown(const json& obj, std::initializer_list<const char*> known,
+                    const std::string& prefix) {
+  std::set<std::string> names(known.begin(), known.end());
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    if (names.count(it.key()) == 0) {
+      std::string list;
+      for (const char* k : known) list += std::string(list.empty() ? "" : ", ") + k;
+      const std::string where = prefix.empty() ? "a session state" : prefix;
+      fail("unknown field \"" + it.key() + "\" in " + where + " (known fields: " + list + ")",
+           join(prefix, it.key().c_str()));
+    }
+  }
+}
+
+const json* find(const json& obj, const char* key) {
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+bool read_bool(const json& obj, const char* key, bool def, const std::string& prefix) {
+  const json* v = find(obj, key);
+  if (v == nullptr) return def;
+  if (!v->is_boolean()) {
+    fail(join(prefix, key) + " must be true or false, not " + type_name(*v), join(prefix, key));
+  }
+  return v->get<bool>();
+}
+
+// A whole number in [lo, hi]; integral floats such as 4.0 are accepted.
+long long read_int(const json& obj, const char* key, long long def, long long lo, long long hi,
+                   const std::string& prefix) {
+  const json* v = find(obj, key);
+  if (v == nullptr) return def;
+  const std::string field = join(prefix, key);
+  const std::string range =
+      field + " must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
+  if (v->is_number_unsigned()) {
+    const auto u = v->get<unsigned long long>();
+    if (u > static_cast<unsigned long long>(hi)) fail(range + ", not " + v->dump(), field);
+    return static_cast<long long>(u);
+  }
+  if (v->is_number_integer()) {
+    const auto i = v->get<long long>();
+    if (i < lo || i > hi) fail(range + ", not " + v->dump(), field);
+    return i;
+  }
+  if (v->is_number_float()) {
+    const double d = v->get<double>();
+    if (std::floor(d) != d || d < static_cast<double>(lo) || d > static_cast<double>(hi)) {
+      fail(range + ", not " + v->dump(), field);
+    }
+    return static_cast<long long>(d);
+  }
+  fail(range + ", not " + type_name(*v), field);
+}
+
+uint64_t read_seed(const json& obj, const char* key, uint64_t def, const std::string& prefix) {
+  const json* v = find(obj, key);
+  if (v == nullptr) return def;
+  const std::string field = join(prefix, key);
+  if (v->is_number_unsigned()) return v->get<uint64_t>();
+  if (v->is_number_integer()) return static_cast<uint64_t>(v->get<int64_t>());  // torch: 2^64 + s
+  if (v->is_number_float()) {
+    const double d = v->get<double>();
+    if (std::floor(d) == d && d >= 0 && d < 9007199254740992.0) return static_cast<uint64_t>(d);
+  }
+  fail(field + " must be a whole number (a torch.manual_seed value), not " +
+           (v->is_number() ? v->dump() : type_name(*v)),
+       field);
+}
+
+double read_number(const json& obj, const char* key, double def, const std::string& prefix) {
+  const json* v = find(obj, key);
+  if (v == nullptr) return def;
+  if (!v->is_number()) {
+    fail(join(prefix, key) + " must be a number, not " + type_name(*v), join(prefix, key));
+  }
+  return v->get<double>();
+}
+
+std::string read_choice(const json& obj, const char* key, const char* def,
+                        std::initializer_list<const char*> choices, const std::string& prefix) {
+  const json* v = find(obj, key);
+  if (v == nullptr) return def;
+  const std::string field = join(prefix, key);
+  std::string list;
+  for (const char* c : choices) list += std::string(list.empty() ? "\"" : ", \"") + c + "\"";
+  if (!v->is_string()) fail(field + " must be one of " + list + ", not " + type_name(*v), field);
+  const std::string s = v->get<std::string>();
+  for (const char* c : choices) {
+    if (s == c) return s;
+  }
+  fail(field + " must be one of " + list + ", not \"" + s + "\"", field);
+}
+
+// One float32 from a JSON number: finite and within float32's range.
+float read_float_value(const json& v, const std::string& field) {
+  if (!v.is_number()) fail(field + " must be a number, not " + type_name(v), field);
+  const double d = v.get<double>();
+  const float f = static_cast<float>(d);
+  if (!std::isfinite(d) || !std::isfinite(f)) {
+    fail(field + " (" + v.dump() + ") is outside float32's range (about ±3.4e38)", field);
+  }
+  return f;
+}
+
+// An explicit matrix of exactly (rows × cols) numbers; the shape is checked
+// before anything is allocated.
+Tensor read_matrix(const json& v, int rows, int cols, const std::string& field,
+                   const char* rows_meaning, const char* cols_meaning) {
+  if (!v.is_array()) fail(field + " must be a list of rows, not " + type_name(v), field);
+  if (static_cast<long long>(v.size()) != rows) {
+    fail(field + " must have " + std::to_string(rows) + " rows (" + rows_meaning + "), but it has " +
+             std::to_string(v.size()),
+         field);
+  }
+  Tensor t(rows, cols);
+  for (int i = 0; i < rows; ++i) {
+    const json& row = v[static_cast<size_t>(i)];
+    const std::string rf = field + "[" + std::to_string(i) + "]";
+    if (!row.is_array()) fail(rf + " must be a list of numbers, not " + type_name(row), rf);
+    if (static_cast<long long>(row.size()) != cols) {
+      fail(rf + " must have " + std::to_string(cols) + " numbers (" + cols_meaning +
+               "), but it has " + std::to_string(row.size()),
+           rf);
+    }
+    for (int j = 0; j < cols; ++j) {
+      t.at(i, j) = read_float_value(row[static_cast<size_t>(j)], rf + "[" + std::to_string(j) + "]");
+    }
+  }
+  return t;
+}
+
+Tensor read_vector(const json& v, int n, const std::string& field, const char* meaning) {
+  if (!v.is_array()) fail(field + " must be a list of numbers, not " + type_name(v), field);
+  if (static_cast<long long>(v.size()) != n) {
+    fail(field + " must have " + std::to_string(n) + " numbers (" + meaning + "), but it has " +
+             std::to_string(v.size()),
+         field);
+  }
+  Tensor t(1, n);
+  for (int j = 0; j < n; ++j) {
+    t.at(0, j) = read_float_value(v[static_cast<size_t>(j)], field + "[" + std::to_string(j) + "]");
+  }
+  return t;
+}
+
+void parse_tokens(const json& j, State* s) {
+  const json* v = find(j, "tokens");
+  if (v == nullptr) return;  // default sentence
+  if (!v->is_array()) fail("tokens must be a list of strings, not " + type_name(*v), "tokens");
+  if (v->size() > static_cast<size_t>(Limits::kMaxTokens)) {
+    fail("tokens has " + std::to_string(v->size()) + " entries; the limit is " +
+             std::to_string(Limits::kMaxTokens) + " tokens",
+         "tokens");
+  }
+  s->tokens.clear();
+  for (size_t i = 0; i < v->size(); ++i) {
+    const json& t = (*v)[i];
+    const std::string field = "tokens[" + std::to_string(i) + "]";
+    if (!t.is_string()) fail(field + " must be a string, not " + type_name(t), field);
+    s->tokens.push_back(t.get<std::string>());
+  }
+}
+
+void parse_embedding(const json& j, State* s) {
+  const json* e = find(j, "embedding");
+  if (e == nullptr) return;
+  if (!e->is_object()) fail("embedding must be an object, not " + type_name(*e), "embedding");
+  reject_unknown(*e, {"init", "seed", "values"}, "embedding");
+  const json* values = find(*e, "values");
+  if (values != nullptr) {
+    if (find(*e, "init") != nullptr || find(*e, "seed") != nullptr) {
+      fail("embedding has values and also init/seed; give either {\"init\", \"seed\"} or "
+           "{\"values\"}",
+           "embedding");
+    }
+    s->embedding.init = EmbeddingInit::values;
+    s->embedding.values = read_matrix(*values, s->seq_len(), s->d_model, "embedding.values",
+                                      "one per token", "d_model");
+    return;
+  }
+  read_choice(*e, "init", "torch_randn", {"torch_randn"}, "embedding");
+  s->embedding.init = EmbeddingInit::torch_randn;
+  s->embedding.seed = read_seed(*e, "seed", 123, "embedding");
+}
+
+void parse_weights(const json& j, State* s) {
+  const json* w = find(j, "weights");
+  if (w == nullptr) return;
+  if (!w->is_object()) fail("weights must be an object, not " + type_name(*w), "weights");
+  reject_unknown(*w, {"init", "seed", "layout", "W_q", "W_k", "W_v", "W_o", "b_q", "b_k", "b_v", "b_o"},
+                 "weights");
+  WeightSpec& spec = s->weights;
+  spec.layout = read_choice(*w, "layout", "fused", {"fused", "per_head"}, "weights") == "per_head"
+                    ? WeightLayout::per_head
+                    : WeightLayout::fused;
+  static const char* const kMatrices[] = {"W_q", "W_k", "W_v", "W_o", "b_q", "b_k", "b_v", "b_o"};
+  const char* first_matrix = nullptr;
+  for (const char* m : kMatrices) {
+    if (find(*w, m) != nullptr && first_matrix == nullptr) first_matrix = m;
+  }
+  if (first_matrix == nullptr) {
+    spec.init = read_choice(*w, "init", "torch_rand", {"torch_linear", "torch_rand"}, "weights") ==
+                        "torch_linear"
+                    ? WeightInit::torch_linear
+                    : WeightInit::torch_rand;
+    spec.seed = read_seed(*w, "seed", 123, "weights");
+    return;
+  }
+  if (find(*w, "init") != nullptr || find(*w, "seed") != nullptr) {
+    fail(std::string("weights has ") + first_matrix +
+             " and also init/seed; give either {\"init\", \"seed\"} or the matrices",
+         std::string("weights.") + first_matrix);
+  }
+  spec.init = WeightInit::values;
+  const int dm = s->d_model, dout = s->d_out;
+  auto matrix = [&](const char* name, int rows, int cols, const char* rm, const char* cm,
+                    bool needed, Tensor* dst) {
+    const json* v = find(*w, name);
+    const std::string field = std::string("weights.") + name;
+    if (v == nullptr) {
+      if (needed) fail(field + " is missing (explicit weights need it with these settings)", field);
+      return;
+    }
+    *dst = read_matrix(*v, rows, cols, field, rm, cm);
+  };
+  auto vector = [&](const char* name, bool needed, Tensor* dst) {
+    const json* v = find(*w, name);
+    const std::string field = std::string("weights.") + name;
+    if (v == nullptr) {
+      if (needed) fail(field + " is missing (explicit weights need it with these settings)", field);
+      return;
+    }
+    *dst = read_vector(*v, dout, field, "d_out");
+  };
+  matrix("W_q", dm, dout, "d_model", "d_out", true, &spec.W_q);
+  matrix("W_k", dm, dout, "d_model", "d_out", true, &spec.W_k);
+  matrix("W_v", dm, dout, "d_model", "d_out", true, &spec.W_v);
+  matrix("W_o", dout, dout, "d_out", "d_out", s->out_proj, &spec.W_o);
+  vector("b_q", s->qkv_bias, &spec.b_q);
+  vector("b_k", s->qkv_bias, &spec.b_k);
+  vector("b_v", s->qkv_bias, &spec.b_v);
+  vector("b_o", s->out_proj && s->out_bias, &spec.b_o);
+}
+
+void parse_masking(const json& j, State* s) {
+  s->causal = read_bool(j, "causal", s->causal, "");
+  s->safe_softmax = read_bool(j, "safe_softmax", s->safe_softmax, "");
+  if (const json* kp = find(j, "key_padding")) {
+    if (!kp->is_array()) {
+      fail("key_padding must be a list with 1 (real token) or 0 (padding) per token, not " +
+               type_name(*kp),
+           "key_padding");
+    }
+    if (static_cast<long long>(kp->size()) != s->seq_len()) {
+      fail("key_padding has " + std::to_string(kp->size()) + " entries but there are " +
+               std::to_string(s->seq_len()) + " tokens",
+           "key_padding");
+    }
+    s->key_padding.clear();
+    for (size_t i = 0; i < kp->size(); ++i) {
+      const json& v = (*kp)[i];
+      const std::string field = "key_padding[" + std::to_string(i) + "]";
+      if (v.is_boolean()) {
+        s->key_padding.push_back(v.get<bool>() ? 1 : 0);
+      } else if (v.is_number() && (v.get<double>() == 0.0 || v.get<double>() == 1.0)) {
+        s->key_padding.push_back(v.get<double>() == 1.0 ? 1 : 0);
+      } else {
+        fail(field + " must be 1 (a real token) or 0 (padding), not " + v.dump(), field);
+      }
+    }
+  }
+  if (const json* mf = find(j, "mask_fill")) {
+    if (mf->is_string()) {
+      if (mf->get<std::string>() != "-inf") {
+        fail("mask_fill must be \"-inf\" or a number, not \"" + mf->get<std::string>() + "\"",
+             "mask_fill");
+      }
+      s->mask_fill = -std::numeric_limits<double>::infinity();
+    } else if (mf->is_number()) {
+      s->mask_fill = mf->get<double>();
+    } else {
+      fail("mask_fill must be \"-inf\" or a number, not " + type_name(*mf), "mask_fill");
+    }
+  }
+}
+
+void parse_all(const json& j, State* s) {
+  if (!j.is_object()) fail("a session state must be a JSON object, not " + type_name(j), "");
+  reject_unknown(j, {"version", "tokens", "d_model", "d_out", "num_heads", "embedding", "positional",
+                     "weights", "qkv_bias", "out_proj", "out_bias", "scale", "temperature",
+                     "causal", "key_padding", "mask_fill", "safe_softmax", "dropout"},
+                 "");
+  *s = State{};
+  if (const json* v = find(j, "version")) {
+    if (!(v->is_number_integer() || v->is_number_unsigned()) ||
+        v->get<long long>() != Limits::kStateVersion) {
+      fail("version must be 1 (this attnviz reads session states of version 1), not " + v->dump(),
+           "version");
+    }
+  }
+  parse_tokens(j, s);
+  s->d_model = static_cast<int>(read_int(j, "d_model", s->d_model, 1, Limits::kMaxDModel, ""));
+  s->d_out = static_cast<int>(read_int(j, "d_out", s->d_out, 1, Limits::kMaxDOut, ""));
+  s->num_heads = static_cast<int>(read_int(j, "num_heads", s->num_heads, 1, Limits::kMaxHeads, ""));
+  s->qkv_bias = read_bool(j, "qkv_bias", s->qkv_bias, "");
+  s->out_proj = read_bool(j, "out_proj", s->out_proj, "");
+  s->out_bias = read_bool(j, "out_bias", s->out_bias, "");
+  // Sizes first: value arrays below are read only within the limits.
+  Status st = detail::validate_sizes(*s);
+  if (!st.ok) throw ParseError{st};
+  parse_embedding(j, s);
+  s->positional = read_choice(j, "positional", "none", {"none", "sinusoidal"}, "") == "sinusoidal"
+                      ? Positional::sinusoidal
+                      : Positional::none;
+  parse_weights(j, s);
+  const std::string scale = read_choice(j, "scale", "head_dim", {"head_dim", "d_out", "none"}, "");
+  s->scale = scale == "head_dim" ? ScaleMode::head_dim
+             : scale == "d_out"  ? ScaleMode::d_out
+                                 : ScaleMode::none;
+  s->temperature = read_number(j, "temperature", s->temperature, "");
+  parse_masking(j, s);
+  if (const json* d = find(j, "dropout")) {
+    if (!d->is_object()) fail("dropout must be an object, not " + type_name(*d), "dropout");
+    reject_unknown(*d, {"p", "training", "seed"}, "dropout");
+    s->dropout.p = read_number(*d, "p", s->dropout.p, "dropout");
+    s->dropout.training = read_bool(*d, "training", s->dropout.training, "dropout");
+    s->dropout.seed = read_seed(*d, "seed", s->dropout.seed, "dropout");
+  }
+}
+
+}  // namespace
+
+Status parse_state(const nlohmann::json& j, State* out) {
+  try {
+    State s;
+    parse_all(j, &s);
+    Status st = validate_state(s);
+    if (!st.ok) return st;
+    *out = std::move(s);
+    return Status::success();
+  } catch (const ParseError& e) {
+    return e.status;
+  } catch (const std::bad_alloc&) {
+    return Status::failure("not enough memory to read this state", "");
+  } catch (const std::exception& e) {
+    return Status::failure(std::string("could not read this state: ") + e.what(), "");
+  }
+}
+
+Status parse_state_text(std::string_view text, State* out) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text.begin(), text.end());
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.byte is 1-based; report line and column, which a learner can find.
+    size_t line = 1, col = 1;
+    const size_t upto = e.byte == 0 ? 0 : std::min<size_t>(e.byte - 1, text.size());
+    for (size_t i = 0; i < upto; ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+    return Status::failure("this is not valid JSON (problem at line " + std::to_string(line) +
+                               ", column " + std::to_string(col) + ")",
+                           "");
+  } catch (const std::bad_alloc&) {
+    return Status::failure("not enough memory to read this state", "");
+  } catch (const std::exception& e) {
+    return Status::failure(std::string("this is not valid JSON: ") + e.what(), "");
+  }
+  return parse_state(j, out);
+}
+
+}  // namespace attnviz
