@@ -1,0 +1,141 @@
+// Helpers shared by the engine tests.
+//
+// Printed tables: the tutorials' tables are typed into the tests as the text
+// PyTorch printed (e.g. "[[ 0.3374, -0.1778], [1.6344e-01, -inf]]"). Each
+// number keeps its printed precision, and a cell matches when the engine's
+// value is within half a unit of the last printed digit of that number
+// (PyTorch rounds to the printed digits, so the true value lies in that
+// interval), plus 1e-9 relative slack for decimal-to-double conversion.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "attnviz/pipeline.h"
+#include "attnviz/state.h"
+
+namespace attnviz_test {
+
+struct Printed {
+  double value = 0.0;      // as printed
+  double half_unit = 0.0;  // half a unit of the last printed digit
+};
+
+// Parses every number of a printed table, row by row ("[...]" at depth 1 or
+// the innermost brackets start rows). "-inf"/"inf"/"nan" are accepted.
+inline std::vector<std::vector<Printed>> parse_printed(const char* text) {
+  std::vector<std::vector<Printed>> rows;
+  std::vector<Printed> row;
+  const char* s = text;
+  while (*s) {
+    if (*s == '[') {
+      row.clear();
+      ++s;
+      continue;
+    }
+    if (*s == ']') {
+      if (!row.empty()) rows.push_back(row);
+      row.clear();
+      ++s;
+      continue;
+    }
+    if (std::strncmp(s, "-inf", 4) == 0 || std::strncmp(s, "inf", 3) == 0 ||
+        std::strncmp(s, "nan", 3) == 0) {
+      const bool neg = *s == '-';
+      const bool nan = s[neg ? 1 : 0] == 'n';
+      row.push_back({nan ? NAN : (neg ? -INFINITY : INFINITY), 0.0});
+      s += neg ? 4 : 3;
+      continue;
+    }
+    if ((*s >= '0' && *s <= '9') || ((*s == '-' || *s == '+') && s[1] >= '0' && s[1] <= '9')) {
+      char* end = nullptr;
+      const double v = std::strtod(s, &end);
+      // decimals of the mantissa and the exponent, for the printed precision
+      const char* dot = nullptr;
+      const char* e = nullptr;
+      for (const char* p = s; p < end; ++p) {
+        if (*p == '.') dot = p;
+        if (*p == 'e' || *p == 'E') e = p;
+      }
+      const char* mant_end = e ? e : end;
+      const int decimals = dot ? static_cast<int>(mant_end - dot - 1) : 0;
+      const int exponent = e ? std::atoi(e + 1) : 0;
+      row.push_back({v, 0.5 * std::pow(10.0, exponent - decimals)});
+      s = end;
+      continue;
+    }
+    ++s;
+  }
+  return rows;
+}
+
+// A documented exception for one cell whose printed digit sits on a rounding
+// boundary (the reason must be written where it is used).
+struct CellAllowance {
+  int i, j;
+  double tolerance;
+};
+
+// Expects t (rows × cols, or a column range of it) to match a printed table.
+inline void expect_printed(const attnviz::TensorView& t, const char* printed, const std::string& what,
+                           const std::vector<CellAllowance>& allowances = {}) {
+  const auto rows = parse_printed(printed);
+  ASSERT_EQ(static_cast<int>(rows.size()), t.rows) << what << ": number of rows";
+  for (int i = 0; i < t.rows; ++i) {
+    ASSERT_EQ(static_cast<int>(rows[i].size()), t.cols) << what << ": row " << i << " length";
+    for (int j = 0; j < t.cols; ++j) {
+      const Printed& p = rows[i][j];
+      const double got = t.at(i, j);
+      if (std::isnan(p.value)) {
+        EXPECT_TRUE(std::isnan(got)) << what << "[" << i << "][" << j << "] = " << got;
+      } else if (std::isinf(p.value)) {
+        EXPECT_EQ(got, p.value) << what << "[" << i << "][" << j << "]";
+      } else {
+        double tol = p.half_unit + 1e-9 * std::fabs(p.value);
+        for (const CellAllowance& a : allowances) {
+          if (a.i == i && a.j == j) tol = a.tolerance;
+        }
+        EXPECT_NEAR(got, p.value, tol)
+            << what << "[" << i << "][" << j << "] printed " << p.value;
+      }
+    }
+  }
+}
+
+// One printed row against row i of t.
+inline void expect_printed_row(const attnviz::TensorView& t, int i, const char* printed,
+                               const std::string& what) {
+  attnviz::TensorView r{t.row(i), 1, t.cols, t.stride};
+  expect_printed(r, printed, what);
+}
+
+// Parses a state, asserting it is valid.
+inline attnviz::State state_from(const std::string& json_text) {
+  attnviz::State s;
+  const attnviz::Status st = attnviz::parse_state_text(json_text, &s);
+  EXPECT_TRUE(st.ok) << st.error << " (field " << st.field << ")";
+  return s;
+}
+
+// Runs a state through a fresh pipeline, asserting success.
+inline void run(attnviz::Pipeline* p, const attnviz::State& s) {
+  const attnviz::Status st = p->set_state(s);
+  ASSERT_TRUE(st.ok) << st.error << " (field " << st.field << ")";
+}
+
+inline attnviz::TensorView view(const attnviz::Pipeline& p, attnviz::Stage s, int head = 0) {
+  const attnviz::Tensor* t = p.matrix(s, head);
+  EXPECT_NE(t, nullptr) << attnviz::stage_name(s);
+  return t ? t->view() : attnviz::TensorView{};
+}
+
+inline bool bitwise_equal(const attnviz::Tensor& a, const attnviz::Tensor& b) {
+  return attnviz::tensors_bitwise_equal(a, b);
+}
+
+}  // namespace attnviz_test
