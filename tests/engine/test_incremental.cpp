@@ -1,0 +1,282 @@
+// The staged pipeline recomputes only what lies downstream of a change, and a
+// partial recompute is bitwise equal to computing from scratch.
+//
+// Each test checks both: the update records / versions (what was recomputed)
+// and the results (every stage of every head against a fresh Pipeline,
+// bitwise; the kernels are row-independent, kernels.h).
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "attnviz/pipeline.h"
+#include "engine_test_util.h"
+
+namespace {
+
+using attnviz::Pipeline;
+using attnviz::Stage;
+using attnviz::StageUpdate;
+using attnviz::UpdateKind;
+using attnviz_test::run;
+using attnviz_test::state_from;
+
+constexpr Stage kGlobal[] = {Stage::X, Stage::W_q, Stage::W_k, Stage::W_v, Stage::W_o,
+                             Stage::b_q, Stage::b_k, Stage::b_v, Stage::b_o, Stage::Q,
+                             Stage::K, Stage::V, Stage::concat, Stage::output};
+constexpr Stage kPerHead[] = {Stage::scores, Stage::scaled, Stage::masked,
+                              Stage::weights, Stage::dropped, Stage::context};
+
+void expect_same_as_fresh(const Pipeline& p, const std::string& when) {
+  Pipeline fresh;
+  ASSERT_TRUE(fresh.set_state(p.state()).ok);
+  for (Stage s : kGlobal) {
+    const attnviz::Tensor* a = p.matrix(s);
+    const attnviz::Tensor* b = fresh.matrix(s);
+    ASSERT_EQ(a == nullptr, b == nullptr) << when << ": " << attnviz::stage_name(s);
+    if (a != nullptr) {
+      EXPECT_TRUE(attnviz::tensors_bitwise_equal(*a, *b)) << when << ": " << attnviz::stage_name(s);
+    }
+  }
+  for (int h = 0; h < p.num_heads(); ++h) {
+    for (Stage s : kPerHead) {
+      EXPECT_TRUE(attnviz::tensors_bitwise_equal(*p.matrix(s, h), *fresh.matrix(s, h)))
+          << when << ": " << attnviz::stage_name(s) << " head " << h;
+    }
+  }
+}
+
+// Six tokens with explicit embeddings, two heads, output projection.
+attnviz::State base_state(bool causal) {
+  auto s = state_from(R"({"tokens": ["Your", "journey", "starts", "with", "one", "step"],
+    "d_model": 3, "d_out": 4, "num_heads": 2, "out_proj": true, "qkv_bias": true,
+    "embedding": {"values": [[0.43, 0.15, 0.89], [0.55, 0.87, 0.66], [0.57, 0.85, 0.64],
+                             [0.22, 0.58, 0.33], [0.77, 0.25, 0.10], [0.05, 0.80, 0.55]]},
+    "weights": {"init": "torch_linear", "seed": 789}})");
+  s.causal = causal;
+  return s;
+}
+
+StageUpdate upd(const Pipeline& p, Stage s, int h = 0) { return p.last_update(s, h); }
+
+TEST(Incremental, FirstStateIsAFullBuild) {
+  Pipeline p;
+  run(&p, base_state(false));
+  for (int h = 0; h < 2; ++h) {
+    for (Stage s : kPerHead) {
+      EXPECT_EQ(upd(p, s, h).kind, UpdateKind::full);
+      EXPECT_NE(p.version(s, h), 0u);
+    }
+  }
+  EXPECT_EQ(p.version(Stage::b_o), p.version(Stage::b_o));
+  EXPECT_NE(p.version(Stage::b_o), 0u);
+}
+
+TEST(Incremental, TogglingDropoutRecomputesNeitherQkvNorScores) {
+  Pipeline p;
+  auto s = base_state(false);
+  run(&p, s);
+  const uint64_t vq = p.version(Stage::Q), vs = p.version(Stage::scores, 1),
+                 vw = p.version(Stage::weights, 0), vd = p.version(Stage::dropped, 0);
+  s.dropout = {0.3, true, 7};
+  run(&p, s);
+  for (Stage st : {Stage::X, Stage::Q, Stage::K, Stage::V}) EXPECT_EQ(upd(p, st).kind, UpdateKind::none);
+  for (int h = 0; h < 2; ++h) {
+    for (Stage st : {Stage::scores, Stage::scaled, Stage::masked, Stage::weights}) {
+      EXPECT_EQ(upd(p, st, h).kind, UpdateKind::none) << attnviz::stage_name(st) << " head " << h;
+    }
+    EXPECT_EQ(upd(p, Stage::dropped, h).kind, UpdateKind::full);
+    EXPECT_TRUE(upd(p, Stage::dropped, h).changed);
+  }
+  EXPECT_EQ(p.version(Stage::Q), vq);
+  EXPECT_EQ(p.version(Stage::scores, 1), vs);
+  EXPECT_EQ(p.version(Stage::weights, 0), vw);
+  EXPECT_NE(p.version(Stage::dropped, 0), vd);
+  expect_same_as_fresh(p, "dropout on");
+  // and back off: dropped returns to the weights
+  s.dropout.training = false;
+  run(&p, s);
+  EXPECT_EQ(upd(p, Stage::scores, 0).kind, UpdateKind::none);
+  EXPECT_TRUE(attnviz::tensors_bitwise_equal(*p.matrix(Stage::dropped, 0), *p.matrix(Stage::weights, 0)));
+  expect_same_as_fresh(p, "dropout off");
+}
+
+TEST(Incremental, EditingOneEmbeddingRowUnmasked) {
+  Pipeline p;
+  auto s = base_state(false);
+  run(&p, s);
+  s.embedding.values.at(2, 1) = -0.4f;
+  run(&p, s);
+  for (Stage st : {Stage::Q, Stage::K, Stage::V}) {
+    EXPECT_EQ(upd(p, st).kind, UpdateKind::partial);
+    EXPECT_EQ(upd(p, st).rows, 1) << attnviz::stage_name(st);  // only token 2's row
+  }
+  for (int h = 0; h < 2; ++h) {
+    // scores: row 2 and column 2 only
+    EXPECT_EQ(upd(p, Stage::scores, h).kind, UpdateKind::partial);
+    EXPECT_EQ(upd(p, Stage::scores, h).rows, 1);
+    EXPECT_EQ(upd(p, Stage::scores, h).cols, 1);
+    EXPECT_EQ(upd(p, Stage::scaled, h).rows, 1);
+    EXPECT_EQ(upd(p, Stage::masked, h).cols, 1);
+    // without a mask, column 2 feeds every row's softmax
+    EXPECT_EQ(upd(p, Stage::weights, h).rows, 6);
+  }
+  EXPECT_EQ(upd(p, Stage::W_q).kind, UpdateKind::none);
+  expect_same_as_fresh(p, "edited row 2");
+}
+
+TEST(Incremental, EditingOneEmbeddingRowCausal) {
+  Pipeline p;
+  auto s = base_state(true);
+  run(&p, s);
+  const uint64_t w0 = p.version(Stage::weights, 0);
+  s.embedding.values.at(3, 0) = 0.9f;
+  run(&p, s);
+  for (int h = 0; h < 2; ++h) {
+    EXPECT_EQ(upd(p, Stage::scores, h).rows, 1);
+    EXPECT_EQ(upd(p, Stage::scores, h).cols, 1);
+    // rows 0-2 never see token 3: only rows 3, 4, 5 are re-normalised
+    EXPECT_EQ(upd(p, Stage::weights, h).kind, UpdateKind::partial);
+    EXPECT_EQ(upd(p, Stage::weights, h).rows, 3);
+    EXPECT_EQ(upd(p, Stage::dropped, h).rows, 3);
+    EXPECT_EQ(upd(p, Stage::context, h).rows, 3);
+  }
+  EXPECT_EQ(upd(p, Stage::concat).rows, 3);
+  EXPECT_EQ(upd(p, Stage::output).rows, 3);
+  EXPECT_NE(p.version(Stage::weights, 0), w0);
+  expect_same_as_fresh(p, "edited row 3, causal");
+}
+
+TEST(Incremental, ScaleMaskAndSoftmaxChangesStartWhereTheyBelong) {
+  Pipeline p;
+  auto s = base_state(false);
+  run(&p, s);
+  s.temperature = 2.0;
+  run(&p, s);
+  EXPECT_EQ(upd(p, Stage::Q).kind, UpdateKind::none);
+  EXPECT_EQ(upd(p, Stage::scores, 0).kind, UpdateKind::none);
+  EXPECT_EQ(upd(p, Stage::scaled, 0).kind, UpdateKind::full);
+  expect_same_as_fresh(p, "temperature");
+
+  s.causal = true;
+  run(&p, s);
+  EXPECT_EQ(upd(p, Stage::scaled, 0).kind, UpdateKind::none);
+  EXPECT_EQ(upd(p, Stage::masked, 0).kind, UpdateKind::full);
+  EXPECT_EQ(upd(p, Stage::weights, 0).rows, 5);  // the last row has nothing above the diagonal
+  expect_same_as_fresh(p, "causal");
+
+  s.key_padding = {1, 1, 1, 1, 0, 1};
+  run(&p, s);
+  EXPECT_EQ(upd(p, Stage::weights, 0).rows, 2);  // key 4 is visible to rows 4 and 5 only
+  expect_same_as_fresh(p, "padding");
+
+  s.key_padding = {0, 0, 0, 0, 0, 0};
+  s.safe_softmax = true;
+  run(&p, s);
+  EXPECT_EQ(upd(p, Stage::weights, 0).kind, UpdateKind::full);
+  expect_same_as_fresh(p, "everything padded, safe softmax");
+}
+
+TEST(Incremental, WeightChangesRecomputeProjections) {
+  Pipeline p;
+  auto s = base_state(false);
+  run(&p, s);
+  const uint64_t vx = p.version(Stage::X);
+  s.weights.seed = 790;
+  run(&p, s);
+  EXPECT_EQ(upd(p, Stage::X).kind, UpdateKind::none);
+  EXPECT_EQ(p.version(Stage::X), vx);
+  EXPECT_TRUE(upd(p, Stage::W_q).changed);
+  EXPECT_EQ(upd(p, Stage::Q).kind, UpdateKind::full);
+  expect_same_as_fresh(p, "new weight seed");
+}
+
+TEST(Incremental, NothingChangedMeansNothingRecomputed) {
+  Pipeline p;
+  auto s = base_state(true);
+  run(&p, s);
+  uint64_t before[6];
+  for (int k = 0; k < 6; ++k) before[k] = p.version(kPerHead[k], 1);
+  s.tokens[0] = "My";  // explicit embeddings: a new label, the same numbers
+  s.dropout = {0.5, false, 99};  // not training: still the identity
+  run(&p, s);
+  for (int k = 0; k < 6; ++k) {
+    EXPECT_EQ(upd(p, kPerHead[k], 1).kind, UpdateKind::none);
+    EXPECT_EQ(p.version(kPerHead[k], 1), before[k]);
+  }
+  EXPECT_EQ(p.state().tokens[0], "My");
+}
+
+TEST(Incremental, NewTokenRebuildsEverything) {
+  Pipeline p;
+  auto s = state_from(R"({"tokens": ["a", "b", "c"], "d_model": 4, "d_out": 4, "num_heads": 2})");
+  run(&p, s);
+  const uint64_t v = p.version(Stage::weights, 1);
+  s.tokens.push_back("d");
+  run(&p, s);
+  EXPECT_EQ(p.seq_len(), 4);
+  EXPECT_EQ(upd(p, Stage::Q).kind, UpdateKind::full);
+  EXPECT_NE(p.version(Stage::weights, 1), v);
+  expect_same_as_fresh(p, "appended a token");
+}
+
+TEST(Incremental, BadStateKeepsThePreviousResult) {
+  Pipeline p;
+  auto s = base_state(true);
+  run(&p, s);
+  const attnviz::Tensor before = *p.matrix(Stage::output);
+  const uint64_t v = p.version(Stage::output);
+  auto bad = s;
+  bad.num_heads = 3;  // 4 is not divisible by 3
+  const attnviz::Status st = p.set_state(bad);
+  EXPECT_FALSE(st.ok);
+  EXPECT_EQ(st.field, "num_heads");
+  EXPECT_EQ(p.state().num_heads, 2);
+  EXPECT_EQ(p.version(Stage::output), v);
+  EXPECT_TRUE(attnviz::tensors_bitwise_equal(before, *p.matrix(Stage::output)));
+}
+
+// Random edits, each checked against a fresh pipeline: the incremental paths
+// must never diverge from a full computation.
+TEST(Incremental, RandomEditSequencesMatchFreshPipelines) {
+  std::mt19937 rng(12345);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  Pipeline p;
+  auto s = base_state(false);
+  run(&p, s);
+  for (int step = 0; step < 120; ++step) {
+    switch (pick(9)) {
+      case 0: s.embedding.values.at(pick(6), pick(3)) = static_cast<float>(pick(200) - 100) / 50.0f; break;
+      case 1: s.causal = !s.causal; break;
+      case 2: s.temperature = 0.5 + pick(4) * 0.5; break;
+      case 3: s.dropout = {pick(5) * 0.25, pick(2) == 1, static_cast<uint64_t>(pick(3))}; break;
+      case 4: s.key_padding = pick(3) == 0 ? std::vector<uint8_t>{} : std::vector<uint8_t>{1, 1, 0, 1, 1, static_cast<uint8_t>(pick(2))}; break;
+      case 5: s.safe_softmax = !s.safe_softmax; break;
+      case 6: s.weights.seed = 780 + pick(3); break;
+      case 7: s.mask_fill = pick(2) ? -1e9 : -INFINITY; break;
+      case 8: s.scale = static_cast<attnviz::ScaleMode>(pick(3)); break;
+    }
+    run(&p, s);
+    expect_same_as_fresh(p, "step " + std::to_string(step));
+    if (HasFailure()) return;
+  }
+}
+
+TEST(Incremental, RenamingTokensWithRandomEmbeddingsMatchesFresh) {
+  // torch_randn: X rows follow the vocabulary (distinct tokens in order of
+  // first appearance), so renaming a token can move several rows at once.
+  std::mt19937 rng(99);
+  const char* words[] = {"the", "cat", "sat", "on", "a", "mat"};
+  auto s = state_from(R"({"tokens": ["the", "cat", "sat", "on", "the", "mat", "a"],
+    "d_model": 5, "d_out": 6, "num_heads": 3, "causal": true, "out_proj": true})");
+  Pipeline p;
+  run(&p, s);
+  for (int step = 0; step < 40; ++step) {
+    s.tokens[rng() % s.tokens.size()] = words[rng() % 6];
+    run(&p, s);
+    expect_same_as_fresh(p, "rename step " + std::to_string(step));
+    if (HasFailure()) return;
+  }
+}
+
+}  // namespace
