@@ -1,0 +1,215 @@
+// The session state: defaults, round trips, and every kind of bad input
+// giving a learner-readable sentence and the offending field.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "attnviz/report.h"
+#include "attnviz/state.h"
+#include "engine_test_util.h"
+
+namespace {
+
+using attnviz::State;
+using attnviz::Status;
+using nlohmann::json;
+
+TEST(State, EmptyObjectIsTheDocumentedDefault) {
+  State s;
+  ASSERT_TRUE(attnviz::parse_state_text("{}", &s).ok);
+  EXPECT_EQ(s.tokens, (std::vector<std::string>{"Once", "upon", "a", "time", "there"}));
+  EXPECT_EQ(s.d_model, 4);
+  EXPECT_EQ(s.d_out, 4);
+  EXPECT_EQ(s.num_heads, 1);
+  EXPECT_EQ(s.embedding.init, attnviz::EmbeddingInit::torch_randn);
+  EXPECT_EQ(s.embedding.seed, 123u);
+  EXPECT_EQ(s.weights.init, attnviz::WeightInit::torch_rand);
+  EXPECT_EQ(s.weights.seed, 123u);
+  EXPECT_EQ(s.scale, attnviz::ScaleMode::head_dim);
+  EXPECT_EQ(s.temperature, 1.0);
+  EXPECT_FALSE(s.causal);
+  EXPECT_TRUE(s.key_padding.empty());
+  EXPECT_TRUE(std::isinf(s.mask_fill) && s.mask_fill < 0);
+  EXPECT_FALSE(s.safe_softmax);
+  EXPECT_FALSE(s.qkv_bias);
+  EXPECT_FALSE(s.out_proj);
+  EXPECT_TRUE(s.out_bias);
+  EXPECT_EQ(s.dropout.p, 0.0);
+  EXPECT_FALSE(s.dropout.training);
+}
+
+TEST(State, SerialisationRoundTrips) {
+  const char* text = R"({"version": 1, "tokens": ["a", "b", "a"], "d_model": 2, "d_out": 4,
+    "num_heads": 2, "embedding": {"values": [[0.1, -2.5], [3e-8, 1e30], [0, -0.0]]},
+    "positional": "sinusoidal", "qkv_bias": true, "out_proj": true, "out_bias": false,
+    "weights": {"W_q": [[1, 2, 3, 4], [5, 6, 7, 8]], "W_k": [[0.5, 0, 0, 0], [0, 0, 0, 1]],
+                "W_v": [[1, 1, 1, 1], [2, 2, 2, 2]],
+                "W_o": [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0.3333333]],
+                "b_q": [0.1, 0.2, 0.3, 0.4], "b_k": [0, 0, 0, 0], "b_v": [1, 2, 3, 4]},
+    "scale": "d_out", "temperature": 0.7, "causal": true, "key_padding": [1, 0, 1],
+    "mask_fill": -1e20, "safe_softmax": true, "dropout": {"p": 0.25, "training": true, "seed": -3}})";
+  State a, b;
+  ASSERT_TRUE(attnviz::parse_state_text(text, &a).ok);
+  const json j = attnviz::state_to_json(a);
+  const Status st = attnviz::parse_state(j, &b);
+  ASSERT_TRUE(st.ok) << st.error;
+  EXPECT_EQ(attnviz::state_to_json(b), j);
+  EXPECT_EQ(j["mask_fill"], -1e20);
+  EXPECT_EQ(j["dropout"]["seed"], 18446744073709551613ull);  // torch.manual_seed(-3) = 2^64 − 3
+  EXPECT_EQ(a.embedding.values.at(0, 0), 0.1f);               // exact float32 after the round trip
+  EXPECT_EQ(b.embedding.values.at(0, 0), 0.1f);
+  EXPECT_EQ(b.weights.W_o.at(3, 3), 0.3333333f);
+  EXPECT_TRUE(std::signbit(b.embedding.values.at(2, 1)));
+  EXPECT_EQ(j["weights"].count("b_o"), 0u);  // out_bias false: not written
+  State d;
+  ASSERT_TRUE(attnviz::parse_state_text("{}", &d).ok);
+  EXPECT_EQ(attnviz::state_to_json(d)["mask_fill"], "-inf");
+}
+
+struct BadCase {
+  const char* json_text;
+  const char* field;
+  const char* words;  // must appear in the error sentence
+};
+
+class BadInput : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(BadInput, GivesASentenceAndTheField) {
+  const BadCase& c = GetParam();
+  State s;
+  const Status st = attnviz::parse_state_text(c.json_text, &s);
+  EXPECT_FALSE(st.ok);
+  EXPECT_EQ(st.field, c.field) << st.error;
+  EXPECT_NE(st.error.find(c.words), std::string::npos) << st.error;
+  // run_state_json says the same and leaves the report alone
+  json report = "untouched";
+  json parsed;
+  bool is_json = true;
+  try {
+    parsed = json::parse(c.json_text);
+  } catch (...) {
+    is_json = false;
+  }
+  if (is_json) {
+    const Status r = attnviz::run_state_json(parsed, &report);
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(r.field, c.field);
+    EXPECT_EQ(report, "untouched");
+  }
+}
+
+const BadCase kBadCases[] = {
+    {"[1, 2]", "", "must be a JSON object"},
+    {"{\"tokens\": [\"a\",", "", "not valid JSON (problem at line 1"},
+    {"{\"version\": 2}", "version", "version must be 1"},
+    {"{\"tokens\": \"Once upon\"}", "tokens", "list of strings"},
+    {"{\"tokens\": []}", "tokens", "at least one token"},
+    {"{\"tokens\": [\"a\", 7]}", "tokens[1]", "must be a string"},
+    {"{\"d_model\": 0}", "d_model", "from 1 to 4096"},
+    {"{\"d_model\": 4097}", "d_model", "from 1 to 4096"},
+    {"{\"d_model\": 2.5}", "d_model", "whole number"},
+    {"{\"d_model\": \"4\"}", "d_model", "not a string"},
+    {"{\"d_out\": 5000}", "d_out", "from 1 to 4096"},
+    {"{\"num_heads\": 65}", "num_heads", "from 1 to 64"},
+    {"{\"d_out\": 6, \"num_heads\": 4}", "num_heads", "d_out (6) must be divisible by num_heads (4)"},
+    {"{\"causl\": true}", "causl", "unknown field \"causl\""},
+    {"{\"dropout\": {\"rate\": 0.1}}", "dropout.rate", "unknown field \"rate\""},
+    {"{\"causal\": \"yes\"}", "causal", "true or false"},
+    {"{\"embedding\": {\"init\": \"xavier\"}}", "embedding.init", "\"torch_randn\""},
+    {"{\"embedding\": {\"values\": [[1, 2, 3, 4]]}}", "embedding.values", "5 rows"},
+    {"{\"tokens\": [\"a\", \"b\"], \"embedding\": {\"values\": [[1, 2, 3, 4], [1, 2, 3]]}}",
+     "embedding.values[1]", "4 numbers (d_model)"},
+    {"{\"tokens\": [\"a\"], \"embedding\": {\"values\": [[1, 2, \"x\", 4]]}}", "embedding.values[0][2]",
+     "must be a number"},
+    {"{\"tokens\": [\"a\"], \"embedding\": {\"values\": [[1e39, 2, 3, 4]]}}", "embedding.values[0][0]",
+     "outside float32's range"},
+    {"{\"embedding\": {\"seed\": 1, \"values\": []}}", "embedding", "either"},
+    {"{\"embedding\": {\"seed\": 1.5}}", "embedding.seed", "whole number"},
+    {"{\"weights\": {\"init\": \"xavier\"}}", "weights.init", "\"torch_linear\", \"torch_rand\""},
+    {"{\"weights\": {\"layout\": \"split\"}}", "weights.layout", "\"fused\", \"per_head\""},
+    {"{\"weights\": {\"init\": \"torch_rand\", \"W_q\": []}}", "weights.W_q", "either"},
+    {"{\"d_model\": 1, \"d_out\": 1, \"weights\": {\"W_q\": [[1]], \"W_v\": [[1]]}}", "weights.W_k",
+     "weights.W_k is missing"},
+    {"{\"d_model\": 1, \"d_out\": 1, \"out_proj\": true, \"weights\": {\"W_q\": [[1]], \"W_k\": [[1]], "
+     "\"W_v\": [[1]]}}",
+     "weights.W_o", "missing"},
+    {"{\"d_model\": 1, \"d_out\": 1, \"weights\": {\"W_q\": [[1, 2]], \"W_k\": [[1]], \"W_v\": [[1]]}}",
+     "weights.W_q[0]", "1 numbers (d_out)"},
+    {"{\"scale\": \"sqrt\"}", "scale", "\"head_dim\", \"d_out\", \"none\""},
+    {"{\"temperature\": 0}", "temperature", "greater than 0"},
+    {"{\"temperature\": -1}", "temperature", "greater than 0"},
+    {"{\"key_padding\": [1, 1]}", "key_padding", "2 entries but there are 5 tokens"},
+    {"{\"key_padding\": [1, 1, 2, 1, 1]}", "key_padding[2]", "1 (a real token) or 0 (padding)"},
+    {"{\"mask_fill\": \"-1e9\"}", "mask_fill", "\"-inf\" or a number"},
+    {"{\"mask_fill\": -1e40}", "mask_fill", "float32's range"},
+    {"{\"dropout\": {\"p\": 1.5}}", "dropout.p", "from 0 to 1"},
+    {"{\"dropout\": {\"p\": -0.1}}", "dropout.p", "from 0 to 1"},
+    {"{\"dropout\": {\"training\": 1}}", "dropout.training", "true or false"},
+    {"{\"dropout\": 0.1}", "dropout", "must be an object"},
+};
+
+INSTANTIATE_TEST_SUITE_P(State, BadInput, ::testing::ValuesIn(kBadCases));
+
+TEST(State, LimitsOnTokens) {
+  std::string many = "{\"tokens\": [";
+  for (int i = 0; i < 2049; ++i) many += std::string(i ? "," : "") + "\"t\"";
+  many += "]}";
+  State s;
+  Status st = attnviz::parse_state_text(many, &s);
+  EXPECT_EQ(st.field, "tokens");
+  EXPECT_NE(st.error.find("the limit is 2048"), std::string::npos) << st.error;
+
+  const std::string long_token(257, 'x');
+  st = attnviz::parse_state_text("{\"tokens\": [\"ok\", \"" + long_token + "\"]}", &s);
+  EXPECT_EQ(st.field, "tokens[1]");
+  EXPECT_NE(st.error.find("at most 256 bytes"), std::string::npos) << st.error;
+  EXPECT_TRUE(attnviz::parse_state_text("{\"tokens\": [\"" + std::string(256, 'x') + "\"]}", &s).ok);
+
+  // A State built in code is validated too: invalid UTF-8 in a token
+  State bad;
+  bad.tokens[2] = std::string("\xE4\xBD", 2);  // a cut-off character
+  st = attnviz::validate_state(bad);
+  EXPECT_EQ(st.field, "tokens[2]");
+}
+
+TEST(State, MemoryLimitRefusesBeforeAllocating) {
+  // 2048 tokens × 64 heads would need ~5 GiB of S×S stages.
+  State s;
+  s.tokens.assign(2048, "t");
+  s.d_out = 64;
+  s.num_heads = 64;
+  Status st = attnviz::validate_state(s);
+  EXPECT_FALSE(st.ok);
+  EXPECT_EQ(st.field, "tokens");
+  EXPECT_NE(st.error.find("GiB"), std::string::npos) << st.error;
+  // The largest sizes are fine on their own.
+  s.num_heads = 1;
+  s.d_model = 4096;
+  s.d_out = 4096;
+  st = attnviz::validate_state(s);
+  EXPECT_TRUE(st.ok) << st.error;
+  EXPECT_LE(attnviz::estimate_pipeline_bytes(s), attnviz::Limits::kMaxPipelineBytes);
+}
+
+TEST(State, ValidateCatchesProgrammaticShapeErrors) {
+  State s;
+  s.embedding.init = attnviz::EmbeddingInit::values;
+  s.embedding.values.reset(5, 3);
+  Status st = attnviz::validate_state(s);
+  EXPECT_EQ(st.field, "embedding.values");
+  EXPECT_NE(st.error.find("5 × 4"), std::string::npos) << st.error;
+  s.embedding.values.reset(5, 4, NAN);
+  EXPECT_EQ(attnviz::validate_state(s).field, "embedding.values");
+}
+
+TEST(State, RunStateJsonReturnsTheReport) {
+  json report;
+  const Status st = attnviz::run_state_json(json::parse(R"({"causal": true})"), &report);
+  ASSERT_TRUE(st.ok) << st.error;
+  EXPECT_EQ(report["heads"].size(), 1u);
+  EXPECT_EQ(report["heads"][0]["masked"][0][1], "-inf");
+  EXPECT_EQ(report.count("W_o"), 0u);
+  EXPECT_EQ(report.count("b_q"), 0u);
+}
+
+}  // namespace
