@@ -5,6 +5,7 @@
 
 #include "app/app.h"
 #include "app/fonts.h"
+#include "app/presets.h"
 #include "imgui.h"
 
 namespace {
@@ -90,6 +91,27 @@ TEST(UiSmoke, BadStateKeepsTheLastValidOne) {
   EXPECT_EQ(app.state_json(), before);
   h.frame(app);
   EXPECT_NE(app.matrix("weights", 0).data, nullptr);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(UiPresets, EveryPresetLoadsAndTheFirstIsTheDefault) {
+  Headless h;
+  NullTextures tex;
+  App app(&tex);
+  const auto& list = attnviz::ui::presets();
+  ASSERT_GE(list.size(), 5u);
+  for (const auto& p : list) {
+    nlohmann::json r = app.set_state_text(p.state.dump());
+    EXPECT_TRUE(r.value("ok", false)) << p.id << ": " << r.dump();
+    EXPECT_FALSE(p.title.empty()) << p.id;
+    h.frame(app);
+  }
+  App fresh(&tex);
+  ASSERT_TRUE(app.set_state_text(list.front().state.dump()).value("ok", false));
+  EXPECT_EQ(fresh.state_json(), app.state_json());
 }
 
 }  // namespace

@@ -17,7 +17,10 @@ bool AppModel::apply(const nlohmann::json& state) {
   }
   error.clear();
   error_field.clear();
+  draft = engine.state();
   if (head >= engine.num_heads()) head = 0;
+  if (head_b >= engine.num_heads()) head_b = engine.num_heads() > 1 ? 1 : 0;
+  if (pinned.valid && !engine.matrix(pinned.stage, pinned.head).data) pinned = CellRef{};
   std::string joined;
   for (const auto& t : engine.tokens()) joined += (joined.empty() ? "" : " ") + t;
   tokens_text = joined;

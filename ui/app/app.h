@@ -16,17 +16,10 @@
 
 #include "app/fonts.h"
 #include "app/item_registry.h"
+#include "app/matrix_view.h"
 #include "app/texture_host.h"
 
 namespace attnviz::ui {
-
-// A matrix as the app shows it: row-major float32, rows×cols; data is null when
-// the name or head does not exist. Valid until the state next changes.
-struct MatrixView {
-  int rows = 0;
-  int cols = 0;
-  const float* data = nullptr;
-};
 
 struct AppModel;  // app_model.h: state, engine results, UI selections
 

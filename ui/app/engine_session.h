@@ -13,9 +13,9 @@
 #include "attnviz/state.h"
 #include "attnviz/status.h"
 
-namespace attnviz::ui {
+#include "app/matrix_view.h"
 
-struct MatrixView;
+namespace attnviz::ui {
 
 class EngineSession {
  public:

@@ -23,6 +23,15 @@ std::string format_value(float v, int digits) {
   return buf;
 }
 
+// Inside a cell: fixed-point with `digits` decimals (tiny values read as 0.00),
+// exponent form only for large magnitudes. The inspector shows full precision.
+static std::string format_cell(float v, int digits) {
+  if (!std::isfinite(v) || std::fabs(v) >= 1e5f) return format_value(v, digits);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, (double)v);
+  return buf;
+}
+
 // Range of the finite values, or the pinned/centred range the spec asks for.
 static void value_range(const HeatmapSpec& spec, const MatrixView& m, float* lo, float* hi) {
   if (spec.fixed_range) {
@@ -119,15 +128,16 @@ HeatmapHover heatmap(const HeatmapSpec& spec, const MatrixView& m, uint64_t vers
   float label_w = 0;
   for (int i = 0; i < m.rows; ++i)
     label_w = std::max(label_w, ImGui::CalcTextSize(label_at(spec.row_labels, i, buf, sizeof buf)).x);
-  label_w = std::min(label_w, 90.0f) + 6.0f;
-  const float bar_w = 12.0f, bar_gap = 8.0f;
-  float bar_text_w = std::max(ImGui::CalcTextSize(format_value(lo, 3).c_str()).x,
-                              ImGui::CalcTextSize(format_value(hi, 3).c_str()).x) + 6.0f;
+  label_w = spec.show_axis_labels ? std::min(label_w, 90.0f) + 6.0f : 0.0f;
+  const float bar_w = spec.show_colour_bar ? 12.0f : 0.0f, bar_gap = spec.show_colour_bar ? 8.0f : 0.0f;
+  float bar_text_w = spec.show_colour_bar ? std::max(ImGui::CalcTextSize(format_value(lo, 3).c_str()).x,
+                                                     ImGui::CalcTextSize(format_value(hi, 3).c_str()).x) + 6.0f
+                                          : 0.0f;
   float avail = spec.max_width > 0 ? spec.max_width : ImGui::GetContentRegionAvail().x;
   float cells_w = std::max(40.0f, avail - label_w - bar_gap - bar_w - bar_text_w);
   float cell = std::min(spec.max_cell, cells_w / (float)m.cols);
   cell = std::max(cell, 1.0f);
-  float header_h = ImGui::GetTextLineHeight() + 4.0f;
+  float header_h = spec.show_axis_labels ? ImGui::GetTextLineHeight() + 4.0f : 0.0f;
   ImVec2 origin = ImGui::GetCursorScreenPos();
   ImVec2 grid0(origin.x + label_w, origin.y + header_h);
   ImVec2 grid_size(cell * (float)m.cols, cell * (float)m.rows);
@@ -136,7 +146,7 @@ HeatmapHover heatmap(const HeatmapSpec& spec, const MatrixView& m, uint64_t vers
   ImU32 dim_col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
 
   // Column labels (clipped to their cell; the tooltip shows the whole token).
-  for (int j = 0; j < m.cols; ++j) {
+  for (int j = 0; j < m.cols && spec.show_axis_labels; ++j) {
     const char* s = label_at(spec.col_labels, j, buf, sizeof buf);
     ImVec2 p(grid0.x + cell * j, origin.y);
     ImVec4 clip(p.x, p.y, p.x + cell, p.y + header_h);
@@ -145,7 +155,7 @@ HeatmapHover heatmap(const HeatmapSpec& spec, const MatrixView& m, uint64_t vers
     dl->AddText(nullptr, 0.0f, ImVec2(x, p.y), j == spec.highlight_col ? text_col : dim_col, s, nullptr, 0.0f, &clip);
   }
   // Row labels, right-aligned against the grid.
-  for (int i = 0; i < m.rows; ++i) {
+  for (int i = 0; i < m.rows && spec.show_axis_labels; ++i) {
     const char* s = label_at(spec.row_labels, i, buf, sizeof buf);
     float th = ImGui::GetTextLineHeight();
     if (cell < th * 0.8f && i % std::max(1, (int)std::ceil(th / cell)) != 0) continue;
@@ -172,11 +182,11 @@ HeatmapHover heatmap(const HeatmapSpec& spec, const MatrixView& m, uint64_t vers
   float th = ImGui::GetTextLineHeight();
   float probe_w = ImGui::CalcTextSize("-0.0000").x;
   int digits = cell >= probe_w + 4 ? 4 : (cell >= ImGui::CalcTextSize("-0.00").x + 4 ? 2 : -1);
-  if (digits > 0 && cell >= th) {
+  if (spec.show_values && digits > 0 && cell >= th) {
     for (int i = 0; i < m.rows; ++i)
       for (int j = 0; j < m.cols; ++j) {
         float v = m.data[(size_t)i * m.cols + j];
-        std::string s = format_value(v, digits);
+        std::string s = format_cell(v, digits);
         ImVec2 ts = ImGui::CalcTextSize(s.c_str());
         if (ts.x > cell - 2) continue;
         uint32_t bg = cell_colour(spec.cmap, v, lo, hi);
@@ -198,16 +208,18 @@ HeatmapHover heatmap(const HeatmapSpec& spec, const MatrixView& m, uint64_t vers
 
   // Colour bar with its numeric range.
   ImVec2 b0(grid0.x + grid_size.x + bar_gap, grid0.y);
-  float bar_h = std::max(grid_size.y, 3 * th);
+  float bar_h = spec.show_colour_bar ? std::max(grid_size.y, 3 * th) : grid_size.y;
   const int steps = 32;
-  for (int k = 0; k < steps; ++k) {
+  for (int k = 0; k < steps && spec.show_colour_bar; ++k) {
     float t1 = 1.0f - (float)k / steps, t2 = 1.0f - (float)(k + 1) / steps;
     ImU32 c = colormap_at(spec.cmap, 0.5f * (t1 + t2));
     dl->AddRectFilled(ImVec2(b0.x, b0.y + bar_h * k / steps), ImVec2(b0.x + bar_w, b0.y + bar_h * (k + 1) / steps), c);
   }
-  dl->AddRect(b0, ImVec2(b0.x + bar_w, b0.y + bar_h), dim_col);
-  dl->AddText(ImVec2(b0.x + bar_w + 4, b0.y), text_col, format_value(hi, 3).c_str());
-  dl->AddText(ImVec2(b0.x + bar_w + 4, b0.y + bar_h - th), text_col, format_value(lo, 3).c_str());
+  if (spec.show_colour_bar) {
+    dl->AddRect(b0, ImVec2(b0.x + bar_w, b0.y + bar_h), dim_col);
+    dl->AddText(ImVec2(b0.x + bar_w + 4, b0.y), text_col, format_value(hi, 3).c_str());
+    dl->AddText(ImVec2(b0.x + bar_w + 4, b0.y + bar_h - th), text_col, format_value(lo, 3).c_str());
+  }
 
   ImGui::SetCursorScreenPos(ImVec2(origin.x, grid0.y + std::max(grid_size.y, bar_h) + 4.0f));
   ImGui::Dummy(ImVec2(label_w + grid_size.x + bar_gap + bar_w + bar_text_w, 0.0f));

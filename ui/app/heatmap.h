@@ -14,9 +14,9 @@
 #include "app/texture_host.h"
 #include "imgui.h"
 
-namespace attnviz::ui {
+#include "app/matrix_view.h"
 
-struct MatrixView;
+namespace attnviz::ui {
 
 struct HeatmapCache {
   ImTextureID tex = ImTextureID();
@@ -40,6 +40,9 @@ struct HeatmapSpec {
   int highlight_row = -1, highlight_col = -1;  // linked cursor from another view
   float max_width = 0;       // 0: use the available width
   float max_cell = 40.0f;    // largest cell side in pixels
+  bool show_values = true;   // print values inside cells when they fit
+  bool show_colour_bar = true;
+  bool show_axis_labels = true;
 };
 
 struct HeatmapHover {

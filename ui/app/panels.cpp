@@ -1,143 +1,120 @@
-// panels.cpp: window layout, the parameters panel and the stage views.
+// panels.cpp: the frame's layout: menu bar, the Parameters column with the
+// Inspector under it, and the main area's tabs (Stages, Q K V & output, Compare
+// heads, Lines). Default positions fit a 1366×768 laptop screen; users move and
+// resize windows freely and the layout is remembered (platform layer).
 #include "app/panels.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <sstream>
 
-#include "app/app.h"
 #include "app/app_model.h"
 #include "app/item_registry.h"
+#include "app/presets.h"
 #include "imgui.h"
-#include "imgui_stdlib.h"
 
 namespace attnviz::ui {
 
 nlohmann::json default_state() {
-  return nlohmann::json::parse(R"({
-    "version": 1,
-    "tokens": ["Once", "upon", "a", "time", "there"],
-    "d_model": 4, "d_out": 4, "num_heads": 1,
-    "embedding": {"init": "torch_randn", "seed": 123},
-    "positional": "none",
-    "weights": {"init": "torch_rand", "seed": 123, "layout": "fused"},
-    "qkv_bias": false, "out_proj": false, "out_bias": false,
-    "scale": "head_dim", "temperature": 1.0,
-    "causal": false, "mask_fill": "-inf", "safe_softmax": false,
-    "dropout": {"p": 0.0, "training": false, "seed": 123}
-  })");
+  const auto& p = presets();
+  if (!p.empty()) return p.front().state;
+  return nlohmann::json::object();  // the engine's defaults are tutorial 000 too
 }
 
-static std::vector<std::string> split_tokens(const std::string& text) {
-  std::istringstream in(text);
-  std::vector<std::string> out;
-  for (std::string t; in >> t;) out.push_back(t);
-  return out;
-}
-
-// Edits one field of the state and applies it; on failure the field's error shows.
-template <typename F>
-static void edit(AppModel& m, F&& change) {
-  nlohmann::json s = m.engine.state();
-  change(s);
-  m.apply(s);
-}
-
-static void error_line(const AppModel& m, const char* field) {
-  if (m.error.empty() || m.error_field.rfind(field, 0) != 0) return;
-  ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(255, 138, 122, 255));
-  ImGui::TextWrapped("%s", m.error.c_str());
-  ImGui::PopStyleColor();
-}
-
-static void parameters_panel(AppModel& m) {
-  const nlohmann::json& s = m.engine.state();
-
-  ImGui::SetNextItemWidth(-1);
-  bool done = ImGui::InputTextWithHint("##Tokens", "Type a sentence, press Enter", &m.tokens_text,
-                                       ImGuiInputTextFlags_EnterReturnsTrue);
-  item_register("Tokens");
-  if (done || ImGui::IsItemDeactivatedAfterEdit()) {
-    auto toks = split_tokens(m.tokens_text);
-    edit(m, [&](nlohmann::json& st) { st["tokens"] = toks; });
+static void menu_bar(AppModel& m) {
+  if (!ImGui::BeginMainMenuBar()) return;
+  if (ImGui::BeginMenu("Presets")) {
+    for (const Preset& p : presets()) {
+      if (ImGui::MenuItem(p.title.c_str())) {
+        m.apply(p.state);
+        m.pinned = CellRef{};
+      }
+      item_register(p.title);
+      if (ImGui::IsItemHovered() && !p.about.empty()) ImGui::SetTooltip("%s", p.about.c_str());
+    }
+    ImGui::EndMenu();
   }
-  error_line(m, "tokens");
-
-  int heads = s.value("num_heads", 1);
-  ImGui::SetNextItemWidth(120);
-  if (ImGui::InputInt("Heads", &heads)) edit(m, [&](nlohmann::json& st) { st["num_heads"] = heads; });
-  item_register("Heads");
-  ImGui::SameLine();
-  int d_out = s.value("d_out", 0);
-  ImGui::TextDisabled("head_dim = %s", heads > 0 && d_out % heads == 0 ? std::to_string(d_out / heads).c_str() : "?");
-  error_line(m, "num_heads");
-
-  bool causal = s.value("causal", false);
-  if (ImGui::Checkbox("Causal mask", &causal)) edit(m, [&](nlohmann::json& st) { st["causal"] = causal; });
-  item_register("Causal mask");
-
-  float p = s.contains("dropout") ? s["dropout"].value("p", 0.0f) : 0.0f;
-  ImGui::SetNextItemWidth(160);
-  if (ImGui::SliderFloat("Dropout p", &p, 0.0f, 1.0f, "%.2f"))
-    edit(m, [&](nlohmann::json& st) { st["dropout"]["p"] = p; });
-  item_register("Dropout p");
-  bool training = s.contains("dropout") ? s["dropout"].value("training", false) : false;
-  if (ImGui::Checkbox("Training", &training))
-    edit(m, [&](nlohmann::json& st) { st["dropout"]["training"] = training; });
-  item_register("Training");
-  error_line(m, "dropout");
-  if (!m.error.empty() && m.error_field.empty()) error_line(m, "");
+  item_register("Presets");
+  if (ImGui::BeginMenu("View")) {
+    if (ImGui::BeginMenu("Weights colormap")) {
+      if (ImGui::MenuItem("viridis", nullptr, m.weights_cmap == Colormap::viridis)) m.weights_cmap = Colormap::viridis;
+      if (ImGui::MenuItem("cividis (colour-blind safe)", nullptr, m.weights_cmap == Colormap::cividis))
+        m.weights_cmap = Colormap::cividis;
+      ImGui::EndMenu();
+    }
+    ImGui::EndMenu();
+  }
+  item_register("View");
+  ImGui::Separator();
+  ImGui::TextDisabled("attnviz: every stage of multi-head attention");
+  ImGui::EndMainMenuBar();
 }
 
-static std::string shape_title(const char* name, const MatrixView& v, const char* extra = "") {
-  char buf[128];
-  std::snprintf(buf, sizeof buf, "%s%s  (%d×%d)", name, extra, v.rows, v.cols);
-  return buf;
-}
-
-static void stage_view(AppModel& m, const char* stage, int head, Colormap cmap, bool fixed01, bool diverging) {
-  char label[64];
-  std::snprintf(label, sizeof label, "%s h%d", stage, head);
-  MatrixView v = m.engine.matrix(stage, head);
-  HeatmapSpec spec;
-  spec.label = label;
-  spec.title = shape_title(label, v);
-  spec.row_labels = &m.engine.tokens();
-  spec.col_labels = &m.engine.tokens();
-  spec.cmap = cmap;
-  spec.fixed_range = fixed01;
-  spec.diverging = diverging;
-  spec.max_cell = 56.0f;
-  heatmap(spec, v, m.engine.version(stage, head), m.heatmaps[label], *m.textures);
+static void legend() {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  auto swatch = [&](ImU32 col, const char* text, bool hatch = false) {
+    ImVec2 p = ImGui::GetCursorScreenPos();
+    float s = ImGui::GetTextLineHeight();
+    dl->AddRectFilled(p, ImVec2(p.x + s, p.y + s), col);
+    if (hatch)
+      for (float k = 0; k < 2 * s; k += 4) {
+        ImVec2 a(p.x + std::max(0.0f, k - s), p.y + std::min(k, s));
+        ImVec2 b(p.x + std::min(k, s), p.y + std::max(0.0f, k - s));
+        dl->AddLine(a, b, kColourMaskedHatch);
+      }
+    ImGui::Dummy(ImVec2(s, s));
+    ImGui::SameLine();
+    ImGui::TextUnformatted(text);
+    ImGui::SameLine(0, 18);
+  };
+  swatch(kColourMasked, "−inf (masked)", true);
+  swatch(kColourNaN, "NaN");
+  swatch(kColourPosInf, "+inf");
+  ImGui::NewLine();
 }
 
 void draw_panels(AppModel& m) {
-  const ImGuiViewport* vp = ImGui::GetMainViewport();
-  float side = std::min(340.0f, vp->WorkSize.x * 0.3f);
+  m.hover = m.hover_next;  // hovered during the last frame: what views highlight now
+  m.hover_next = CellRef{};
+  menu_bar(m);
 
-  ImGui::SetNextWindowPos(vp->WorkPos, ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(side, vp->WorkSize.y), ImGuiCond_FirstUseEver);
+  // Below the menu bar (WorkPos only accounts for it from the second frame on).
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  const float menu_h = ImGui::GetFrameHeight();
+  const ImVec2 p0(vp->Pos.x, vp->Pos.y + menu_h), sz(vp->Size.x, vp->Size.y - menu_h);
+  const float side = std::clamp(sz.x * 0.24f, 280.0f, 360.0f);
+  const float params_h = sz.y * 0.58f;
+
+  ImGui::SetNextWindowPos(p0, ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(side, params_h), ImGuiCond_FirstUseEver);
   if (ImGui::Begin("Parameters")) parameters_panel(m);
   ImGui::End();
 
-  ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + side, vp->WorkPos.y), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(vp->WorkSize.x - side, vp->WorkSize.y), ImGuiCond_FirstUseEver);
-  if (ImGui::Begin("Stages")) {
-    // Pipeline order, left to right then top to bottom, so every stage of the
-    // selected head is visible at once.
-    struct Stage { const char* name; bool weights_like; };
-    const Stage stages[] = {{"scores", false}, {"scaled", false}, {"masked", false},
-                            {"weights", true}, {"dropped", true}, {"context", false}};
-    int cols = ImGui::GetContentRegionAvail().x > 900 ? 3 : 2;
-    if (ImGui::BeginTable("stage grid", cols, ImGuiTableFlags_SizingStretchSame)) {
-      for (const Stage& st : stages) {
-        ImGui::TableNextColumn();
-        if (st.weights_like)
-          stage_view(m, st.name, m.head, m.weights_cmap, std::string(st.name) == "weights", false);
-        else
-          stage_view(m, st.name, m.head, Colormap::rdbu, false, true);
+  ImGui::SetNextWindowPos(ImVec2(p0.x, p0.y + params_h), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(side, sz.y - params_h), ImGuiCond_FirstUseEver);
+  if (ImGui::Begin("Inspector")) inspector_panel(m);
+  ImGui::End();
+
+  ImGui::SetNextWindowPos(ImVec2(p0.x + side, p0.y), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(sz.x - side, sz.y), ImGuiCond_FirstUseEver);
+  if (ImGui::Begin("Views")) {
+    legend();
+    if (ImGui::BeginTabBar("main tabs")) {
+      struct Tab { const char* name; MainTab id; void (*draw)(AppModel&); };
+      static const Tab tabs[] = {{"Stages", MainTab::stages, stages_tab},
+                                 {"Q K V & output", MainTab::data, data_tab},
+                                 {"Compare heads", MainTab::compare, compare_tab},
+                                 {"Lines", MainTab::lines, lines_tab}};
+      for (const Tab& t : tabs) {
+        bool open = ImGui::BeginTabItem(t.name);
+        item_register(t.name);
+        if (open) {
+          m.tab = t.id;
+          ImGui::BeginChild("tab body");
+          t.draw(m);
+          ImGui::EndChild();
+          ImGui::EndTabItem();
+        }
       }
-      ImGui::EndTable();
+      ImGui::EndTabBar();
     }
   }
   ImGui::End();

@@ -1,16 +1,31 @@
 // panels.h: the windows of the interface. Each reads AppModel and edits the state
-// only through AppModel::apply().
+// only through AppModel::apply() / apply_draft().
 #pragma once
 #include <nlohmann/json.hpp>
+
+#include "app/heatmap.h"
 
 namespace attnviz::ui {
 
 struct AppModel;
 
-// The state the app opens with: tutorial 000's "Once upon a time there".
+// The state the app opens with: the first preset, tutorial 000's "Once upon a time there".
 nlohmann::json default_state();
 
-// Lays out and draws every window for this frame.
+// Lays out and draws every window for this frame (panels.cpp).
 void draw_panels(AppModel& m);
+
+void parameters_panel(AppModel& m);  // panel_params.cpp
+void inspector_panel(AppModel& m);   // panel_inspector.cpp
+void stages_tab(AppModel& m);        // panel_stages.cpp
+void data_tab(AppModel& m);          // panel_stages.cpp
+void compare_tab(AppModel& m);       // panel_compare.cpp
+void lines_tab(AppModel& m);         // panel_lines.cpp
+
+// One matrix view with linked inspection: label "weights h0" / "Q"; hover and
+// click feed the inspector; the focused cell's row/column are outlined.
+// `max_width` 0 uses the available width.
+void matrix_view(AppModel& m, const char* stage, int head, float max_width = 0, float max_cell = 56.0f,
+                 bool small = false);
 
 }  // namespace attnviz::ui

@@ -1,0 +1,16 @@
+# cmake -DOUT=file.cpp -DDIR=assets/presets -P embed_presets.cmake
+# Writes a C++ source holding each preset file's text, so the app (web and desktop)
+# has its presets without a file system or a fetch.
+set(body "// Generated from assets/presets by cmake/embed_presets.cmake. Do not edit.\n")
+string(APPEND body "#include \"app/presets.h\"\n\nnamespace attnviz::ui {\n\n")
+string(APPEND body "const std::vector<PresetSource>& preset_sources() {\n  static const std::vector<PresetSource> s = {\n")
+file(GLOB FILES "${DIR}/*.json")
+list(SORT FILES)
+foreach(f ${FILES})
+  file(READ "${f}" text)
+  get_filename_component(name "${f}" NAME_WE)
+  string(APPEND body "    {\"${name}\", R\"attnviz_preset(${text})attnviz_preset\"},\n")
+endforeach()
+string(APPEND body "  };\n  return s;\n}\n\n}  // namespace attnviz::ui\n")
+file(WRITE "${OUT}.tmp" "${body}")
+file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)

@@ -1,0 +1,395 @@
+// panel_params.cpp: the Parameters panel: tokens (text box and chips), shapes,
+// initialisation, masks and dropout. Controls edit the draft state; a valid draft
+// is applied at once, an invalid one shows its reason beside the control.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "app/app_model.h"
+#include "app/item_registry.h"
+#include "app/panels.h"
+#include "imgui.h"
+#include "imgui_stdlib.h"
+
+namespace attnviz::ui {
+
+namespace {
+
+using json = nlohmann::json;
+
+std::vector<std::string> split_tokens(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> out;
+  for (std::string t; in >> t;) out.push_back(t);
+  return out;
+}
+
+// The reason the draft was refused, under the control it concerns.
+void error_line(const AppModel& m, const char* field) {
+  if (m.error.empty()) return;
+  const std::string& f = m.error_field;
+  bool match = *field ? f.rfind(field, 0) == 0 : f.empty();
+  if (!match) return;
+  ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(255, 138, 122, 255));
+  ImGui::TextWrapped("%s", m.error.c_str());
+  ImGui::PopStyleColor();
+}
+
+json& at(json& d, const char* key) { return d[key]; }
+
+bool combo(const char* label, std::string* value, const char* const* options, int n) {
+  bool changed = false;
+  if (ImGui::BeginCombo(label, value->c_str())) {
+    for (int k = 0; k < n; ++k) {
+      bool sel = *value == options[k];
+      if (ImGui::Selectable(options[k], sel)) {
+        *value = options[k];
+        changed = true;
+      }
+    }
+    ImGui::EndCombo();
+  }
+  item_register(label);
+  return changed;
+}
+
+void int_field(AppModel& m, const char* label, json& obj, const char* key, int def, int step = 1) {
+  int v = obj.value(key, def);
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+  if (ImGui::InputInt(label, &v, step, step * 4)) {
+    obj[key] = v;
+    m.apply_draft();
+  }
+  item_register(label);
+}
+
+void seed_field(AppModel& m, const char* label, json& obj) {
+  long long v = obj.value("seed", 123LL);
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+  if (ImGui::InputScalar(label, ImGuiDataType_S64, &v, nullptr, nullptr, "%lld")) {
+    obj["seed"] = v;
+    m.apply_draft();
+  }
+  item_register(label);
+  ImGui::SameLine();
+  ImGui::PushID(label);
+  if (ImGui::SmallButton("+1")) {
+    obj["seed"] = v + 1;
+    m.apply_draft();
+  }
+  ImGui::PopID();
+}
+
+bool checkbox(AppModel& m, const char* label, json& obj, const char* key, bool def) {
+  bool v = obj.value(key, def);
+  bool changed = ImGui::Checkbox(label, &v);
+  item_register(label);
+  if (changed) {
+    obj[key] = v;
+    m.apply_draft();
+  }
+  return changed;
+}
+
+void section(const char* title) {
+  ImGui::Spacing();
+  ImGui::SeparatorText(title);
+}
+
+// Token chips: click to edit, right-click for more, drag to reorder.
+void token_chips(AppModel& m) {
+  json& d = m.draft;
+  if (!d.contains("tokens") || !d["tokens"].is_array()) return;
+  json& toks = d["tokens"];
+  json pad = d.contains("key_padding") && d["key_padding"].is_array() ? d["key_padding"] : json();
+  const int n = (int)toks.size();
+  static int editing = -1;
+  static std::string edit_buf;
+  int move_from = -1, move_to = -1, remove = -1, insert_at = -1, toggle_pad = -1;
+  const float avail = ImGui::GetContentRegionAvail().x;
+  float line_x = 0;
+  for (int i = 0; i < n && i < 512; ++i) {
+    std::string t = toks[i].is_string() ? toks[i].get<std::string>() : "?";
+    bool padded = pad.is_array() && i < (int)pad.size() && pad[i] == 0;
+    ImGui::PushID(i);
+    if (editing == i) {
+      ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+      if (ImGui::IsWindowAppearing() || !ImGui::IsAnyItemActive()) ImGui::SetKeyboardFocusHere();
+      bool enter = ImGui::InputText("##edit", &edit_buf, ImGuiInputTextFlags_EnterReturnsTrue);
+      if (enter || ImGui::IsItemDeactivated()) {
+        auto parts = split_tokens(edit_buf);
+        if (!parts.empty()) {
+          toks.erase(toks.begin() + i);
+          for (size_t k = 0; k < parts.size(); ++k) toks.insert(toks.begin() + i + (int)k, parts[k]);
+          if (pad.is_array()) {
+            for (size_t k = 1; k < parts.size(); ++k) pad.insert(pad.begin() + i, 1);
+            d["key_padding"] = pad;
+          }
+          m.apply_draft();
+        }
+        editing = -1;
+      }
+    } else {
+      std::string label = padded ? "[pad] " + t : t;
+      float w = ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
+      if (i > 0 && line_x + w < avail) ImGui::SameLine();
+      else line_x = 0;
+      line_x += w + ImGui::GetStyle().ItemSpacing.x;
+      if (padded) ImGui::PushStyleColor(ImGuiCol_Button, IM_COL32(70, 70, 80, 255));
+      if (ImGui::Button(label.c_str())) {
+        editing = i;
+        edit_buf = t;
+      }
+      if (padded) ImGui::PopStyleColor();
+      char reg[32];
+      std::snprintf(reg, sizeof reg, "token %d", i);
+      item_register(reg);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("\"%s\" (token %d)%s\nclick: edit · right-click: more · drag: move",
+                                                    t.c_str(), i, padded ? ", padded key" : "");
+      if (ImGui::BeginDragDropSource()) {
+        ImGui::SetDragDropPayload("ATTNVIZ_TOKEN", &i, sizeof i);
+        ImGui::Text("move \"%s\"", t.c_str());
+        ImGui::EndDragDropSource();
+      }
+      if (ImGui::BeginDragDropTarget()) {
+        if (const ImGuiPayload* p = ImGui::AcceptDragDropPayload("ATTNVIZ_TOKEN")) {
+          move_from = *(const int*)p->Data;
+          move_to = i;
+        }
+        ImGui::EndDragDropTarget();
+      }
+      if (ImGui::BeginPopupContextItem("chip menu")) {
+        if (ImGui::MenuItem("Edit")) { editing = i; edit_buf = t; }
+        if (ImGui::MenuItem("Insert before")) insert_at = i;
+        if (ImGui::MenuItem("Insert after")) insert_at = i + 1;
+        if (ImGui::MenuItem(padded ? "Unmark padding" : "Mark as padding")) toggle_pad = i;
+        if (ImGui::MenuItem("Delete", nullptr, false, n > 1)) remove = i;
+        ImGui::EndPopup();
+      }
+    }
+    ImGui::PopID();
+  }
+  ImGui::SameLine();
+  if (ImGui::SmallButton("+")) insert_at = n;
+  item_register("add token");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("add a token at the end");
+
+  auto ensure_pad = [&] {
+    if (!pad.is_array() || (int)pad.size() != n) pad = json(std::vector<int>(n, 1));
+  };
+  if (move_from >= 0 && move_to >= 0 && move_from != move_to) {
+    json t = toks[move_from];
+    toks.erase(toks.begin() + move_from);
+    toks.insert(toks.begin() + move_to, t);
+    if (pad.is_array() && (int)pad.size() == n) {
+      json p = pad[move_from];
+      pad.erase(pad.begin() + move_from);
+      pad.insert(pad.begin() + move_to, p);
+      d["key_padding"] = pad;
+    }
+    if (d.contains("embedding") && d["embedding"].contains("values")) {
+      json& rows = d["embedding"]["values"];
+      if (rows.is_array() && (int)rows.size() == n) {
+        json r = rows[move_from];
+        rows.erase(rows.begin() + move_from);
+        rows.insert(rows.begin() + move_to, r);
+      }
+    }
+    m.apply_draft();
+  }
+  if (remove >= 0) {
+    toks.erase(toks.begin() + remove);
+    if (pad.is_array() && (int)pad.size() == n) {
+      pad.erase(pad.begin() + remove);
+      d["key_padding"] = pad;
+    }
+    m.apply_draft();
+  }
+  if (insert_at >= 0) {
+    toks.insert(toks.begin() + insert_at, "new");
+    if (pad.is_array() && (int)pad.size() == n) {
+      pad.insert(pad.begin() + insert_at, 1);
+      d["key_padding"] = pad;
+    }
+    m.apply_draft();
+    editing = insert_at;
+    edit_buf = "new";
+  }
+  if (toggle_pad >= 0) {
+    ensure_pad();
+    pad[toggle_pad] = pad[toggle_pad] == 0 ? 1 : 0;
+    bool any = false;
+    for (auto& v : pad) any |= v == 0;
+    if (any) d["key_padding"] = pad;
+    else d.erase("key_padding");
+    m.apply_draft();
+  }
+}
+
+}  // namespace
+
+void parameters_panel(AppModel& m) {
+  json& d = m.draft;
+  if (!d.is_object()) return;
+
+  // --- Tokens
+  ImGui::TextUnformatted("Tokens");
+  ImGui::SetNextItemWidth(-1);
+  bool enter = ImGui::InputTextWithHint("##Tokens", "type a sentence, press Enter", &m.tokens_text,
+                                        ImGuiInputTextFlags_EnterReturnsTrue);
+  item_register("Tokens");
+  if (enter || ImGui::IsItemDeactivatedAfterEdit()) {
+    auto toks = split_tokens(m.tokens_text);
+    if (toks.size() != d["tokens"].size()) {
+      d.erase("key_padding");
+      if (d.contains("embedding") && d["embedding"].contains("values")) d["embedding"] = {{"init", "torch_randn"}, {"seed", d["embedding"].value("seed", 123)}};
+    }
+    d["tokens"] = toks;
+    m.apply_draft();
+  }
+  token_chips(m);
+  error_line(m, "tokens");
+  error_line(m, "key_padding");
+
+  // --- Shapes
+  section("Shapes");
+  int_field(m, "d_model", d, "d_model", 4);
+  error_line(m, "d_model");
+  int_field(m, "d_out", d, "d_out", 4);
+  error_line(m, "d_out");
+  int_field(m, "Heads", d, "num_heads", 1);
+  ImGui::SameLine();
+  int heads = d.value("num_heads", 1), d_out = d.value("d_out", 4);
+  if (heads > 0 && d_out % heads == 0) ImGui::TextDisabled("head_dim %d", d_out / heads);
+  else ImGui::TextDisabled("head_dim ?");
+  error_line(m, "num_heads");
+
+  // --- Inputs
+  section("Embedding");
+  json& emb = at(d, "embedding");
+  bool explicit_x = emb.contains("values");
+  if (explicit_x) {
+    ImGui::TextDisabled("explicit values (edited cell by cell)");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("back to seeded")) {
+      emb = {{"init", "torch_randn"}, {"seed", 123}};
+      m.apply_draft();
+    }
+  } else {
+    seed_field(m, "Embedding seed", emb);
+  }
+  error_line(m, "embedding");
+  std::string pos = d.value("positional", std::string("none"));
+  static const char* kPos[] = {"none", "sinusoidal"};
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
+  if (combo("Positional", &pos, kPos, 2)) {
+    d["positional"] = pos;
+    m.apply_draft();
+  }
+
+  section("Weights");
+  json& w = at(d, "weights");
+  bool explicit_w = w.contains("W_q");
+  if (explicit_w) {
+    ImGui::TextDisabled("explicit values");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("back to seeded##w")) {
+      w = {{"init", "torch_linear"}, {"seed", 123}, {"layout", "fused"}};
+      m.apply_draft();
+    }
+  } else {
+    std::string init = w.value("init", std::string("torch_rand"));
+    static const char* kInit[] = {"torch_linear", "torch_rand"};
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
+    if (combo("Init", &init, kInit, 2)) {
+      w["init"] = init;
+      m.apply_draft();
+    }
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("torch_linear: nn.Linear(d_model, d_out) for query, key, value (then out_proj)\n"
+                        "torch_rand: torch.rand(d_model, d_out) for W_q, W_k, W_v (tutorial 000 / 004 §2)");
+    seed_field(m, "Weight seed", w);
+    if (init == "torch_linear") {
+      std::string layout = w.value("layout", std::string("fused"));
+      static const char* kLayout[] = {"fused", "per_head"};
+      ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
+      if (combo("Layout", &layout, kLayout, 2)) {
+        w["layout"] = layout;
+        m.apply_draft();
+      }
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("fused: one nn.Linear per Q, K, V (MultiHeadAttention)\n"
+                          "per_head: each head its own Q, K, V nn.Linear (MultiHeadAttentionWrapper)");
+    }
+  }
+  error_line(m, "weights");
+  checkbox(m, "QKV bias", d, "qkv_bias", false);
+  checkbox(m, "Output projection", d, "out_proj", false);
+  if (d.value("out_proj", false)) {
+    ImGui::SameLine();
+    checkbox(m, "bias##out", d, "out_bias", true);
+  }
+
+  // --- Attention
+  section("Scaling and masks");
+  std::string scale = d.value("scale", std::string("head_dim"));
+  static const char* kScale[] = {"head_dim", "d_out", "none"};
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
+  if (combo("Scale", &scale, kScale, 3)) {
+    d["scale"] = scale;
+    m.apply_draft();
+  }
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("divide scores by sqrt(head_dim) (standard), sqrt(d_out) (tutorial 000's MultiHeadAttention) or 1");
+  double temp = d.value("temperature", 1.0);
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
+  if (ImGui::InputDouble("Temperature", &temp, 0.1, 0.5, "%.3g")) {
+    d["temperature"] = temp;
+    m.apply_draft();
+  }
+  item_register("Temperature");
+  error_line(m, "temperature");
+  error_line(m, "scale");
+  checkbox(m, "Causal mask", d, "causal", false);
+  std::string fill_mode = d.contains("mask_fill") && d["mask_fill"].is_number() ? "number" : "-inf";
+  static const char* kFill[] = {"-inf", "number"};
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+  if (combo("Mask fill", &fill_mode, kFill, 2)) {
+    d["mask_fill"] = fill_mode == "-inf" ? json("-inf") : json(-1e9);
+    m.apply_draft();
+  }
+  if (fill_mode == "number") {
+    ImGui::SameLine();
+    double fill = d["mask_fill"].get<double>();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+    if (ImGui::InputDouble("##fill", &fill, 0, 0, "%.3g")) {
+      d["mask_fill"] = fill;
+      m.apply_draft();
+    }
+    item_register("Mask fill value");
+  }
+  error_line(m, "mask_fill");
+  checkbox(m, "Safe softmax", d, "safe_softmax", false);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("A row whose every key is masked with -inf gives NaN in torch.softmax;\n"
+                      "safe softmax (newer scaled_dot_product_attention) gives zeros instead.");
+
+  // --- Dropout
+  section("Dropout");
+  json& dr = at(d, "dropout");
+  float p = (float)dr.value("p", 0.0);
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
+  if (ImGui::SliderFloat("Dropout p", &p, 0.0f, 1.0f, "%.2f")) {
+    dr["p"] = std::round((double)p * 100.0) / 100.0;
+    m.apply_draft();
+  }
+  item_register("Dropout p");
+  checkbox(m, "Training", dr, "training", false);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("nn.Dropout only drops in training mode; in eval it is the identity");
+  seed_field(m, "Dropout seed", dr);
+  error_line(m, "dropout");
+  error_line(m, "");
+}
+
+}  // namespace attnviz::ui
