@@ -36,14 +36,15 @@ const char* weight_layout_name(WeightLayout l) {
   return l == WeightLayout::per_head ? "per_head" : "fused";
 }
 
-size_t estimate_pipeline_bytes(const State& s) {
-  const size_t S = s.tokens.size();
-  const size_t dm = static_cast<size_t>(s.d_model > 0 ? s.d_model : 0);
-  const size_t dout = static_cast<size_t>(s.d_out > 0 ? s.d_out : 0);
-  const size_t H = static_cast<size_t>(s.num_heads > 0 ? s.num_heads : 0);
-  const size_t hd = H > 0 ? dout / H : 0;
-  const size_t params = 3 * dm * dout + dout * dout + 4 * dout;
-  size_t floats = 0;
+uint64_t estimate_pipeline_bytes(const State& s) {
+  // 64-bit on purpose: size_t is 32 bits in the WebAssembly build.
+  const uint64_t S = s.tokens.size();
+  const uint64_t dm = static_cast<uint64_t>(s.d_model > 0 ? s.d_model : 0);
+  const uint64_t dout = static_cast<uint64_t>(s.d_out > 0 ? s.d_out : 0);
+  const uint64_t H = static_cast<uint64_t>(s.num_heads > 0 ? s.num_heads : 0);
+  const uint64_t hd = H > 0 ? dout / H : 0;
+  const uint64_t params = 3 * dm * dout + dout * dout + 4 * dout;
+  uint64_t floats = 0;
   floats += S * dm;                                  // X
   floats += params;                                  // W_*, b_*
   if (s.embedding.init == EmbeddingInit::values) floats += S * dm;  // kept in the State copy
@@ -57,7 +58,7 @@ size_t estimate_pipeline_bytes(const State& s) {
 
 namespace {
 
-std::string gib(size_t bytes) {
+std::string gib(uint64_t bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
   return buf;
@@ -163,7 +164,7 @@ Status validate_sizes(const State& s) {
                                std::to_string(s.num_heads) + ")",
                            "num_heads");
   }
-  const size_t bytes = estimate_pipeline_bytes(s);
+  const uint64_t bytes = estimate_pipeline_bytes(s);
   if (bytes > Limits::kMaxPipelineBytes) {
     return Status::failure(
         "this state needs about " + gib(bytes) + " of memory (" + std::to_string(s.tokens.size()) +

@@ -3,6 +3,7 @@
 #   ARGS         the arguments, "|"-separated
 #   EXPECT_EXIT  0 or 2
 #   EXPECT_FIELD the "field" the JSON error must name (exit 2 only; may be empty)
+#   EXPECT_STDOUT_FILE  optional: stdout must equal this file's bytes exactly
 # Exit 0: stdout is one JSON object (a report, or the version line), stderr empty.
 # Exit 2: stdout empty, stderr one JSON line {"error": "<non-empty>", "field": EXPECT_FIELD}.
 string(REPLACE "|" ";" cmd "${CLI}")
@@ -21,6 +22,13 @@ if(EXPECT_EXIT EQUAL 0)
   string(JSON type ERROR_VARIABLE jerr TYPE "${out}")
   if(NOT "${type}" STREQUAL "OBJECT")
     message(FATAL_ERROR "stdout is not one JSON object (${jerr}): ${out}")
+  endif()
+  if(NOT "${EXPECT_STDOUT_FILE}" STREQUAL "")
+    file(READ "${EXPECT_STDOUT_FILE}" golden)
+    if(NOT "${out}" STREQUAL "${golden}")
+      message(FATAL_ERROR "stdout differs from ${EXPECT_STDOUT_FILE}")
+    endif()
+    message(STATUS "stdout equals ${EXPECT_STDOUT_FILE}")
   endif()
   string(FIND "${ARGS}" "run|" is_run)
   if(is_run EQUAL 0)

@@ -38,7 +38,7 @@ struct Limits {
   // Everything the pipeline keeps for one state (inputs, parameters, every
   // stage of every head, the dropout mask, scratch) must fit in this many
   // bytes: e.g. S = 2048 with 12 heads fits, S = 2048 with 64 heads does not.
-  static constexpr size_t kMaxPipelineBytes = size_t{1536} << 20;  // 1.5 GiB
+  static constexpr uint64_t kMaxPipelineBytes = uint64_t{1536} << 20;  // 1.5 GiB
   static constexpr double kMinTemperature = 1e-6;
   static constexpr double kMaxTemperature = 1e6;
 };
@@ -111,7 +111,7 @@ Status validate_state(const State& s);
 nlohmann::json state_to_json(const State& s);
 
 // Bytes the pipeline will hold for s (what kMaxPipelineBytes bounds).
-size_t estimate_pipeline_bytes(const State& s);
+uint64_t estimate_pipeline_bytes(const State& s);
 
 // Names used in JSON, messages and docs.
 const char* scale_mode_name(ScaleMode m);
