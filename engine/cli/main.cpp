@@ -19,6 +19,8 @@
 #include <new>
 #include <string>
 
+#include <sys/stat.h>
+
 #include <nlohmann/json.hpp>
 
 #include "attnviz/pipeline.h"
@@ -59,6 +61,11 @@ bool read_input(const std::string& path, std::string* text, std::string* error) 
       return false;
     }
     return true;
+  }
+  struct stat info;
+  if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+    *error = "\"" + path + "\" is a directory, not a state file";
+    return false;
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
