@@ -483,6 +483,15 @@ void Pipeline::Impl::apply(const State& next) {
 
 Pipeline::Pipeline() : impl_(new Impl) {}
 Pipeline::~Pipeline() = default;
+Pipeline::Pipeline(Pipeline&& other) : impl_(new Impl) { impl_.swap(other.impl_); }
+Pipeline& Pipeline::operator=(Pipeline&& other) {
+  if (this != &other) {
+    std::unique_ptr<Impl> empty(new Impl);
+    impl_.swap(other.impl_);
+    other.impl_.swap(empty);
+  }
+  return *this;
+}
 
 Status Pipeline::set_state(const State& state) {
   Status st = validate_state(state);

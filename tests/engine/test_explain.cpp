@@ -118,6 +118,16 @@ TEST(Explain, OutOfRangeIsNotOk) {
   EXPECT_FALSE(empty.explain(Stage::X, 0, 0, 0).ok);
   EXPECT_EQ(empty.matrix(Stage::X), nullptr);
   EXPECT_EQ(empty.version(Stage::X), 0u);
+  // moving hands the result over and leaves an empty pipeline behind
+  Pipeline a;
+  attnviz_test::run(&a, attnviz_test::state_from("{}"));
+  const attnviz::Tensor* x = a.matrix(Stage::X);
+  Pipeline b(std::move(a));
+  EXPECT_EQ(b.matrix(Stage::X), x);
+  EXPECT_FALSE(a.has_result());  // NOLINT(bugprone-use-after-move): documented state
+  a = std::move(b);
+  EXPECT_EQ(a.matrix(Stage::X), x);
+  EXPECT_FALSE(b.has_result());  // NOLINT(bugprone-use-after-move)
 }
 
 TEST(Explain, MatricesByName) {

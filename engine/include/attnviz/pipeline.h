@@ -56,6 +56,8 @@ class Pipeline {
   ~Pipeline();
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
+  Pipeline(Pipeline&&);             // the moved-from pipeline is left empty (no result)
+  Pipeline& operator=(Pipeline&&);
 
   // Validates and applies a state. On error returns !ok (sentence + field)
   // and keeps the previous valid state and result untouched. Never throws.
