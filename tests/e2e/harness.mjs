@@ -85,6 +85,26 @@ export async function openApp(t, opts = {}) {
       await app.frames(2);
       return r;
     },
+    // Colours [r, g, b] at CSS-pixel points [[x, y], ...] of a fresh screenshot.
+    pixels: async (points) => {
+      const png = await page.screenshot();
+      return page.evaluate(async ([b64, pts, dpr]) => {
+        const img = new Image();
+        img.src = 'data:image/png;base64,' + b64;
+        await img.decode();
+        const c = new OffscreenCanvas(img.width, img.height);
+        const g = c.getContext('2d');
+        g.drawImage(img, 0, 0);
+        return pts.map(([x, y]) => Array.from(g.getImageData(Math.round(x * dpr), Math.round(y * dpr), 1, 1).data.slice(0, 3)));
+      }, [png.toString('base64'), points, opts.deviceScaleFactor || 1]);
+    },
+    // Centre of cell (i, j) of a heatmap whose label is `label`, offset by (fx, fy)
+    // fractions of a cell from its top-left (0.5, 0.5 = centre, where the value text is).
+    cellPoint: async (label, rows, cols, i, j, fx = 0.5, fy = 0.5) => {
+      const r = await app.rect(label);
+      if (!r) throw new Error(`no heatmap "${label}"`);
+      return [r.x + (j + fx) * r.w / cols, r.y + (i + fy) * r.h / rows];
+    },
     shot: async (name) => {
       fs.mkdirSync(artifactsDir, { recursive: true });
       const file = path.join(artifactsDir, name + '.png');

@@ -1,5 +1,6 @@
 // app_model.h: everything the panels read and edit, in one struct.
 #pragma once
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -17,6 +18,9 @@ struct CellRef {
   int head = 0;
   int row = 0, col = 0;
 };
+
+struct CompareCache;  // panel_compare.cpp: analysis results keyed by stage versions
+struct LinesCache;    // panel_lines.cpp: heads shown and the lines worth drawing
 
 enum class MainTab : int { stages = 0, data, compare, lines };
 
@@ -49,6 +53,11 @@ struct AppModel {
 
   // --- retained per-heatmap textures, keyed by label ("weights h0")
   std::unordered_map<std::string, HeatmapCache> heatmaps;
+
+  // --- retained state of the Compare heads and Lines tabs, created by their panels on
+  // first draw (shared_ptr because the types are private to those files)
+  std::shared_ptr<CompareCache> compare_cache;
+  std::shared_ptr<LinesCache> lines_cache;
 
   // Applies an edited state: on success the views update and the draft becomes
   // the canonical state; on failure the last valid state stays and `error` says why.

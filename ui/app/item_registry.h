@@ -36,4 +36,11 @@ ItemRegistry& item_registry();
 // Shorthand for item_registry().add_last_item(label).
 inline void item_register(std::string_view label) { item_registry().add_last_item(label); }
 
+// ImGui::MenuItem that registers itself under its label.
+inline bool menu_item(const char* label, bool selected = false, bool enabled = true) {
+  bool r = ImGui::MenuItem(label, nullptr, selected, enabled);
+  item_register(label);
+  return r;
+}
+
 }  // namespace attnviz::ui

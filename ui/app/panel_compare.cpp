@@ -1,20 +1,370 @@
-// panel_compare.cpp: compare heads (placeholder until the comparison views land).
+// panel_compare.cpp: the Compare heads tab. The engine computes every number shown
+// here (attnviz/analysis.h); this file keeps the results in a CompareCache keyed by
+// the stage versions they came from and draws them.
+//
+// [SECTION] index
+//   CompareCache       retained analysis results, rebuilt only when versions change
+//   All heads          small multiples of one stage, click selects the head
+//   A/B                two heads, their difference, and the heads × heads similarity
+//   Row statistics     entropy, max weight and argmax key of every query row, per head
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
 #include "app/app_model.h"
+#include "app/item_registry.h"
+#include "app/links.h"
 #include "app/panels.h"
+#include "attnviz/analysis.h"
 #include "imgui.h"
 
 namespace attnviz::ui {
 
-void compare_tab(AppModel& m) {
-  int H = m.engine.num_heads();
-  ImGui::Text("%d heads", H);
+// [SECTION] CompareCache --------------------------------------------------------------
+
+// Similarity costs H(H−1)/2 · S² logarithms; above this many it waits for a click
+// instead of recomputing on every edit (2^24 is about a tenth of a second in wasm).
+constexpr double kSimilarityAutoBudget = double(1 << 24);
+
+struct CompareCache {
+  // Row statistics of weights, per head, each for the weights version it was computed from.
+  std::vector<RowStats> stats;            // (H), stats[h] over weights h (S × S)
+  std::vector<uint64_t> stats_version;    // (H), 0 = not computed
+
+  // Mean-JSD similarity of all heads' weights.
+  Tensor similarity;                      // (H × H)
+  std::vector<uint64_t> similarity_for;   // (H) weights versions it was computed from
+  uint64_t similarity_version = 0;        // derived from those, for the heatmap texture
+  bool similarity_requested = false;      // the user asked for a large computation
+  std::vector<TensorView> views;          // (H) scratch: every head's weights
+  std::vector<std::string> head_names;    // (H) "h0", "h1", ...: similarity axis labels
+
+  // A − B of the compare stage.
+  Tensor diff;                            // (R × C) of that stage
+  uint64_t diff_version = 0;              // derived from the versions of A and B (0 = none)
+};
+
+// Mixes two stamps into one (splitmix64 finaliser); never 0, so it never looks "unset".
+static uint64_t mix_versions(uint64_t a, uint64_t b) {
+  uint64_t z = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull + (a << 6) + (a >> 2));
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return z ? z : 1;
+}
+
+static CompareCache& cache_of(AppModel& m) {
+  if (!m.compare_cache) m.compare_cache = std::make_shared<CompareCache>();
+  CompareCache& c = *m.compare_cache;
+  const int H = m.engine.num_heads();
+  if ((int)c.stats.size() != H) {
+    c.stats.assign(H, RowStats{});
+    c.stats_version.assign(H, 0);
+    c.head_names.clear();
+    for (int h = 0; h < H; ++h) c.head_names.push_back("h" + std::to_string(h));
+  }
+  return c;
+}
+
+static TensorView weights_view(const AppModel& m, int h) {
+  const Tensor* t = m.engine.pipeline().matrix(Stage::weights, h);
+  return t ? t->view() : TensorView{};
+}
+
+// Row statistics of head h's weights, recomputed only when that head's weights changed.
+static const RowStats& head_stats(AppModel& m, CompareCache& c, int h) {
+  uint64_t v = m.engine.version("weights", h);
+  if (c.stats_version[h] != v) {
+    analysis_row_stats(weights_view(m, h), &c.stats[h]);
+    c.stats_version[h] = v;
+  }
+  return c.stats[h];
+}
+
+// Brings the similarity matrix up to date if it is cheap or was asked for; returns
+// whether it is current.
+static bool update_similarity(AppModel& m, CompareCache& c) {
+  const int H = m.engine.num_heads(), S = m.engine.pipeline().seq_len();
+  std::vector<uint64_t>& now = c.similarity_for;  // (H)
+  bool current = (int)now.size() == H && c.similarity.rows == H;
+  for (int h = 0; current && h < H; ++h) current = now[h] == m.engine.version("weights", h);
+  if (current) return true;
+  const double cost = 0.5 * H * (H - 1) * (double)S * S;
+  if (cost > kSimilarityAutoBudget && !c.similarity_requested) return false;
+  c.views.resize(H);
+  now.resize(H);
+  uint64_t v = 0x5157u;
+  for (int h = 0; h < H; ++h) {
+    c.views[h] = weights_view(m, h);
+    now[h] = m.engine.version("weights", h);
+    v = mix_versions(v, now[h]);
+  }
+  analysis_head_similarity(c.views.data(), H, &c.similarity);
+  c.similarity_version = v;
+  c.similarity_requested = false;
+  return true;
+}
+
+static const std::vector<std::string>* tokens_if(const AppModel& m, int n) {
+  const auto& t = m.engine.tokens();
+  return (int)t.size() == n ? &t : nullptr;
+}
+
+// Picks a head into *head with a combo labelled `label`.
+static void head_combo(const char* label, int* head, int H) {
+  char preview[16];
+  std::snprintf(preview, sizeof preview, "head %d", *head);
+  ImGui::SetNextItemWidth(ImGui::CalcTextSize("head 00").x + ImGui::GetFrameHeight() * 2);
+  if (ImGui::BeginCombo(label, preview)) {
+    for (int h = 0; h < H; ++h) {
+      char name[16];
+      std::snprintf(name, sizeof name, "head %d", h);
+      if (ImGui::Selectable(name, *head == h)) *head = h;
+    }
+    ImGui::EndCombo();
+  }
+  item_register(label);
+}
+
+// [SECTION] All heads -------------------------------------------------------------------
+
+static void all_heads(AppModel& m) {
+  const int H = m.engine.num_heads();
+  const char* stage = m.compare_stage.c_str();
+  ImGui::TextDisabled("Every head's %s at once; click a map to select that head (the Stages tab follows).",
+                      stage);
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float spacing = ImGui::GetStyle().ItemSpacing.x;
+  const int cols = std::clamp((int)((avail + spacing) / (240.0f + spacing)), 1, std::max(1, H));
+  const float width = std::floor((avail - spacing * (cols - 1)) / cols);
   for (int h = 0; h < H; ++h) {
     ImGui::PushID(h);
     ImGui::BeginGroup();
-    matrix_view(m, "weights", h, 220.0f, 24.0f, true);
+    const CellRef before = m.hover_next;
+    matrix_view(m, stage, h, width - 8.0f, 32.0f, true);
+    const bool hovered_here = m.hover_next.valid && m.hover_next.head == h && m.hover_next.stage == m.compare_stage &&
+                              !(before.valid && before.head == h && before.stage == m.compare_stage);
+    if (hovered_here && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) m.head = h;
     ImGui::EndGroup();
+    if (h == m.head) {  // the selected head: a frame around its map
+      ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+      ImGui::GetWindowDrawList()->AddRect(ImVec2(a.x - 4, a.y - 2), ImVec2(b.x + 4, b.y),
+                                          ImGui::GetColorU32(ImGuiCol_PlotHistogram), 3.0f, 0, 2.0f);
+    }
     ImGui::PopID();
-    if ((h + 1) % 4) ImGui::SameLine();
+    if ((h + 1) % cols != 0 && h + 1 < H) ImGui::SameLine(0, spacing);
+    else ImGui::Dummy(ImVec2(0, 6));
+  }
+}
+
+// [SECTION] A/B -------------------------------------------------------------------------
+
+static void difference_map(AppModel& m, CompareCache& c, int a, int b, float width) {
+  const std::string& stage = m.compare_stage;
+  MatrixView va = m.engine.matrix(stage, a), vb = m.engine.matrix(stage, b);
+  char label[48];
+  std::snprintf(label, sizeof label, "diff h%d-h%d", a, b);
+  if (!va.data || !vb.data) {
+    ImGui::TextDisabled("(not computed)");
+    return;
+  }
+  const uint64_t v = mix_versions(m.engine.version(stage, a), m.engine.version(stage, b));
+  if (v != c.diff_version) {
+    analysis_difference(TensorView{va.data, va.rows, va.cols, va.cols}, TensorView{vb.data, vb.rows, vb.cols, vb.cols},
+                        &c.diff);
+    c.diff_version = v;
+  }
+  HeatmapSpec spec;
+  spec.label = label;
+  char title[96];
+  std::snprintf(title, sizeof title, "A − B: %s h%d − h%d  (%d×%d)", stage.c_str(), a, b, c.diff.rows, c.diff.cols);
+  spec.title = title;
+  spec.row_labels = tokens_if(m, c.diff.rows);
+  spec.col_labels = is_square_stage(stage) ? tokens_if(m, c.diff.cols) : nullptr;
+  spec.cmap = Colormap::rdbu;
+  spec.diverging = true;  // centred on 0: blue where B is larger, red where A is
+  const CellRef& f = m.focus();
+  if (f.valid && f.stage == stage && (f.head == a || f.head == b)) {
+    spec.highlight_row = f.row;
+    spec.highlight_col = f.col;
+  }
+  spec.max_width = width;
+  spec.max_cell = 40.0f;
+  HeatmapHover hv = heatmap(spec, MatrixView{c.diff.rows, c.diff.cols, c.diff.data.data()}, c.diff_version,
+                            m.heatmaps[label], *m.textures);
+  if (hv.hovered) m.hover_next = CellRef{true, stage, a, hv.row, hv.col};  // the inspector explains A's cell
+}
+
+static void similarity_map(AppModel& m, CompareCache& c) {
+  const int H = m.engine.num_heads(), S = m.engine.pipeline().seq_len();
+  if (!update_similarity(m, c)) {
+    ImGui::TextWrapped("Head similarity compares every pair of heads over all %d×%d weights (%d pairs): "
+                       "too much to redo on every edit.", S, S, H * (H - 1) / 2);
+    if (ImGui::Button("Compute head similarity")) c.similarity_requested = true;
+    item_register("Compute head similarity");
+    return;
+  }
+  HeatmapSpec spec;
+  spec.label = "head similarity";
+  char title[64];
+  std::snprintf(title, sizeof title, "head similarity  (%d×%d)", H, H);
+  spec.title = title;
+  spec.row_labels = &c.head_names;
+  spec.col_labels = &c.head_names;
+  spec.cmap = m.weights_cmap;
+  spec.fixed_range = true;  // JSD lives in [0, ln 2]: the same scale for every state
+  spec.fixed_lo = 0.0f;
+  spec.fixed_hi = (float)std::log(2.0);
+  spec.highlight_row = m.head;
+  spec.highlight_col = m.head_b;
+  spec.max_cell = 52.0f;
+  spec.max_width = std::min(ImGui::GetContentRegionAvail().x, 60.0f + 52.0f * H + 70.0f);
+  HeatmapHover hv = heatmap(spec, MatrixView{c.similarity.rows, c.similarity.cols, c.similarity.data.data()},
+                            c.similarity_version, m.heatmaps["head similarity"], *m.textures);
+  if (hv.hovered) {
+    ImGui::SetTooltip("heads %d and %d: mean JSD %s", hv.row, hv.col,
+                      format_value(c.similarity.at(hv.row, hv.col), 4).c_str());
+    if (hv.clicked) {
+      m.head = hv.row;
+      m.head_b = hv.col;
+    }
+  }
+}
+
+static void ab_view(AppModel& m, CompareCache& c) {
+  const int H = m.engine.num_heads();
+  head_combo("Head A", &m.head, H);
+  ImGui::SameLine(0, 16);
+  head_combo("Head B", &m.head_b, H);
+  ImGui::SameLine(0, 16);
+  if (ImGui::Button("Swap")) std::swap(m.head, m.head_b);
+  item_register("Swap");
+  const int a = m.head, b = m.head_b;
+
+  if (ImGui::BeginTable("ab maps", 3, ImGuiTableFlags_SizingStretchSame)) {
+    ImGui::TableNextColumn();
+    matrix_view(m, m.compare_stage.c_str(), a, 0, 40.0f);
+    ImGui::TableNextColumn();
+    matrix_view(m, m.compare_stage.c_str(), b, 0, 40.0f);
+    ImGui::TableNextColumn();
+    difference_map(m, c, a, b, ImGui::GetContentRegionAvail().x);
+    ImGui::EndTable();
+  }
+  ImGui::Separator();
+
+  // The similarity matrix on the left, what it means on the right.
+  if (ImGui::BeginTable("similarity", 2, ImGuiTableFlags_SizingFixedFit)) {
+    const int cell = std::clamp(H, 1, 12);
+    ImGui::TableSetupColumn("map", ImGuiTableColumnFlags_WidthFixed, 120.0f + 52.0f * (float)cell);
+    ImGui::TableSetupColumn("about", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableNextColumn();
+    similarity_map(m, c);
+    ImGui::TableNextColumn();
+    ImGui::Dummy(ImVec2(0, ImGui::GetTextLineHeight()));
+    ImGui::TextWrapped("Each cell is the mean Jensen–Shannon divergence (natural log) between the two heads' "
+                       "weight rows: 0 = the heads attend identically, ln 2 ≈ 0.693 = they never attend to the "
+                       "same keys. The diagonal is 0. Rows that are NaN or all zero in either head are skipped.");
+    ImGui::Spacing();
+    ImGui::TextWrapped("Click a cell to compare those two heads above (row = A, column = B).");
+    ImGui::EndTable();
+  }
+}
+
+// [SECTION] Row statistics --------------------------------------------------------------
+
+static void row_statistics(AppModel& m, CompareCache& c) {
+  const int H = m.engine.num_heads(), S = m.engine.pipeline().seq_len();
+  const auto& toks = m.engine.tokens();
+  ImGui::TextWrapped("For every query (row of weights) and head: the entropy of its attention in nats "
+                     "(0 = all weight on one key, ln n = spread evenly over n keys; ln %d = %.3f here), the "
+                     "largest weight and the key that receives it.", S, std::log((double)S));
+  for (int h = 0; h < H; ++h) head_stats(m, c, h);  // cached per weights version
+
+  const int ncols = 1 + 3 * H;  // at most 193 (64 heads); ImGui tables hold 512
+  ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollX |
+                          ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
+  if (!ImGui::BeginTable("row stats", ncols, flags, ImVec2(0, ImGui::GetContentRegionAvail().y))) return;
+  ImGui::TableSetupScrollFreeze(1, 1);
+  ImGui::TableSetupColumn("query");
+  char name[32];
+  for (int h = 0; h < H; ++h) {
+    std::snprintf(name, sizeof name, "h%d entropy", h);
+    ImGui::TableSetupColumn(name);
+    std::snprintf(name, sizeof name, "h%d max", h);
+    ImGui::TableSetupColumn(name);
+    std::snprintf(name, sizeof name, "h%d argmax", h);
+    ImGui::TableSetupColumn(name);
+  }
+  ImGui::TableHeadersRow();
+  const ImU32 head_bg = ImGui::GetColorU32(ImGuiCol_TableRowBgAlt);
+  ImGuiListClipper clipper;
+  clipper.Begin(S);
+  while (clipper.Step())
+    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::Text("%d %s", i, i < (int)toks.size() ? toks[i].c_str() : "");
+      for (int h = 0; h < H; ++h) {
+        const RowStats& st = c.stats[h];
+        if (i >= (int)st.argmax.size()) break;
+        ImGui::TableNextColumn();
+        if (h == m.head || h == m.head_b) ImGui::TableSetBgColor(ImGuiTableBgTarget_CellBg, head_bg);
+        ImGui::TextUnformatted(format_value(st.entropy.data[i], 3).c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(format_value(st.max_weight.data[i], 3).c_str());
+        ImGui::TableNextColumn();
+        int j = st.argmax[i];
+        if (j >= 0 && j < (int)toks.size()) ImGui::Text("%d %s", j, toks[j].c_str());
+        else ImGui::TextDisabled("none");
+      }
+    }
+  ImGui::EndTable();
+}
+
+// [SECTION] the tab ---------------------------------------------------------------------
+
+void compare_tab(AppModel& m) {
+  const int H = m.engine.num_heads();
+  if (!m.engine.has_result() || H == 0) {
+    ImGui::TextDisabled("No result yet.");
+    return;
+  }
+  CompareCache& c = cache_of(m);
+  m.head = std::clamp(m.head, 0, H - 1);
+  m.head_b = std::clamp(m.head_b, 0, H - 1);
+
+  static const char* stages[] = {"scores", "scaled", "masked", "weights", "dropped", "context"};
+  ImGui::SetNextItemWidth(ImGui::CalcTextSize("weights").x + ImGui::GetFrameHeight() * 2.5f);
+  if (ImGui::BeginCombo("Stage", m.compare_stage.c_str())) {
+    for (const char* s : stages)
+      if (ImGui::Selectable(s, m.compare_stage == s)) m.compare_stage = s;
+    ImGui::EndCombo();
+  }
+  item_register("Stage");
+  if (H == 1) {
+    ImGui::SameLine(0, 16);
+    ImGui::TextDisabled("One head: set Heads to 2 or more to compare.");
+  }
+
+  if (ImGui::BeginTabBar("compare views")) {
+    struct Sub { const char* name; void (*draw)(AppModel&, CompareCache&); };
+    static const Sub subs[] = {{"All heads", [](AppModel& mm, CompareCache&) { all_heads(mm); }},
+                               {"A/B", ab_view},
+                               {"Row statistics", row_statistics}};
+    for (const Sub& s : subs) {
+      bool open = ImGui::BeginTabItem(s.name);
+      item_register(s.name);
+      if (open) {
+        ImGui::BeginChild("compare body");
+        s.draw(m, c);
+        ImGui::EndChild();
+        ImGui::EndTabItem();
+      }
+    }
+    ImGui::EndTabBar();
   }
 }
 

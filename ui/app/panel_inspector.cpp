@@ -5,6 +5,7 @@
 
 #include "app/app_model.h"
 #include "app/heatmap.h"
+#include "app/item_registry.h"
 #include "app/panels.h"
 #include "attnviz/explain.h"
 #include "imgui.h"
@@ -130,6 +131,7 @@ void inspector_panel(AppModel& m) {
   }
   if (m.pinned.valid) {
     if (ImGui::SmallButton("Unpin")) m.pinned = CellRef{};
+    item_register("Unpin");
     ImGui::SameLine();
     ImGui::TextDisabled("pinned");
   }

@@ -34,6 +34,7 @@ void error_line(const AppModel& m, const char* field) {
   ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(255, 138, 122, 255));
   ImGui::TextWrapped("%s", m.error.c_str());
   ImGui::PopStyleColor();
+  item_register("error");
 }
 
 json& at(json& d, const char* key) { return d[key]; }
@@ -160,11 +161,11 @@ void token_chips(AppModel& m) {
         ImGui::EndDragDropTarget();
       }
       if (ImGui::BeginPopupContextItem("chip menu")) {
-        if (ImGui::MenuItem("Edit")) { editing = i; edit_buf = t; }
-        if (ImGui::MenuItem("Insert before")) insert_at = i;
-        if (ImGui::MenuItem("Insert after")) insert_at = i + 1;
-        if (ImGui::MenuItem(padded ? "Unmark padding" : "Mark as padding")) toggle_pad = i;
-        if (ImGui::MenuItem("Delete", nullptr, false, n > 1)) remove = i;
+        if (menu_item("Edit")) { editing = i; edit_buf = t; }
+        if (menu_item("Insert before")) insert_at = i;
+        if (menu_item("Insert after")) insert_at = i + 1;
+        if (menu_item(padded ? "Unmark padding" : "Mark as padding")) toggle_pad = i;
+        if (menu_item("Delete", false, n > 1)) remove = i;
         ImGui::EndPopup();
       }
     }

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "app/app_model.h"
+#include "app/fonts.h"
 #include "app/item_registry.h"
 #include "app/presets.h"
 #include "imgui.h"
@@ -22,6 +23,9 @@ nlohmann::json default_state() {
 static void menu_bar(AppModel& m) {
   if (!ImGui::BeginMainMenuBar()) return;
   if (ImGui::BeginMenu("Presets")) {
+    // Titles in other scripts need their glyphs: add them once the menu opens.
+    for (const Preset& p : presets())
+      if (fonts_collect_glyphs(p.title.c_str(), m.glyphs)) ++m.glyphs_version;
     for (const Preset& p : presets()) {
       if (ImGui::MenuItem(p.title.c_str())) {
         m.apply(p.state);
@@ -34,9 +38,11 @@ static void menu_bar(AppModel& m) {
   }
   item_register("Presets");
   if (ImGui::BeginMenu("View")) {
-    if (ImGui::BeginMenu("Weights colormap")) {
-      if (ImGui::MenuItem("viridis", nullptr, m.weights_cmap == Colormap::viridis)) m.weights_cmap = Colormap::viridis;
-      if (ImGui::MenuItem("cividis (colour-blind safe)", nullptr, m.weights_cmap == Colormap::cividis))
+    bool open = ImGui::BeginMenu("Weights colormap");
+    item_register("Weights colormap");
+    if (open) {
+      if (menu_item("viridis", m.weights_cmap == Colormap::viridis)) m.weights_cmap = Colormap::viridis;
+      if (menu_item("cividis (colour-blind safe)", m.weights_cmap == Colormap::cividis))
         m.weights_cmap = Colormap::cividis;
       ImGui::EndMenu();
     }
@@ -46,6 +52,12 @@ static void menu_bar(AppModel& m) {
   ImGui::Separator();
   ImGui::TextDisabled("attnviz: every stage of multi-head attention");
   ImGui::EndMainMenuBar();
+}
+
+// Windows are addressable too ("Inspector window"): tests drag them by the title bar.
+static void register_window(const char* label) {
+  ImVec2 p = ImGui::GetWindowPos(), s = ImGui::GetWindowSize();
+  item_registry().add(label, p, ImVec2(p.x + s.x, p.y + s.y));
 }
 
 static void legend() {
@@ -86,11 +98,13 @@ void draw_panels(AppModel& m) {
   ImGui::SetNextWindowPos(p0, ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSize(ImVec2(side, params_h), ImGuiCond_FirstUseEver);
   if (ImGui::Begin("Parameters")) parameters_panel(m);
+  register_window("Parameters window");
   ImGui::End();
 
   ImGui::SetNextWindowPos(ImVec2(p0.x, p0.y + params_h), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSize(ImVec2(side, sz.y - params_h), ImGuiCond_FirstUseEver);
   if (ImGui::Begin("Inspector")) inspector_panel(m);
+  register_window("Inspector window");
   ImGui::End();
 
   ImGui::SetNextWindowPos(ImVec2(p0.x + side, p0.y), ImGuiCond_FirstUseEver);
@@ -117,6 +131,7 @@ void draw_panels(AppModel& m) {
       ImGui::EndTabBar();
     }
   }
+  register_window("Views window");
   ImGui::End();
 }
 

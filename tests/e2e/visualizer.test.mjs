@@ -1,0 +1,192 @@
+// visualizer.test.mjs: the main interface driven with real mouse and keyboard events
+// at itemRect positions; each test checks the resulting state and matrices and
+// what is drawn (pixel colours against the colormap, the masked style).
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { openApp, repoRoot } from './harness.mjs';
+import { colour, distance, masked, maskedHatch } from './colormap.mjs';
+
+const preset = (file) => JSON.parse(fs.readFileSync(path.join(repoRoot, 'assets/presets', file), 'utf8')).state;
+
+// Replaces the text of an ImGui input by clicking it, selecting all and typing.
+// Number fields (InputInt) have −/+ buttons on the right: click near the left edge.
+async function typeInto(app, label, text, { number = false } = {}) {
+  await app.click(label, number ? { dx: 20 } : {});
+  await app.page.keyboard.press('Control+A');
+  await app.page.keyboard.type(text);
+  await app.page.keyboard.press('Enter');
+  await app.frames(3);
+}
+
+test('typing a sentence into Tokens re-splits it and every stage follows', async (t) => {
+  const app = await openApp(t);
+  await typeInto(app, 'Tokens', 'the cat sat down');
+  const s = await app.state();
+  assert.deepEqual(s.tokens, ['the', 'cat', 'sat', 'down']);
+  for (const stage of ['scores', 'scaled', 'masked', 'weights', 'dropped']) {
+    const m = await app.matrix(stage, 0);
+    assert.equal(m.rows, 4, stage);
+    assert.equal(m.cols, 4, stage);
+  }
+  assert.ok(await app.rect('token 3'), 'a chip per token');
+  await app.close();
+});
+
+test('the Causal mask checkbox masks the upper triangle with −inf, drawn in the masked style', async (t) => {
+  const app = await openApp(t);
+  await app.click('Causal mask');
+  assert.equal((await app.state()).causal, true);
+  const m = await app.matrix('masked', 0);
+  const w = await app.matrix('weights', 0);
+  const S = m.rows;
+  for (let i = 0; i < S; i++) for (let j = 0; j < S; j++) {
+    if (j > i) {
+      assert.equal(m.data[i * S + j], -Infinity, `masked[${i}][${j}]`);
+      assert.equal(w.data[i * S + j], 0, `weights[${i}][${j}] is exactly 0`);
+    } else {
+      assert.ok(Number.isFinite(m.data[i * S + j]));
+    }
+  }
+  // Pixels: a masked cell is the masked colour or its hatch; an unmasked weights
+  // cell matches viridis at its value (sampled off-centre, away from the printed value).
+  await app.frames(2);
+  const pts = [await app.cellPoint('masked h0', S, S, 0, S - 1, 0.15, 0.12),
+               await app.cellPoint('weights h0', S, S, 2, 0, 0.15, 0.12),
+               await app.cellPoint('weights h0', S, S, 4, 3, 0.15, 0.12)];
+  const [px, w20, w43] = await app.pixels(pts);
+  assert.ok(distance(px, masked) <= 2 || distance(px, maskedHatch) <= 2, `masked cell colour ${px}`);
+  assert.ok(distance(w20, colour('viridis', w.data[2 * S + 0])) <= 3, `weights[2][0] ${w20}`);
+  assert.ok(distance(w43, colour('viridis', w.data[4 * S + 3])) <= 3, `weights[4][3] ${w43}`);
+  await app.shot('causal');
+  await app.close();
+});
+
+test('a preset from the menu shows the tutorial\'s printed numbers', async (t) => {
+  const app = await openApp(t);
+  await app.click('Presets');
+  await app.click('Your journey starts with one step — torch.rand, seed 123 (tutorial 004)');
+  const s = await app.state();
+  assert.deepEqual(s.tokens, ['Your', 'journey', 'starts', 'with', 'one', 'step']);
+  // 004 §2, attention_weights_2 as printed: [0.1500, 0.2264, 0.2199, 0.1311, 0.0906, 0.1820]
+  const printed = [0.1500, 0.2264, 0.2199, 0.1311, 0.0906, 0.1820];
+  const w = await app.matrix('weights', 0);
+  printed.forEach((v, j) => assert.ok(Math.abs(w.data[6 + j] - v) <= 0.00005, `weights[1][${j}] = ${w.data[6 + j]}`));
+  await app.close();
+});
+
+test('an invalid combination shows its reason and the views keep the last valid result', async (t) => {
+  const app = await openApp(t);
+  const before = await app.matrix('weights', 0);
+  // d_out is 4: three heads do not divide it.
+  await typeInto(app, 'Heads', '3', { number: true });
+  assert.ok(await app.rect('error'), 'the reason is shown');
+  const s = await app.state();
+  assert.equal(s.num_heads, 1, 'the state keeps its last valid value');
+  assert.deepEqual(await app.matrix('weights', 0), before, 'the views keep the last valid result');
+  // Fix it through d_out: 6 is divisible by 3, and the draft's 3 heads now apply.
+  await typeInto(app, 'd_out', '6', { number: true });
+  const s2 = await app.state();
+  assert.equal(s2.d_out, 6);
+  assert.equal(s2.num_heads, 3);
+  assert.equal(await app.rect('error'), null, 'the reason is gone');
+  assert.ok(await app.rect('weights h0'));
+  await app.shot('three-heads');
+  await app.close();
+});
+
+test('hovering a cell explains it; clicking pins it; clicking again releases it', async (t) => {
+  const app = await openApp(t);
+  const w = await app.matrix('weights', 0);
+  const S = w.rows;
+  const p = await app.cellPoint('weights h0', S, S, 1, 2);
+  await app.page.mouse.move(p[0], p[1]);
+  await app.frames(3);
+  assert.equal(await app.rect('Unpin'), null, 'hovering does not pin');
+  await app.page.mouse.click(p[0], p[1]);
+  await app.frames(3);
+  assert.ok(await app.rect('Unpin'), 'clicking pins');
+  await app.page.mouse.move(5, 5);
+  await app.frames(3);
+  assert.ok(await app.rect('Unpin'), 'still pinned after the mouse leaves');
+  await app.shot('pinned');
+  await app.page.mouse.click(p[0], p[1]);
+  await app.frames(3);
+  assert.equal(await app.rect('Unpin'), null, 'clicking the pinned cell again releases it');
+  await app.close();
+});
+
+test('token chips: mark a key as padding from the chip menu, then drag a chip to reorder', async (t) => {
+  const app = await openApp(t);
+  const chip = await app.rect('token 1');
+  await app.page.mouse.click(chip.x + chip.w / 2, chip.y + chip.h / 2, { button: 'right' });
+  await app.frames(3);
+  await app.click('Mark as padding');
+  let s = await app.state();
+  assert.deepEqual(s.key_padding, [1, 0, 1, 1, 1]);
+  const m = await app.matrix('masked', 0);
+  for (let i = 0; i < 5; i++) assert.equal(m.data[i * 5 + 1], -Infinity, `key 1 is masked in row ${i}`);
+
+  // Drag token 0 onto token 3.
+  const a = await app.rect('token 0');
+  const b = await app.rect('token 3');
+  await app.page.mouse.move(a.x + a.w / 2, a.y + a.h / 2);
+  await app.page.mouse.down();
+  for (let k = 1; k <= 10; k++) {
+    await app.page.mouse.move(a.x + a.w / 2 + (b.x - a.x) * k / 10, a.y + a.h / 2);
+    await app.frames(1);
+  }
+  await app.page.mouse.up();
+  await app.frames(3);
+  s = await app.state();
+  assert.deepEqual(s.tokens, ['upon', 'a', 'time', 'Once', 'there']);
+  assert.deepEqual(s.key_padding, [0, 1, 1, 1, 1], 'padding moves with its token');
+  await app.close();
+});
+
+test('the colour-blind-safe colormap can be chosen for weights', async (t) => {
+  const app = await openApp(t);
+  await app.click('View');
+  await app.click('Weights colormap');
+  await app.click('cividis (colour-blind safe)');
+  const w = await app.matrix('weights', 0);
+  const [px] = await app.pixels([await app.cellPoint('weights h0', 5, 5, 0, 0, 0.15, 0.12)]);
+  assert.ok(distance(px, colour('cividis', w.data[0])) <= 3, `cividis pixel ${px}`);
+  await app.close();
+});
+
+test('Chinese tokens display with the lazily loaded CJK font', async (t) => {
+  const app = await openApp(t);
+  assert.equal((await app.stats()).fonts_pending, false);
+  const r = await app.setState(preset('06-chinese.json'));
+  assert.ok(r.ok, JSON.stringify(r));
+  await app.page.waitForFunction(() => !window.attnviz.frameStats().fonts_pending);
+  await app.frames(3);
+  const s = await app.state();
+  assert.deepEqual(s.tokens, ['我', '爱', '自然', '语言', '处理']);
+  await app.shot('chinese');
+  await app.close();
+});
+
+test('the window layout is remembered between visits', async (t) => {
+  const app = await openApp(t);
+  const before = await app.rect('Inspector window');
+  // Drag the Inspector by its title bar.
+  await app.page.mouse.move(before.x + 60, before.y + 8);
+  await app.page.mouse.down();
+  for (let k = 1; k <= 8; k++) {
+    await app.page.mouse.move(before.x + 60 + 40 * k, before.y + 8 - 20 * k);
+    await app.frames(1);
+  }
+  await app.page.mouse.up();
+  await app.frames(10);
+  const moved = await app.rect('Inspector window');
+  assert.ok(Math.abs(moved.x - (before.x + 320)) <= 2, `moved to x ${moved.x}`);
+  await app.frames(400);  // ImGui saves settings a few seconds after a change
+  await app.page.reload();
+  await app.page.evaluate(() => window.attnviz.ready);
+  const after = await app.rect('Inspector window');
+  assert.ok(Math.abs(after.x - moved.x) <= 1 && Math.abs(after.y - moved.y) <= 1, 'same place after a reload');
+  await app.close();
+});
