@@ -14,7 +14,6 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
-#include <fstream>
 #include <iostream>
 #include <new>
 #include <string>
@@ -44,51 +43,40 @@ int report_error(int code, const std::string& error, const std::string& field) {
   return code;
 }
 
-// Reads all of FILE (or stdin for "-") into *text; false with a sentence on failure.
-bool read_input(const std::string& path, std::string* text, std::string* error) {
-  if (path == "-") {
-    char buf[1 << 16];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) {
-      if (text->size() + n > kMaxInputBytes) {
-        *error = "the state on standard input is larger than 512 MiB";
-        return false;
-      }
-      text->append(buf, n);
-    }
-    if (std::ferror(stdin)) {
-      *error = "could not read standard input";
+// Reads all of `f` in chunks (files, pipes and process substitutions alike).
+bool read_stream(std::FILE* f, const std::string& what, std::string* text, std::string* error) {
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
+    if (text->size() + n > kMaxInputBytes) {
+      *error = what + " is larger than 512 MiB; that is not a session state";
       return false;
     }
-    return true;
+    text->append(buf, n);
   }
+  if (std::ferror(f)) {
+    *error = "could not read " + what;
+    return false;
+  }
+  return true;
+}
+
+// Reads all of FILE (or stdin for "-") into *text; false with a sentence on failure.
+bool read_input(const std::string& path, std::string* text, std::string* error) {
+  if (path == "-") return read_stream(stdin, "the state on standard input", text, error);
   struct stat info;
   if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
     *error = "\"" + path + "\" is a directory, not a state file";
     return false;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) {
     *error = "cannot open \"" + path + "\": " + std::strerror(errno);
     return false;
   }
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  if (size < 0) {
-    *error = "cannot read \"" + path + "\"";
-    return false;
-  }
-  if (static_cast<unsigned long long>(size) > kMaxInputBytes) {
-    *error = "\"" + path + "\" is larger than 512 MiB; that is not a session state";
-    return false;
-  }
-  in.seekg(0, std::ios::beg);
-  text->resize(static_cast<size_t>(size));
-  if (size > 0 && !in.read(&(*text)[0], size)) {
-    *error = "cannot read \"" + path + "\"";
-    return false;
-  }
-  return true;
+  bool ok = read_stream(f, "\"" + path + "\"", text, error);
+  std::fclose(f);
+  return ok;
 }
 
 using CommandFn = int (*)(int argc, char** argv);  // argv[0] is the subcommand
