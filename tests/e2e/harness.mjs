@@ -81,7 +81,13 @@ export async function openApp(t, opts = {}) {
     click: async (label, opts = {}) => {
       const r = await app.rect(label);
       if (!r) throw new Error(`no item labelled "${label}" is drawn`);
-      await page.mouse.click(r.x + (opts.dx ?? r.w / 2), r.y + (opts.dy ?? r.h / 2));
+      // Like a person: the pointer arrives, then presses, then releases, each seen
+      // in its own frame (ImGui acts on some items at the press, on others at the release).
+      await page.mouse.move(r.x + (opts.dx ?? r.w / 2), r.y + (opts.dy ?? r.h / 2));
+      await app.frames(1);
+      await page.mouse.down({ button: opts.button || 'left' });
+      await app.frames(1);
+      await page.mouse.up({ button: opts.button || 'left' });
       await app.frames(2);
       return r;
     },

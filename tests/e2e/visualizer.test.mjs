@@ -119,9 +119,7 @@ test('hovering a cell explains it; clicking pins it; clicking again releases it'
 
 test('token chips: mark a key as padding from the chip menu, then drag a chip to reorder', async (t) => {
   const app = await openApp(t);
-  const chip = await app.rect('token 1');
-  await app.page.mouse.click(chip.x + chip.w / 2, chip.y + chip.h / 2, { button: 'right' });
-  await app.frames(3);
+  await app.click('token 1', { button: 'right' });
   await app.click('Mark as padding');
   let s = await app.state();
   assert.deepEqual(s.key_padding, [1, 0, 1, 1, 1]);
@@ -188,5 +186,23 @@ test('the window layout is remembered between visits', async (t) => {
   await app.page.evaluate(() => window.attnviz.ready);
   const after = await app.rect('Inspector window');
   assert.ok(Math.abs(after.x - moved.x) <= 1 && Math.abs(after.y - moved.y) <= 1, 'same place after a reload');
+  await app.close();
+});
+
+test('editing one embedding cell switches to explicit values and changes only that input', async (t) => {
+  const app = await openApp(t);
+  const X0 = await app.matrix('X', 0);
+  await app.click('Edit values');
+  await typeInto(app, 'embedding[0][0]', '1.5');
+  const s = await app.state();
+  assert.equal(s.embedding.values[0][0], 1.5);
+  const X1 = await app.matrix('X', 0);
+  assert.equal(X1.data[0], 1.5);
+  assert.deepEqual(X1.data.slice(1), X0.data.slice(1), 'every other number of X is unchanged, bit for bit');
+  // A number that is not finite gets a sentence and changes nothing.
+  await typeInto(app, 'embedding[1][1]', 'nan');
+  assert.ok(await app.rect('error'), 'the reason is shown');
+  assert.deepEqual((await app.matrix('X', 0)).data, X1.data, 'the last valid values stay');
+  await app.shot('edit-values');
   await app.close();
 });

@@ -22,7 +22,7 @@ struct CellRef {
 struct CompareCache;  // panel_compare.cpp: analysis results keyed by stage versions
 struct LinesCache;    // panel_lines.cpp: heads shown and the lines worth drawing
 
-enum class MainTab : int { stages = 0, data, compare, lines };
+enum class MainTab : int { stages = 0, data, compare, lines, values };
 
 struct AppModel {
   TextureHost* textures = nullptr;

@@ -116,7 +116,8 @@ void draw_panels(AppModel& m) {
       static const Tab tabs[] = {{"Stages", MainTab::stages, stages_tab},
                                  {"Q K V & output", MainTab::data, data_tab},
                                  {"Compare heads", MainTab::compare, compare_tab},
-                                 {"Lines", MainTab::lines, lines_tab}};
+                                 {"Lines", MainTab::lines, lines_tab},
+                                 {"Edit values", MainTab::values, values_tab}};
       for (const Tab& t : tabs) {
         bool open = ImGui::BeginTabItem(t.name);
         item_register(t.name);

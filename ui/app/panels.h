@@ -21,6 +21,7 @@ void stages_tab(AppModel& m);        // panel_stages.cpp
 void data_tab(AppModel& m);          // panel_stages.cpp
 void compare_tab(AppModel& m);       // panel_compare.cpp
 void lines_tab(AppModel& m);         // panel_lines.cpp
+void values_tab(AppModel& m);        // panel_values.cpp
 
 // One matrix view with linked inspection: label "weights h0" / "Q"; hover and
 // click feed the inspector; the focused cell's row/column are outlined.
