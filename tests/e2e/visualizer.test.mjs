@@ -206,3 +206,38 @@ test('editing one embedding cell switches to explicit values and changes only th
   await app.shot('edit-values');
   await app.close();
 });
+
+test('a large matrix zooms about the mouse with the wheel and resets on double-click', async (t) => {
+  const app = await openApp(t);
+  const s = await app.state();
+  s.tokens = Array.from({ length: 64 }, (_, i) => `w${i}`);
+  s.d_model = 16; s.d_out = 16; s.num_heads = 2;
+  s.embedding = { init: 'torch_randn', seed: 7 };
+  assert.ok((await app.setState(s)).ok);
+  await app.frames(3);
+  const w = await app.matrix('weights', 0);
+  const S = w.rows;
+  const r = await app.rect('weights h0');
+  // Wheel up four notches at the map's top-left corner: ×1.25⁴ about that corner.
+  await app.page.mouse.move(r.x + 1, r.y + 1);
+  await app.frames(2);
+  for (let k = 0; k < 4; k++) { await app.page.mouse.wheel(0, -100); await app.frames(2); }
+  const zoom = 1.25 ** 4;
+  const cell = (r.w / S) * zoom;
+  // Check a few cells against the colormap at their zoomed positions (off-centre, away from text).
+  const cells = [[0, 3], [2, 1], [5, 6], [7, 2]];
+  const pts = cells.map(([i, j]) => [r.x + (j + 0.5) * cell, r.y + (i + 0.5) * cell]);
+  const px = await app.pixels(pts);
+  cells.forEach(([i, j], k) => {
+    const want = colour('viridis', w.data[i * S + j]);
+    assert.ok(distance(px[k], want) <= 3, `zoomed cell (${i}, ${j}) is ${px[k]}, want ${want}`);
+  });
+  await app.shot('zoomed');
+  // Double-click fits the whole matrix again: the last cell is at the bottom-right.
+  await app.page.mouse.dblclick(r.x + 5, r.y + 5);
+  await app.frames(3);
+  const last = [r.x + r.w - r.w / S / 2, r.y + r.h - r.h / S / 2];
+  const [p2] = await app.pixels([last]);
+  assert.ok(distance(p2, colour('viridis', w.data[S * S - 1])) <= 3, `fitted last cell ${p2}`);
+  await app.close();
+});

@@ -26,6 +26,10 @@ struct HeatmapCache {
   Colormap cmap = Colormap::count;
   float lo = 0, hi = 0;           // range baked into the texture
   std::vector<uint32_t> rgba;     // (tex_h × tex_w) staging buffer, reused
+  float label_w = 0;              // widest row label, measured when the matrix changed
+  uint64_t label_w_version = 0;
+  float zoom = 1.0f;              // 1 = whole matrix; up to max(rows, cols)/4
+  float u0 = 0.0f, v0 = 0.0f;     // top-left of the visible part, as matrix fractions
 };
 
 struct HeatmapSpec {
