@@ -96,6 +96,28 @@ void analysis_row_stats(const TensorView& w, RowStats* out) {
   }
 }
 
+void analysis_column_argmax(const TensorView& w, std::vector<int>* out) {
+  assert(out && "analysis_column_argmax needs an output vector");
+  const int rows = w.rows, cols = w.cols;
+  out->assign(static_cast<size_t>(cols), -1);  // (C)
+  for (int j = 0; j < cols; ++j) {
+    float best = 0.0f;  // only a positive weight makes a query "the one that attends most"
+    int best_i = -1;
+    for (int i = 0; i < rows; ++i) {
+      const float v = w.at(i, j);
+      if (std::isnan(v)) {
+        best_i = -1;
+        break;
+      }
+      if (v > best) {
+        best = v;
+        best_i = i;
+      }
+    }
+    (*out)[j] = best_i;
+  }
+}
+
 void analysis_difference(const TensorView& a, const TensorView& b, Tensor* out) {
   assert(out && "analysis_difference needs an output Tensor");
   assert(a.rows == b.rows && a.cols == b.cols && "analysis_difference: a and b must have the same shape");

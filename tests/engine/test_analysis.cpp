@@ -100,6 +100,21 @@ TEST(Analysis, RowStatsReadsStridedViews) {
   EXPECT_EQ(st.argmax[1], 0);
 }
 
+TEST(Analysis, ColumnArgmaxFindsTheQueryThatAttendsMost) {
+  // (3 × 4): column 0 ties between rows 0 and 2, column 2 is all zero (a padded
+  // key), column 3 holds a NaN.
+  Tensor w = matrix(3, 4, {0.5f, 0.5f, 0.0f, 0.0f,  //
+                           0.2f, 0.8f, 0.0f, kNaN,  //
+                           0.5f, 0.1f, 0.0f, 0.4f});
+  std::vector<int> arg;
+  attnviz::analysis_column_argmax(w.view(), &arg);
+  ASSERT_EQ(arg.size(), 4u);
+  EXPECT_EQ(arg[0], 0) << "ties go to the first query";
+  EXPECT_EQ(arg[1], 1);
+  EXPECT_EQ(arg[2], -1) << "no query attends to this key";
+  EXPECT_EQ(arg[3], -1) << "NaN column";
+}
+
 TEST(Analysis, DifferenceIsElementwiseAndKeepsSharedInfinities) {
   Tensor a = matrix(2, 3, {0.5f, 0.25f, kNegInf, 1.0f, kNaN, kNegInf});
   Tensor b = matrix(2, 3, {0.25f, 0.75f, kNegInf, 0.0f, 1.0f, 3.0f});

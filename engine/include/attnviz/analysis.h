@@ -43,6 +43,12 @@ struct RowStats {
 // not). Cost O(R·C) with one log per nonzero value.
 void analysis_row_stats(const TensorView& w, RowStats* out);
 
+// For every column j of w (R × C), the first row i with the largest w_ij, into
+// out (C): for weights, the query that attends most to key j. −1 for a column
+// that contains NaN or has no positive value (no query attends to that key,
+// e.g. a padded key). Cost O(R·C), no allocation once out has reached C.
+void analysis_column_argmax(const TensorView& w, std::vector<int>* out);
+
 // out (R × C) = a − b element-wise in float32, for a and b of the same shape
 // (asserted). IEEE arithmetic, except that where a and b hold the same infinity
 // the result is that infinity instead of NaN: a cell masked (−inf) in both
