@@ -26,8 +26,9 @@ namespace attnviz::ui {
 // [SECTION] CompareCache --------------------------------------------------------------
 
 // Similarity costs H(H−1)/2 · S² logarithms; above this many it waits for a click
-// instead of recomputing on every edit (2^24 is about a tenth of a second in wasm).
-constexpr double kSimilarityAutoBudget = double(1 << 24);
+// instead of recomputing on every edit (2^23 take about 0.09 s in wasm, 0.05 s native;
+// the other statistics here cost H·S², as much as the softmax itself).
+constexpr double kSimilarityAutoBudget = double(1 << 23);
 
 struct CompareCache {
   // Row statistics of weights, per head, each for the weights version it was computed from.
@@ -61,6 +62,8 @@ static CompareCache& cache_of(AppModel& m) {
   CompareCache& c = *m.compare_cache;
   const int H = m.engine.num_heads();
   if ((int)c.stats.size() != H) {
+    // A new number of heads: start A/B on two different heads.
+    if (H > 1 && m.head_b == m.head) m.head_b = (m.head + 1) % H;
     c.stats.assign(H, RowStats{});
     c.stats_version.assign(H, 0);
     c.head_names.clear();
@@ -131,20 +134,60 @@ static void head_combo(const char* label, int* head, int H) {
 
 // [SECTION] All heads -------------------------------------------------------------------
 
-static void all_heads(AppModel& m) {
+// The stage combo shared by the grid and the A/B view (m.compare_stage).
+static void stage_combo(AppModel& m) {
+  static const char* stages[] = {"scores", "scaled", "masked", "weights", "dropped", "context"};
+  ImGui::SetNextItemWidth(ImGui::CalcTextSize("weights").x + ImGui::GetFrameHeight() * 2.5f);
+  if (ImGui::BeginCombo("Stage", m.compare_stage.c_str())) {
+    for (const char* s : stages)
+      if (ImGui::Selectable(s, m.compare_stage == s)) m.compare_stage = s;
+    ImGui::EndCombo();
+  }
+  item_register("Stage");
+}
+
+static void all_heads(AppModel& m, CompareCache&) {
   const int H = m.engine.num_heads();
   const char* stage = m.compare_stage.c_str();
-  ImGui::TextDisabled("Every head's %s at once; click a map to select that head (the Stages tab follows).",
-                      stage);
-  const float avail = ImGui::GetContentRegionAvail().x;
-  const float spacing = ImGui::GetStyle().ItemSpacing.x;
-  const int cols = std::clamp((int)((avail + spacing) / (240.0f + spacing)), 1, std::max(1, H));
-  const float width = std::floor((avail - spacing * (cols - 1)) / cols);
+  stage_combo(m);
+  ImGui::SameLine(0, 16);
+  ImGui::AlignTextToFramePadding();
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+  if (std::strcmp(stage, "weights") == 0 || std::strcmp(stage, "dropped") == 0)
+    ImGui::TextWrapped("Click a map to select that head (the Stages tab follows). Colour: 0 (dark) to %s (bright).",
+                       std::strcmp(stage, "weights") == 0 ? "1" : "the dropout scale");
+  else
+    ImGui::TextWrapped("Click a map to select that head (the Stages tab follows). Each map has its own range, "
+                       "centred on 0 (white); hover a cell for its value.");
+  ImGui::PopStyleColor();
+
+  // Columns: the count that gives the largest cells, filling the width and the height.
+  MatrixView v0 = m.engine.matrix(stage, 0);
+  const int R = std::max(v0.rows, 1), C = std::max(v0.cols, 1);
+  float label_w = 0;
+  for (const auto& t : m.engine.tokens()) label_w = std::max(label_w, ImGui::CalcTextSize(t.c_str()).x);
+  label_w = std::min(label_w, 90.0f) + 14.0f;  // as heatmap() lays out row labels, plus the frame
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float spacing = ImGui::GetStyle().ItemSpacing.x + 8.0f;
+  const float chrome_h = 2 * ImGui::GetTextLineHeightWithSpacing() + 14.0f;  // title + column labels + gap
+  int cols = 1;
+  float cell = 0;
+  for (int k = 1; k <= H; ++k) {
+    const int rows = (H + k - 1) / k;
+    const float w = (avail.x - spacing * (k - 1)) / k;
+    const float c = std::min((w - label_w) / C, (avail.y / rows - chrome_h) / R);
+    if (c > cell + 0.5f) {
+      cell = c;
+      cols = k;
+    }
+  }
+  cell = std::clamp(cell, 4.0f, 40.0f);
+  const float width = std::floor((avail.x - spacing * (cols - 1)) / cols);
   for (int h = 0; h < H; ++h) {
     ImGui::PushID(h);
     ImGui::BeginGroup();
     const CellRef before = m.hover_next;
-    matrix_view(m, stage, h, width - 8.0f, 32.0f, true);
+    matrix_view(m, stage, h, std::min(width - 8.0f, label_w + cell * C + 2.0f), cell, true);
     const bool hovered_here = m.hover_next.valid && m.hover_next.head == h && m.hover_next.stage == m.compare_stage &&
                               !(before.valid && before.head == h && before.stage == m.compare_stage);
     if (hovered_here && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) m.head = h;
@@ -155,8 +198,9 @@ static void all_heads(AppModel& m) {
                                           ImGui::GetColorU32(ImGuiCol_PlotHistogram), 3.0f, 0, 2.0f);
     }
     ImGui::PopID();
-    if ((h + 1) % cols != 0 && h + 1 < H) ImGui::SameLine(0, spacing);
-    else ImGui::Dummy(ImVec2(0, 6));
+    const float used = ImGui::GetItemRectSize().x;
+    if ((h + 1) % cols != 0 && h + 1 < H) ImGui::SameLine(0, spacing + std::max(0.0f, width - used));
+    else ImGui::Dummy(ImVec2(0, 4));
   }
 }
 
@@ -185,7 +229,7 @@ static void difference_map(AppModel& m, CompareCache& c, int a, int b, float wid
   spec.row_labels = tokens_if(m, c.diff.rows);
   spec.col_labels = is_square_stage(stage) ? tokens_if(m, c.diff.cols) : nullptr;
   spec.cmap = Colormap::rdbu;
-  spec.diverging = true;  // centred on 0: blue where B is larger, red where A is
+  spec.diverging = true;  // centred on 0: red where A is larger, blue where B is
   const CellRef& f = m.focus();
   if (f.valid && f.stage == stage && (f.head == a || f.head == b)) {
     spec.highlight_row = f.row;
@@ -214,14 +258,13 @@ static void similarity_map(AppModel& m, CompareCache& c) {
   spec.title = title;
   spec.row_labels = &c.head_names;
   spec.col_labels = &c.head_names;
+  // From 0 (the diagonal) to the most different pair: heads are usually far closer than
+  // ln 2, and a scale pinned there would paint them all alike. The bar shows the range.
   spec.cmap = m.weights_cmap;
-  spec.fixed_range = true;  // JSD lives in [0, ln 2]: the same scale for every state
-  spec.fixed_lo = 0.0f;
-  spec.fixed_hi = (float)std::log(2.0);
   spec.highlight_row = m.head;
   spec.highlight_col = m.head_b;
-  spec.max_cell = 52.0f;
-  spec.max_width = std::min(ImGui::GetContentRegionAvail().x, 60.0f + 52.0f * H + 70.0f);
+  spec.max_cell = 60.0f;  // wide enough for 4 decimals
+  spec.max_width = ImGui::GetContentRegionAvail().x;
   HeatmapHover hv = heatmap(spec, MatrixView{c.similarity.rows, c.similarity.cols, c.similarity.data.data()},
                             c.similarity_version, m.heatmaps["head similarity"], *m.textures);
   if (hv.hovered) {
@@ -236,6 +279,8 @@ static void similarity_map(AppModel& m, CompareCache& c) {
 
 static void ab_view(AppModel& m, CompareCache& c) {
   const int H = m.engine.num_heads();
+  stage_combo(m);
+  ImGui::SameLine(0, 16);
   head_combo("Head A", &m.head, H);
   ImGui::SameLine(0, 16);
   head_combo("Head B", &m.head_b, H);
@@ -251,14 +296,15 @@ static void ab_view(AppModel& m, CompareCache& c) {
     matrix_view(m, m.compare_stage.c_str(), b, 0, 40.0f);
     ImGui::TableNextColumn();
     difference_map(m, c, a, b, ImGui::GetContentRegionAvail().x);
+    ImGui::TextDisabled("red: A larger, blue: B larger, white: equal");
     ImGui::EndTable();
   }
   ImGui::Separator();
 
   // The similarity matrix on the left, what it means on the right.
   if (ImGui::BeginTable("similarity", 2, ImGuiTableFlags_SizingFixedFit)) {
-    const int cell = std::clamp(H, 1, 12);
-    ImGui::TableSetupColumn("map", ImGuiTableColumnFlags_WidthFixed, 120.0f + 52.0f * (float)cell);
+    const int shown = std::clamp(H, 1, 12);
+    ImGui::TableSetupColumn("map", ImGuiTableColumnFlags_WidthFixed, 110.0f + 60.0f * (float)shown);
     ImGui::TableSetupColumn("about", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableNextColumn();
     similarity_map(m, c);
@@ -266,7 +312,8 @@ static void ab_view(AppModel& m, CompareCache& c) {
     ImGui::Dummy(ImVec2(0, ImGui::GetTextLineHeight()));
     ImGui::TextWrapped("Each cell is the mean Jensen–Shannon divergence (natural log) between the two heads' "
                        "weight rows: 0 = the heads attend identically, ln 2 ≈ 0.693 = they never attend to the "
-                       "same keys. The diagonal is 0. Rows that are NaN or all zero in either head are skipped.");
+                       "same keys. The diagonal is 0. Rows that are NaN or all zero in either head are skipped. "
+                       "Colours run from 0 to the most different pair.");
     ImGui::Spacing();
     ImGui::TextWrapped("Click a cell to compare those two heads above (row = A, column = B).");
     ImGui::EndTable();
@@ -286,7 +333,8 @@ static void row_statistics(AppModel& m, CompareCache& c) {
   const int ncols = 1 + 3 * H;  // at most 193 (64 heads); ImGui tables hold 512
   ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollX |
                           ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
-  if (!ImGui::BeginTable("row stats", ncols, flags, ImVec2(0, ImGui::GetContentRegionAvail().y))) return;
+  const float table_h = std::min(ImGui::GetContentRegionAvail().y, ImGui::GetTextLineHeightWithSpacing() * (S + 1.4f));
+  if (!ImGui::BeginTable("row stats", ncols, flags, ImVec2(0, table_h))) return;
   ImGui::TableSetupScrollFreeze(1, 1);
   ImGui::TableSetupColumn("query");
   char name[32];
@@ -299,7 +347,7 @@ static void row_statistics(AppModel& m, CompareCache& c) {
     ImGui::TableSetupColumn(name);
   }
   ImGui::TableHeadersRow();
-  const ImU32 head_bg = ImGui::GetColorU32(ImGuiCol_TableRowBgAlt);
+  const ImU32 odd_head_bg = IM_COL32(255, 255, 255, 22);  // groups each head's three columns
   ImGuiListClipper clipper;
   clipper.Begin(S);
   while (clipper.Step())
@@ -310,12 +358,15 @@ static void row_statistics(AppModel& m, CompareCache& c) {
       for (int h = 0; h < H; ++h) {
         const RowStats& st = c.stats[h];
         if (i >= (int)st.argmax.size()) break;
-        ImGui::TableNextColumn();
-        if (h == m.head || h == m.head_b) ImGui::TableSetBgColor(ImGuiTableBgTarget_CellBg, head_bg);
+        auto next = [&] {
+          ImGui::TableNextColumn();
+          if (h % 2) ImGui::TableSetBgColor(ImGuiTableBgTarget_CellBg, odd_head_bg);
+        };
+        next();
         ImGui::TextUnformatted(format_value(st.entropy.data[i], 3).c_str());
-        ImGui::TableNextColumn();
+        next();
         ImGui::TextUnformatted(format_value(st.max_weight.data[i], 3).c_str());
-        ImGui::TableNextColumn();
+        next();
         int j = st.argmax[i];
         if (j >= 0 && j < (int)toks.size()) ImGui::Text("%d %s", j, toks[j].c_str());
         else ImGui::TextDisabled("none");
@@ -335,25 +386,11 @@ void compare_tab(AppModel& m) {
   CompareCache& c = cache_of(m);
   m.head = std::clamp(m.head, 0, H - 1);
   m.head_b = std::clamp(m.head_b, 0, H - 1);
-
-  static const char* stages[] = {"scores", "scaled", "masked", "weights", "dropped", "context"};
-  ImGui::SetNextItemWidth(ImGui::CalcTextSize("weights").x + ImGui::GetFrameHeight() * 2.5f);
-  if (ImGui::BeginCombo("Stage", m.compare_stage.c_str())) {
-    for (const char* s : stages)
-      if (ImGui::Selectable(s, m.compare_stage == s)) m.compare_stage = s;
-    ImGui::EndCombo();
-  }
-  item_register("Stage");
-  if (H == 1) {
-    ImGui::SameLine(0, 16);
-    ImGui::TextDisabled("One head: set Heads to 2 or more to compare.");
-  }
+  if (H == 1) ImGui::TextDisabled("One head: set Heads to 2 or more to compare heads.");
 
   if (ImGui::BeginTabBar("compare views")) {
     struct Sub { const char* name; void (*draw)(AppModel&, CompareCache&); };
-    static const Sub subs[] = {{"All heads", [](AppModel& mm, CompareCache&) { all_heads(mm); }},
-                               {"A/B", ab_view},
-                               {"Row statistics", row_statistics}};
+    static const Sub subs[] = {{"All heads", all_heads}, {"A/B", ab_view}, {"Row statistics", row_statistics}};
     for (const Sub& s : subs) {
       bool open = ImGui::BeginTabItem(s.name);
       item_register(s.name);

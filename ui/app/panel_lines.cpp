@@ -1,7 +1,8 @@
 // panel_lines.cpp: the Lines tab, BertViz's head view. Tokens are listed twice
 // (queries on the left, keys on the right) and a line joins query i to key j for
-// every head shown, its opacity equal to weights[i][j] and its width growing with
-// it, one colour per head. Hovering a token shows only its lines; masked (zero)
+// every head shown, its opacity and width proportional to weights[i][j] (scaled so
+// the heaviest line shown is opaque), one colour per head. Hovering a token shows
+// only its lines (and feeds the inspector its strongest link); masked (zero)
 // weights draw nothing.
 //
 // Smooth at S = 256 and beyond: lines under kMinWeight are not drawn (at that
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "app/app_model.h"
+#include "app/heatmap.h"
 #include "app/item_registry.h"
 #include "app/links.h"
 #include "app/panels.h"
@@ -124,6 +126,7 @@ static CellRef strongest_link(const AppModel& m, LinesCache& c, int h, int side,
 
 static void head_toggles(LinesCache& c) {
   const int H = (int)c.shown.size();
+  ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted("Heads:");
   for (int h = 0; h < H; ++h) {
     ImGui::SameLine(0, h == 0 ? 8 : 14);
@@ -131,9 +134,9 @@ static void head_toggles(LinesCache& c) {
     // a swatch of the head's colour, then its checkbox
     ImVec2 p = ImGui::GetCursorScreenPos();
     float s = ImGui::GetFrameHeight();
-    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + 4), ImVec2(p.x + 6, p.y + s - 4), head_colour(h), 2);
-    ImGui::Dummy(ImVec2(8, s));
-    ImGui::SameLine(0, 2);
+    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + 3), ImVec2(p.x + s - 6, p.y + s - 3), head_colour(h), 2);
+    ImGui::Dummy(ImVec2(s - 6, s));
+    ImGui::SameLine(0, 3);
     char label[32], reg[32];
     std::snprintf(label, sizeof label, "head %d##lines", h);
     std::snprintf(reg, sizeof reg, "lines head %d", h);
@@ -158,9 +161,11 @@ void lines_tab(AppModel& m) {
   const auto& toks = m.engine.tokens();
   const int S = m.engine.pipeline().seq_len();
 
-  ImGui::TextDisabled("Query i (left) attends to key j (right): line opacity = weights[i][j], wider when larger. "
-                      "Hover a token to see only its lines; click to pin it. Lines under %.2f are not drawn.",
-                      kMinWeight);
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("Query i (left) attends to key j (right): opacity and width grow with weights[i][j]. "
+                     "Hover a token to see only its lines; click to pin it. No line for weights under %g%%.",
+                     100.0 * kMinWeight);
+  ImGui::PopStyleColor();
   head_toggles(c);
   update_lines(m, c);
 
@@ -172,7 +177,11 @@ void lines_tab(AppModel& m) {
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float gap = std::clamp(avail.x - 2 * label_w - 40.0f, 160.0f, 520.0f);
   const float header_h = th + 8.0f;
-  const float row_h = std::clamp((avail.y - header_h - 8.0f) / (float)std::max(S, 1), th + 3.0f, 34.0f);
+  const float row_h = std::clamp((avail.y - header_h - 8.0f) / (float)std::max(S, 1), th + 3.0f, 44.0f);
+  // Each head's lines end at its own height within a row, so heads sharing a link
+  // show as parallel lines in their colours rather than one blended line.
+  const float fan = std::min(3.0f, (row_h - 4.0f) / (float)std::max(H, 1));
+  auto head_dy = [&](int h) { return fan * ((float)h - 0.5f * (float)(H - 1)); };
   const float total_w = 2 * label_w + gap;
 
   ImGui::BeginChild("lines area", ImVec2(0, 0), false, ImGuiWindowFlags_NoMove);
@@ -250,13 +259,35 @@ void lines_tab(AppModel& m) {
 
   // The lines. Focused: that token's lines in every head shown, straight from the
   // weights (at most H·S, threshold only). Otherwise the cached heaviest lines.
+  // Opacity and width are proportional to the weight, scaled so that the heaviest
+  // line shown is opaque (at large S every weight is small; the header says the scale).
+  auto focus_weight = [&](const TensorView& w, int k) {
+    return focus_side == 0 ? w.at(focus_idx, k) : w.at(k, focus_idx);
+  };
+  float w_max = 0.0f;
+  if (focus_side >= 0) {
+    for (int h = 0; h < H; ++h)
+      if (c.shown[h]) {
+        TensorView w = weights_of(m, h);  // (S × S)
+        for (int k = 0; k < S; ++k) w_max = std::max(w_max, focus_weight(w, k));  // NaN is skipped
+      }
+  } else if (!c.lines.empty()) {
+    w_max = c.lines.back().w;  // sorted lightest first
+  }
+  const float gain = w_max >= kMinWeight ? 1.0f / w_max : 1.0f;
+  if (w_max >= kMinWeight) {
+    char scale[48];
+    std::snprintf(scale, sizeof scale, "opaque line = weight %s", format_value(w_max, 3).c_str());
+    dl->AddText(ImVec2(0.5f * (gx0 + gx1) - 0.5f * ImGui::CalcTextSize(scale).x, win0.y), dim_col, scale);
+  }
   const float top = clip_min.y - row_h, bottom = clip_max.y + row_h;
   int drawn = 0;
   auto line = [&](int h, int i, int j, float w) {
-    float ya = row_y(i), yb = row_y(j);
+    float ya = row_y(i) + head_dy(h), yb = row_y(j) + head_dy(h);
     if ((ya < top && yb < top) || (ya > bottom && yb > bottom)) return;  // off screen
-    float width = std::round(1.0f + 3.0f * std::min(w, 1.0f));  // 1 … 4 px, whole pixels draw fastest
-    dl->AddLine(ImVec2(gx0, ya), ImVec2(gx1, yb), head_colour(h, std::min(w, 1.0f)), width);
+    float t = std::min(w * gain, 1.0f);
+    float width = std::round(1.0f + 3.0f * t);  // 1 … 4 px: whole pixels draw fastest
+    dl->AddLine(ImVec2(gx0, ya), ImVec2(gx1, yb), head_colour(h, t), width);
     ++drawn;
   };
   if (focus_side >= 0) {
@@ -264,9 +295,8 @@ void lines_tab(AppModel& m) {
       if (!c.shown[h]) continue;
       TensorView w = weights_of(m, h);  // (S × S)
       for (int k = 0; k < S && drawn < kMaxLines; ++k) {
-        int i = focus_side == 0 ? focus_idx : k, j = focus_side == 0 ? k : focus_idx;
-        float v = w.at(i, j);
-        if (v >= kMinWeight) line(h, i, j, v);
+        float v = focus_weight(w, k);
+        if (v >= kMinWeight) line(h, focus_side == 0 ? focus_idx : k, focus_side == 0 ? k : focus_idx, v);
       }
     }
   } else {
