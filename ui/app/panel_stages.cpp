@@ -65,13 +65,16 @@ static void head_selector(AppModel& m) {
   int H = m.engine.num_heads();
   if (H <= 1) return;
   if (ImGui::BeginTabBar("heads")) {
+    // Another view (Compare heads) may have changed m.head: on appearing, select its tab;
+    // the tab bar still shows its old head for that one frame, which must not win.
+    const bool appearing = ImGui::IsWindowAppearing();
     for (int h = 0; h < H; ++h) {
       char name[16];
       std::snprintf(name, sizeof name, "head %d", h);
       ImGuiTabItemFlags f = 0;
-      if (m.head == h && ImGui::IsWindowAppearing()) f |= ImGuiTabItemFlags_SetSelected;
+      if (m.head == h && appearing) f |= ImGuiTabItemFlags_SetSelected;
       if (ImGui::BeginTabItem(name, nullptr, f)) {
-        m.head = h;
+        if (!appearing) m.head = h;
         ImGui::EndTabItem();
       }
       item_register(name);
