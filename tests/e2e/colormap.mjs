@@ -10,15 +10,21 @@ export const masked = [0x3A, 0x4A, 0x5A];       // −inf cells
 export const maskedHatch = [0x66, 0x7A, 0x8C];  // the hatch lines over them
 export const nan = [0xFF, 0x00, 0xFF];
 
+// Step by step in float32, like ui/app/colormap.cpp, so colours match to the unit.
+const f = Math.fround;
 export function colour(name, t) {
   const s = stops[name];
-  t = Math.min(1, Math.max(0, Number.isNaN(t) ? 0 : t));
-  const x = t * (s.length - 1);
-  let i = Math.floor(x);
+  if (!(t >= 0)) t = 0;
+  if (t > 1) t = 1;
+  const x = f(t * (s.length - 1));
+  let i = Math.trunc(x);
   if (i >= s.length - 1) i = s.length - 2;
-  const f = x - i;
-  const ch = (v, sh) => (v >> sh) & 255;
-  return [16, 8, 0].map((sh) => Math.round(ch(s[i], sh) + (ch(s[i + 1], sh) - ch(s[i], sh)) * f));
+  const fr = f(x - i);
+  const ch = (shift) => {
+    const va = (s[i] >> shift) & 0xff, vb = (s[i + 1] >> shift) & 0xff;
+    return Math.floor(f(va + f(f(vb - va) * fr)) + 0.5);
+  };
+  return [ch(16), ch(8), ch(0)];
 }
 
 // Largest channel difference between two colours.

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openApp, repoRoot } from './harness.mjs';
+import { colour, distance } from './colormap.mjs';
 
 const preset = JSON.parse(fs.readFileSync(path.join(repoRoot, 'assets/presets/04-the-cat.json'), 'utf8'));
 
@@ -18,40 +19,7 @@ async function rest(app) {
   await app.frames(3);
 }
 
-// RGB at each [x, y] (CSS pixels, DPR 1) of a fresh screenshot.
-async function pixels(app, points) {
-  const png = await app.page.screenshot();
-  return app.page.evaluate(async ([b64, pts]) => {
-    const img = new Image();
-    img.src = 'data:image/png;base64,' + b64;
-    await img.decode();
-    const c = new OffscreenCanvas(img.width, img.height);
-    const g = c.getContext('2d');
-    g.drawImage(img, 0, 0);
-    return pts.map(([x, y]) => Array.from(g.getImageData(Math.floor(x), Math.floor(y), 1, 1).data.slice(0, 3)));
-  }, [png.toString('base64'), points]);
-}
-
-// ui/app/colormap.cpp, step by step in float32 like the C++.
-const STOPS = {
-  viridis: [0x440154, 0x482878, 0x3E4A89, 0x31688E, 0x26828E, 0x1F9E89, 0x35B779, 0x6DCD59, 0xB4DE2C, 0xFDE725],
-  rdbu: [0x053061, 0x2166AC, 0x4393C3, 0x92C5DE, 0xD1E5F0, 0xF7F7F7, 0xFDDBC7, 0xF4A582, 0xD6604D, 0xB2182B, 0x67001F],
-};
 const f = Math.fround;
-function colormapAt(name, t) {
-  const s = STOPS[name];
-  if (!(t >= 0)) t = 0;
-  if (t > 1) t = 1;
-  const x = f(t * (s.length - 1));
-  let i = Math.trunc(x);
-  if (i >= s.length - 1) i = s.length - 2;
-  const fr = f(x - i);
-  const ch = (shift) => {
-    const va = (s[i] >> shift) & 0xff, vb = (s[i + 1] >> shift) & 0xff;
-    return Math.floor(f(va + f(f(vb - va) * fr)) + 0.5);
-  };
-  return [ch(16), ch(8), ch(0)];
-}
 
 // A point inside cell (i, j) of a heatmap image rect, above any value printed at its
 // centre (text is about 17 px tall) and clear of the 1.5 px highlight outlines.
@@ -62,8 +30,7 @@ function cellPoint(r, rows, cols, i, j) {
 }
 
 function assertColour(got, want, what) {
-  const d = Math.max(...got.map((g, k) => Math.abs(g - want[k])));
-  assert.ok(d <= 2, `${what}: pixel ${got} should be ${want} (±2)`);
+  assert.ok(distance(got, want) <= 2, `${what}: pixel ${got} should be ${want} (±2)`);
 }
 
 // Mean over rows of the Jensen–Shannon divergence (natural log), skipping rows that
@@ -124,9 +91,9 @@ test('compare heads: small multiples select a head; A/B difference and head simi
   const pts = [], want = [];
   for (let a = 0; a < 4; ++a) for (let b = 0; b < 4; ++b) {
     pts.push(cellPoint(sr, 4, 4, a, b));
-    want.push(colormapAt('viridis', f(f(sim[a][b]) / hi)));
+    want.push(colour('viridis', f(f(sim[a][b]) / hi)));
   }
-  const got = await pixels(app, pts);
+  const got = await app.pixels(pts);
   for (let k = 0; k < 16; ++k) assertColour(got[k], want[k], `similarity cell (${k >> 2}, ${k & 3})`);
   for (let a = 0; a < 4; ++a) assertColour(got[a * 5], [0x44, 0x01, 0x54], `diagonal (${a}, ${a}) is viridis at 0`);
 
@@ -146,13 +113,13 @@ test('compare heads: small multiples select a head; A/B difference and head simi
   const dpts = [], dwant = [];
   for (let i = 0; i < A.rows; ++i) for (let j = 0; j < A.cols; ++j) {
     dpts.push(cellPoint(dr, A.rows, A.cols, i, j));
-    dwant.push(colormapAt('rdbu', f(f(diff[i * A.cols + j] - lo) / span)));
+    dwant.push(colour('rdbu', f(f(diff[i * A.cols + j] - lo) / span)));
   }
-  const dgot = await pixels(app, dpts);
+  const dgot = await app.pixels(dpts);
   for (let k = 0; k < dpts.length; ++k)
     assertColour(dgot[k], dwant[k], `diff cell (${Math.floor(k / A.cols)}, ${k % A.cols}) = ${diff[k]}`);
   // Masked in both heads (causal, above the diagonal): A − B = 0, the colormap's white centre.
-  assertColour(dgot[1], colormapAt('rdbu', 0.5), 'a cell masked in both heads');
+  assertColour(dgot[1], colour('rdbu', 0.5), 'a cell masked in both heads');
 
   // Row statistics: a table per head.
   await app.click('Row statistics');

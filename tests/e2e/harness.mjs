@@ -91,18 +91,31 @@ export async function openApp(t, opts = {}) {
       await app.frames(2);
       return r;
     },
-    // Colours [r, g, b] at CSS-pixel points [[x, y], ...] of a fresh screenshot.
-    pixels: async (points) => {
-      const png = await page.screenshot();
-      return page.evaluate(async ([b64, pts, dpr]) => {
+    // A fresh screenshot decoded to RGBA: {width, height, rgba: Buffer, at(x, y) → [r, g, b]}
+    // in device pixels; `clip` ({x, y, width, height}, CSS pixels) limits it to a region.
+    image: async (clip) => {
+      const png = await page.screenshot(clip ? { clip } : {});
+      const { width, height, b64 } = await page.evaluate(async (src) => {
         const img = new Image();
-        img.src = 'data:image/png;base64,' + b64;
+        img.src = 'data:image/png;base64,' + src;
         await img.decode();
         const c = new OffscreenCanvas(img.width, img.height);
         const g = c.getContext('2d');
         g.drawImage(img, 0, 0);
-        return pts.map(([x, y]) => Array.from(g.getImageData(Math.round(x * dpr), Math.round(y * dpr), 1, 1).data.slice(0, 3)));
-      }, [png.toString('base64'), points, opts.deviceScaleFactor || 1]);
+        const d = g.getImageData(0, 0, img.width, img.height).data;
+        let bin = '';
+        for (let k = 0; k < d.length; k += 0x8000) bin += String.fromCharCode.apply(null, d.subarray(k, k + 0x8000));
+        return { width: img.width, height: img.height, b64: btoa(bin) };
+      }, png.toString('base64'));
+      const rgba = Buffer.from(b64, 'base64');
+      const at = (x, y) => { const k = (y * width + x) * 4; return [rgba[k], rgba[k + 1], rgba[k + 2]]; };
+      return { width, height, rgba, at };
+    },
+    // Colours [r, g, b] at CSS-pixel points [[x, y], ...] of a fresh screenshot.
+    pixels: async (points) => {
+      const img = await app.image();
+      const dpr = opts.deviceScaleFactor || 1;
+      return points.map(([x, y]) => img.at(Math.round(x * dpr), Math.round(y * dpr)));
     },
     // Centre of cell (i, j) of a heatmap whose label is `label`, offset by (fx, fy)
     // fractions of a cell from its top-left (0.5, 0.5 = centre, where the value text is).

@@ -13,20 +13,6 @@ const preset = JSON.parse(fs.readFileSync(path.join(repoRoot, 'assets/presets/04
 const HEAD_RGB = [[230, 159, 0], [86, 180, 233], [0, 158, 115], [240, 228, 66]];  // ui/app/panel_lines.cpp
 const MIN_WEIGHT = 0.01;  // lines below this are not drawn (panel_lines.cpp)
 
-// RGB at each [x, y] (CSS pixels, DPR 1) of a fresh screenshot.
-async function pixels(app, points) {
-  const png = await app.page.screenshot();
-  return app.page.evaluate(async ([b64, pts]) => {
-    const img = new Image();
-    img.src = 'data:image/png;base64,' + b64;
-    await img.decode();
-    const c = new OffscreenCanvas(img.width, img.height);
-    const g = c.getContext('2d');
-    g.drawImage(img, 0, 0);
-    return pts.map(([x, y]) => Array.from(g.getImageData(Math.floor(x), Math.floor(y), 1, 1).data.slice(0, 3)));
-  }, [png.toString('base64'), points]);
-}
-
 // Moves the mouse where nothing reacts (the bottom-right corner of the Views window).
 async function rest(app) {
   await app.page.mouse.move(1430, 890);
@@ -38,19 +24,13 @@ async function rest(app) {
 // background is bg + w·(colour − bg)); blends of several heads match none.
 // Returns {bg, count: [pixels per head], any: coloured pixels (blends included),
 // left / right: screen y of coloured pixels in 3-pixel strips at the two ends}.
-async function analyse(app, area) {
-  const png = await app.page.screenshot();
-  return app.page.evaluate(async ([b64, r, heads]) => {
-    const img = new Image();
-    img.src = 'data:image/png;base64,' + b64;
-    await img.decode();
-    const c = new OffscreenCanvas(img.width, img.height);
-    const g = c.getContext('2d');
-    g.drawImage(img, 0, 0);
+async function analyse(app, r) {
+  const heads = HEAD_RGB;
+  const img = await app.image();
+  {
     const x0 = Math.ceil(r.x), y0 = Math.ceil(r.y), w = Math.floor(r.w), h = Math.floor(r.h);
-    const bgpx = g.getImageData(x0 + w - 2, y0 + h + 24, 1, 1).data;  // below the last row: background
-    const bg = [bgpx[0], bgpx[1], bgpx[2]];
-    const d = g.getImageData(x0, y0, w, h).data;
+    const bg = img.at(x0 + w - 2, y0 + h + 24);  // below the last row: background
+    const d = { at: (x, y) => img.at(x0 + x, y0 + y) };
     const dirs = heads.map((rgb) => {
       const v = rgb.map((x, k) => x - bg[k]);
       const n = Math.hypot(...v);
@@ -58,8 +38,8 @@ async function analyse(app, area) {
     });
     const count = heads.map(() => 0);
     const coloured = (x, y) => {
-      const i = (y * w + x) * 4;
-      const v = [d[i] - bg[0], d[i + 1] - bg[1], d[i + 2] - bg[2]];
+      const px = d.at(x, y);
+      const v = [px[0] - bg[0], px[1] - bg[1], px[2] - bg[2]];
       const n = Math.hypot(...v);
       if (n < 18) return -1;
       let best = -1, bestCos = 0.985;
@@ -82,7 +62,7 @@ async function analyse(app, area) {
       return ys;
     };
     return { bg, count, any, left: strip([1, 2, 3]), right: strip([w - 4, w - 3, w - 2]) };
-  }, [png.toString('base64'), area, HEAD_RGB]);
+  }
 }
 
 const within = (y, r, pad = 0) => y >= r.y - pad && y <= r.y + r.h + pad;
@@ -147,7 +127,7 @@ test('lines: one colour per head, hover shows one token, a head can be hidden, a
   const border = async (row) => {
     const r = await app.rect('weights h0');
     const x = r.x + 7.5 * r.w / 8, y = Math.floor(r.y + row * r.h / 8);  // column 7: masked, dark
-    return brightest(await pixels(app, [[x, y - 1], [x, y], [x, y + 1]]));
+    return brightest(await app.pixels([[x, y - 1], [x, y], [x, y + 1]]));
   };
   await app.click('Stages');
   await rest(app);
@@ -163,7 +143,7 @@ test('lines: one colour per head, hover shows one token, a head can be hidden, a
   await app.close();
 });
 
-test('lines: 256 tokens stay smooth and scroll', async (t) => {
+test('lines: 256 tokens draw, and the token columns scroll', async (t) => {
   const app = await openApp(t);
   const state = structuredClone(preset.state);
   state.tokens = [...Array(256).keys()].map((i) => `w${i}`);
@@ -184,8 +164,9 @@ test('lines: 256 tokens stay smooth and scroll', async (t) => {
   }
   const s1 = await app.stats();
   const ms = (s1.frame_ms_avg * s1.frames - s0.frame_ms_avg * s0.frames) / (s1.frames - s0.frames);
-  t.diagnostic(`S = 256: ${ms.toFixed(2)} ms per frame`);
-  assert.ok(ms < 30, `a frame takes ${ms.toFixed(1)} ms of CPU at S = 256 (< 30)`);
+  // Reported, never asserted: speed is for benchmarks, not pass/fail tests.
+  t.diagnostic(`S = 256: ${ms.toFixed(2)} ms of CPU per frame`);
+  assert.ok(s1.frames - s0.frames >= 30, 'frames kept coming while the mouse moved');
   await app.shot('lines-256');
   await app.close();
 });

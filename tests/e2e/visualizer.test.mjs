@@ -15,7 +15,9 @@ const preset = (file) => JSON.parse(fs.readFileSync(path.join(repoRoot, 'assets/
 async function typeInto(app, label, text, { number = false } = {}) {
   await app.click(label, number ? { dx: 20 } : {});
   await app.page.keyboard.press('Control+A');
+  await app.frames(1);
   await app.page.keyboard.type(text);
+  await app.frames(2);  // as a person would, Enter comes after the text has landed
   await app.page.keyboard.press('Enter');
   await app.frames(3);
 }
