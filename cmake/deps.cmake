@@ -49,8 +49,12 @@ endfunction()
 # attnviz_add_test(name target [args...]): registers a ctest that runs `target`
 # natively, or under node in the wasm build (node 20 needs --no-experimental-fetch
 # for Emscripten 3.1.6's glue, see docs/build.md).
-# GoogleTest programs write a JUnit report to build/test-reports/<suite>-<name>.xml,
-# which scripts/test-summary.py adds up case by case (other programs ignore it).
+# attnviz_add_test(name target [args...]): registers a GoogleTest program as a ctest,
+# run natively or under node in the wasm build (node 20 needs --no-experimental-fetch
+# for Emscripten 3.1.6's glue, see docs/build.md). It writes a JUnit report to
+# build/test-reports/<suite>-<name>.xml, which scripts/test-summary.py adds up case by
+# case. The report path goes on the command line: Emscripten programs do not see
+# the host's environment variables, so GTEST_OUTPUT would not reach them.
 function(attnviz_add_test name target)
   if(ATTNVIZ_WASM)
     set(_suite wasm)
@@ -60,12 +64,11 @@ function(attnviz_add_test name target)
   if(ATTNVIZ_SANITIZE)
     set(_suite "${_suite}-asan")
   endif()
+  set(_report "--gtest_output=xml:${CMAKE_SOURCE_DIR}/build/test-reports/${_suite}-${name}.xml")
   if(ATTNVIZ_WASM)
-    add_test(NAME ${name} COMMAND node --no-experimental-fetch $<TARGET_FILE:${target}> ${ARGN}
+    add_test(NAME ${name} COMMAND node --no-experimental-fetch $<TARGET_FILE:${target}> ${_report} ${ARGN}
              WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
   else()
-    add_test(NAME ${name} COMMAND ${target} ${ARGN} WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+    add_test(NAME ${name} COMMAND ${target} ${_report} ${ARGN} WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
   endif()
-  set_tests_properties(${name} PROPERTIES ENVIRONMENT
-    "GTEST_OUTPUT=xml:${CMAKE_SOURCE_DIR}/build/test-reports/${_suite}-${name}.xml")
 endfunction()
