@@ -10,6 +10,8 @@ PORT ?= 8000
 JOBS ?= $(shell nproc)
 export NODE_PATH := /usr/share/nodejs
 BUILD_TYPE ?= Release
+# Explicit, so a build tree configured by hand with other options is put right.
+CMAKE_FLAGS := -DATTNVIZ_BUILD_UI=ON -DATTNVIZ_BUILD_TESTS=ON -DATTNVIZ_SANITIZE=OFF
 
 NATIVE := build/native
 WASM := build/wasm
@@ -46,11 +48,11 @@ setup-test: $(STAMP)/system-test $(STAMP)/imgui $(STAMP)/sdl2-wasm $(STAMP)/npm
 
 # --- builds
 native: $(STAMP)/imgui
-	cmake -S . -B $(NATIVE) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) >/dev/null
+	cmake -S . -B $(NATIVE) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS) >/dev/null
 	cmake --build $(NATIVE) -j$(JOBS)
 
 wasm: $(STAMP)/imgui $(STAMP)/sdl2-wasm
-	emcmake cmake -S . -B $(WASM) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) >/dev/null
+	emcmake cmake -S . -B $(WASM) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS) >/dev/null
 	cmake --build $(WASM) -j$(JOBS)
 
 site: wasm
