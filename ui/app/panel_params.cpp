@@ -55,6 +55,18 @@ bool combo(const char* label, std::string* value, const char* const* options, in
   return changed;
 }
 
+// A string field chosen from `options`: applied at once, with an optional tooltip.
+void choice_field(AppModel& m, const char* label, json& obj, const char* key, const char* def,
+                  const char* const* options, int n, const char* tooltip = nullptr) {
+  std::string v = obj.contains(key) && obj[key].is_string() ? obj[key].get<std::string>() : def;
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
+  if (combo(label, &v, options, n)) {
+    obj[key] = v;
+    m.apply_draft();
+  }
+  if (tooltip && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tooltip);
+}
+
 void int_field(AppModel& m, const char* label, json& obj, const char* key, int def, int step = 1) {
   int v = obj.value(key, def);
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
@@ -281,13 +293,8 @@ void parameters_panel(AppModel& m) {
     seed_field(m, "Embedding seed", emb);
   }
   error_line(m, "embedding");
-  std::string pos = d.value("positional", std::string("none"));
   static const char* kPos[] = {"none", "sinusoidal"};
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
-  if (combo("Positional", &pos, kPos, 2)) {
-    d["positional"] = pos;
-    m.apply_draft();
-  }
+  choice_field(m, "Positional", d, "positional", "none", kPos, 2);
 
   section("Weights");
   json& w = at(d, "weights");
@@ -300,28 +307,16 @@ void parameters_panel(AppModel& m) {
       m.apply_draft();
     }
   } else {
-    std::string init = w.value("init", std::string("torch_rand"));
     static const char* kInit[] = {"torch_linear", "torch_rand"};
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
-    if (combo("Init", &init, kInit, 2)) {
-      w["init"] = init;
-      m.apply_draft();
-    }
-    if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("torch_linear: nn.Linear(d_model, d_out) for query, key, value (then out_proj)\n"
-                        "torch_rand: torch.rand(d_model, d_out) for W_q, W_k, W_v (tutorial 000 / 004 §2)");
+    choice_field(m, "Init", w, "init", "torch_rand", kInit, 2,
+                 "torch_linear: nn.Linear(d_model, d_out) for query, key, value (then out_proj)\n"
+                 "torch_rand: torch.rand(d_model, d_out) for W_q, W_k, W_v (tutorial 000 / 004 §2)");
     seed_field(m, "Weight seed", w);
-    if (init == "torch_linear") {
-      std::string layout = w.value("layout", std::string("fused"));
+    if (w.value("init", std::string("torch_rand")) == "torch_linear") {
       static const char* kLayout[] = {"fused", "per_head"};
-      ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
-      if (combo("Layout", &layout, kLayout, 2)) {
-        w["layout"] = layout;
-        m.apply_draft();
-      }
-      if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("fused: one nn.Linear per Q, K, V (MultiHeadAttention)\n"
-                          "per_head: each head its own Q, K, V nn.Linear (MultiHeadAttentionWrapper)");
+      choice_field(m, "Layout", w, "layout", "fused", kLayout, 2,
+                   "fused: one nn.Linear per Q, K, V (MultiHeadAttention)\n"
+                   "per_head: each head its own Q, K, V nn.Linear (MultiHeadAttentionWrapper)");
     }
   }
   error_line(m, "weights");
@@ -334,15 +329,9 @@ void parameters_panel(AppModel& m) {
 
   // --- Attention
   section("Scaling and masks");
-  std::string scale = d.value("scale", std::string("head_dim"));
   static const char* kScale[] = {"head_dim", "d_out", "none"};
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
-  if (combo("Scale", &scale, kScale, 3)) {
-    d["scale"] = scale;
-    m.apply_draft();
-  }
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("divide scores by sqrt(head_dim) (standard), sqrt(d_out) (tutorial 000's MultiHeadAttention) or 1");
+  choice_field(m, "Scale", d, "scale", "head_dim", kScale, 3,
+               "divide scores by sqrt(head_dim) (standard), sqrt(d_out) (tutorial 000's MultiHeadAttention) or 1");
   double temp = d.value("temperature", 1.0);
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
   if (ImGui::InputDouble("Temperature", &temp, 0.1, 0.5, "%.3g")) {
