@@ -3,6 +3,8 @@
 #   make run       build the web app (optimised) and serve it at http://127.0.0.1:$(PORT)/
 #   make test      build native + wasm and run every test; last line "N passed, N failed"
 #   make desktop   the same app in a native window
+#   make bench     engine vs tfjs-backend-wasm and PyTorch; writes bench/results/
+#   make fuzz      fuzz the state decoder (ASan+UBSan) until stopped, or SECONDS=N
 #   make native / wasm / site / cli   just build
 #   make clean     remove build/ (keeps nothing; the next build fetches again)
 
@@ -17,11 +19,11 @@ NATIVE := build/native
 WASM := build/wasm
 STAMP := build/stamps
 
-.PHONY: all run test desktop native wasm site cli setup setup-test clean bench help
+.PHONY: all run test desktop native wasm site cli setup setup-test clean bench fuzz help
 all: native wasm
 
 help:
-	@sed -n '2,8p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,10p' Makefile | sed 's/^# \{0,1\}//'
 
 # --- setup (idempotent; stamps only skip work, each script checks for itself too)
 $(STAMP)/system-build:
@@ -67,6 +69,13 @@ test: setup-test native wasm
 
 desktop: native
 	$(NATIVE)/attnviz
+
+# --- beyond the two commands (each script documents itself)
+bench: setup-test native wasm
+	scripts/bench.sh
+
+fuzz: setup-test
+	scripts/fuzz.sh $(if $(SECONDS),--seconds $(SECONDS),)
 
 clean:
 	rm -rf build
