@@ -3,6 +3,7 @@
 //
 //   attnviz-cli run FILE|-    read a session state, print the report (one JSON object)
 //   attnviz-cli version       print {"name", "version", "state_version"} as one JSON line
+//   attnviz-cli bench --tokens S --d-model D --heads H [...]   timings as one JSON line (bench.cpp)
 //
 // Exit codes: 0 success; 2 bad input or bad usage (nothing on stdout, one JSON
 // line {"error": "...", "field": "..."} on stderr); 1 an internal failure
@@ -25,6 +26,7 @@
 #include "attnviz/pipeline.h"
 #include "attnviz/report.h"
 #include "attnviz/state.h"
+#include "bench.h"
 
 namespace {
 
@@ -119,6 +121,8 @@ struct Command {
 const Command kCommands[] = {
     {"run", "run FILE|-", cmd_run},
     {"version", "version", cmd_version},
+    {"bench", "bench --tokens S --d-model D --heads H [--causal] [--reps N] [--d-out D2] [--seed N]",
+     attnviz_cli::cmd_bench},
 };
 
 std::string usage_sentence() {

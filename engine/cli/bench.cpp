@@ -1,0 +1,348 @@
+// bench.cpp: `attnviz-cli bench`, the engine's timings as one JSON line.
+//
+//   attnviz-cli bench --tokens S --d-model D --heads H [--causal] [--reps N]
+//                     [--d-out D2] [--seed N]
+//
+// The state is a multi-head attention layer with every stage the report has:
+// S generated tokens "t0" ... "t{S-1}" (all distinct), seeded embedding
+// (torch_randn), nn.Linear weights (torch_linear) with Q/K/V biases and an
+// output projection with bias, scaled by √head_dim. The seeded inputs are
+// materialized to explicit values once, before any timing, so full_ms is the
+// forward itself (like the peers, which are handed their inputs) and one-token
+// edits change exactly one row of X, as an edit in the UI does.
+//
+// Keys (docs/bench.md defines each one precisely):
+//   full_ms          median over reps: a fresh Pipeline's set_state(state)
+//   incremental_ms   median: negate row S/2 of X (and back), set_state
+//   toggle_ms        the slowest of the three toggle medians (causal, dropout, temperature)
+//   gflops           flops / full_ms (flops: the formula in flops_of below)
+//   peak_heap_mb     wasm: WebAssembly memory size at the end (it only grows);
+//                    native: peak resident set size (getrusage ru_maxrss)
+// plus extras (S, reps, the three toggle medians, minima, the seeded path, ...).
+#include "bench.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <malloc.h>
+#include <sys/resource.h>
+
+#ifdef __EMSCRIPTEN__
+#include <emscripten/heap.h>
+#endif
+
+#include <nlohmann/json.hpp>
+
+#include "attnviz/materialize.h"
+#include "attnviz/pipeline.h"
+#include "attnviz/state.h"
+
+namespace attnviz_cli {
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitInternal = 1;
+constexpr int kExitBadInput = 2;
+constexpr int kMaxReps = 1000;
+constexpr const char* kUsage =
+    "usage: attnviz-cli bench --tokens S --d-model D --heads H [--causal] [--reps N] "
+    "[--d-out D2] [--seed N]";
+
+// The same one-line error format as the other subcommands (main.cpp).
+int bench_error(int code, const std::string& error, const std::string& field) {
+  const nlohmann::json j = {{"error", error}, {"field", field}};
+  std::cerr << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  std::cerr.flush();
+  return code;
+}
+
+struct Options {
+  int tokens = 0;   // S (required)
+  int d_model = 0;  // (required)
+  int heads = 0;    // (required)
+  int d_out = 0;    // 0: same as d_model
+  bool causal = false;
+  int reps = 5;
+  uint64_t seed = 123;
+};
+
+// A whole decimal number in [lo, hi]; false when text is anything else.
+bool parse_int(const char* text, long long lo, long long hi, long long* out) {
+  if (!text || !*text) return false;
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(text, &end, 10);
+  if (errno != 0 || *end != '\0' || v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
+// Parses argv (argv[0] is "bench"); on failure *error holds the sentence and
+// *field the flag at fault.
+bool parse_options(int argc, char** argv, Options* o, std::string* error, std::string* field) {
+  struct IntFlag {
+    const char* name;
+    long long lo, hi;
+    long long value = -1;
+  };
+  // Ranges here only keep the numbers sane; validate_state() applies the
+  // engine's limits (S ≤ 2048, memory, divisibility) with its own sentences.
+  IntFlag ints[] = {{"--tokens", 1, 1 << 20},  {"--d-model", 1, 1 << 20}, {"--heads", 1, 1 << 20},
+                    {"--d-out", 1, 1 << 20},   {"--reps", 1, kMaxReps},   {"--seed", 0, INT64_MAX}};
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--causal") {
+      o->causal = true;
+      continue;
+    }
+    IntFlag* flag = nullptr;
+    for (IntFlag& f : ints) {
+      if (arg == f.name) flag = &f;
+    }
+    *field = arg;
+    if (!flag) {
+      *error = "unknown option \"" + arg + "\"; " + kUsage;
+      return false;
+    }
+    if (i + 1 >= argc) {
+      *error = arg + " needs a number; " + kUsage;
+      return false;
+    }
+    long long v = 0;
+    if (!parse_int(argv[i + 1], flag->lo, flag->hi, &v)) {
+      *error = arg + " must be a whole number from " + std::to_string(flag->lo) + " to " +
+               std::to_string(flag->hi) + ", not \"" + argv[i + 1] + "\"";
+      return false;
+    }
+    flag->value = v;
+    ++i;
+  }
+  for (int k = 0; k < 3; ++k) {
+    if (ints[k].value < 0) {
+      *field = ints[k].name;
+      *error = std::string(ints[k].name) + " is required; " + kUsage;
+      return false;
+    }
+  }
+  field->clear();
+  o->tokens = static_cast<int>(ints[0].value);
+  o->d_model = static_cast<int>(ints[1].value);
+  o->heads = static_cast<int>(ints[2].value);
+  o->d_out = ints[3].value > 0 ? static_cast<int>(ints[3].value) : o->d_model;
+  if (ints[4].value > 0) o->reps = static_cast<int>(ints[4].value);
+  if (ints[5].value >= 0) o->seed = static_cast<uint64_t>(ints[5].value);
+  return true;
+}
+
+// The seeded state described at the top of this file.
+attnviz::State make_state(const Options& o) {
+  attnviz::State s;
+  s.tokens.clear();
+  s.tokens.reserve(o.tokens);
+  for (int i = 0; i < o.tokens; ++i) s.tokens.push_back("t" + std::to_string(i));
+  s.d_model = o.d_model;
+  s.d_out = o.d_out;
+  s.num_heads = o.heads;
+  s.embedding.init = attnviz::EmbeddingInit::torch_randn;
+  s.embedding.seed = o.seed;
+  s.weights.init = attnviz::WeightInit::torch_linear;
+  s.weights.seed = o.seed;
+  s.weights.layout = attnviz::WeightLayout::fused;
+  s.qkv_bias = true;
+  s.out_proj = true;
+  s.out_bias = true;
+  s.scale = attnviz::ScaleMode::head_dim;
+  s.causal = o.causal;
+  s.dropout.seed = o.seed;
+  return s;
+}
+
+// Floating-point operations of one full forward, a multiply-add counted as 2:
+//   Q, K, V   3 · (2·S·d_model·d_out + S·d_out)   products + biases
+//   scores    2·S²·d_out                           H heads of Q_h·K_hᵀ (S×head_dim · head_dim×S)
+//   context   2·S²·d_out                           H heads of weights·V_h
+//   output    2·S·d_out² + S·d_out                 concat·W_o + b_o
+// The causal mask does not halve the count (every engine here computes the
+// dense matrices); scale, mask, softmax and dropout (about 6·H·S², under 1%
+// at d_out = 768) are not counted.
+double flops_of(const Options& o) {
+  const double S = o.tokens, dm = o.d_model, dout = o.d_out;
+  return 3 * (2 * S * dm * dout + S * dout) + 4 * S * S * dout + 2 * S * dout * dout + S * dout;
+}
+
+double now_ms() {
+  using clock = std::chrono::steady_clock;
+  return std::chrono::duration<double, std::milli>(clock::now().time_since_epoch()).count();
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double min_of(const std::vector<double>& v) {
+  return v.empty() ? 0 : *std::min_element(v.begin(), v.end());
+}
+
+double round3(double x) { return std::round(x * 1000.0) / 1000.0; }
+
+// Peak memory in MiB and how it was measured (see the top of this file).
+double peak_heap_mb(const char** source) {
+#ifdef __EMSCRIPTEN__
+  *source = "wasm_memory_size";
+  return static_cast<double>(emscripten_get_heap_size()) / (1024.0 * 1024.0);
+#else
+  *source = "ru_maxrss";
+  struct rusage ru;
+  if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
+  return static_cast<double>(ru.ru_maxrss) / 1024.0;  // Linux: KiB
+#endif
+}
+
+// Times one set_state; throws (caught in main) if the engine refuses a state
+// the bench built itself, which would be a bug.
+double timed_set_state(attnviz::Pipeline* p, const attnviz::State& s) {
+  const double t0 = now_ms();
+  const attnviz::Status st = p->set_state(s);
+  const double t1 = now_ms();
+  if (!st.ok) throw std::runtime_error("bench state refused: " + st.error);
+  return t1 - t0;
+}
+
+// Negates row i of X (its own inverse, and every value changes: randn rows
+// hold no zeros).
+void negate_row(attnviz::State* s, int i) {
+  float* row = s->embedding.values.row(i);
+  for (int c = 0; c < s->d_model; ++c) row[c] = -row[c];
+}
+
+// One-token edits of row i, there and back, reps times each way.
+std::vector<double> time_edits(attnviz::Pipeline* p, attnviz::State* s, int i, int reps,
+                               int* q_rows) {
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    negate_row(s, i);
+    t.push_back(timed_set_state(p, *s));
+    *q_rows = p->last_update(attnviz::Stage::Q).rows;
+    negate_row(s, i);
+    t.push_back(timed_set_state(p, *s));
+  }
+  return t;
+}
+
+// A toggle: `set(true)` then `set(false)` reps times, each set_state timed.
+template <typename Set>
+std::vector<double> time_toggle(attnviz::Pipeline* p, attnviz::State* s, int reps, Set set) {
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    set(s, true);
+    t.push_back(timed_set_state(p, *s));
+    set(s, false);
+    t.push_back(timed_set_state(p, *s));
+  }
+  return t;
+}
+
+}  // namespace
+
+int cmd_bench(int argc, char** argv) {
+  Options o;
+  std::string error, field;
+  if (!parse_options(argc, argv, &o, &error, &field)) return bench_error(kExitBadInput, error, field);
+  const attnviz::State seeded = make_state(o);
+  const attnviz::Status valid = attnviz::validate_state(seeded);
+  if (!valid.ok) {
+    // Name the flag behind the engine's field.
+    std::string flag = valid.field;
+    if (flag == "tokens") flag = "--tokens";
+    if (flag == "d_model") flag = "--d-model";
+    if (flag == "d_out") flag = "--d-out";
+    if (flag == "num_heads") flag = "--heads";
+    return bench_error(kExitBadInput, valid.error, flag);
+  }
+  // Explicit X and weights (the same numbers the seeded state gives).
+  attnviz::State s = attnviz::materialize_weights(attnviz::materialize_embedding(seeded));
+
+  // full: a fresh pipeline each rep (destroyed before the next one is made).
+  std::vector<double> full, seeded_full;
+  for (int r = 0; r < o.reps; ++r) {
+    attnviz::Pipeline fresh;
+    full.push_back(timed_set_state(&fresh, s));
+  }
+  for (int r = 0; r < o.reps; ++r) {
+    attnviz::Pipeline fresh;
+    seeded_full.push_back(timed_set_state(&fresh, seeded));
+  }
+
+  attnviz::Pipeline p;
+  timed_set_state(&p, s);
+  int q_rows_mid = 0, q_rows_first = 0;
+  const std::vector<double> inc_mid = time_edits(&p, &s, o.tokens / 2, o.reps, &q_rows_mid);
+  const std::vector<double> inc_first = time_edits(&p, &s, 0, o.reps, &q_rows_first);
+  const bool causal0 = s.causal;
+  const std::vector<double> t_causal = time_toggle(
+      &p, &s, o.reps, [causal0](attnviz::State* st, bool on) { st->causal = on ? !causal0 : causal0; });
+  const std::vector<double> t_dropout =
+      time_toggle(&p, &s, o.reps, [](attnviz::State* st, bool on) {
+        st->dropout.training = on;
+        st->dropout.p = on ? 0.1 : 0.0;
+      });
+  const std::vector<double> t_temp = time_toggle(
+      &p, &s, o.reps, [](attnviz::State* st, bool on) { st->temperature = on ? 1.25 : 1.0; });
+
+  const double full_ms = median(full);
+  const double toggle_causal = median(t_causal), toggle_dropout = median(t_dropout),
+               toggle_temp = median(t_temp);
+  const double flops = flops_of(o);
+  const char* heap_source = "";
+  const double heap = peak_heap_mb(&heap_source);
+#ifdef __EMSCRIPTEN__
+  const char* build = "wasm";
+  const double malloc_peak = static_cast<double>(mallinfo().usmblks) / (1024.0 * 1024.0);
+#else
+  const char* build = "native";
+  const double malloc_peak = -1;  // glibc keeps no high-water mark (mallinfo2().usmblks is 0)
+#endif
+
+  nlohmann::json j = nlohmann::json::object();
+  j["full_ms"] = round3(full_ms);
+  j["incremental_ms"] = round3(median(inc_mid));
+  j["toggle_ms"] = round3(std::max({toggle_causal, toggle_dropout, toggle_temp}));
+  j["gflops"] = round3(full_ms > 0 ? flops / (full_ms * 1e6) : 0);
+  j["peak_heap_mb"] = round3(heap);
+  j["build"] = build;
+  j["S"] = o.tokens;
+  j["d_model"] = o.d_model;
+  j["d_out"] = o.d_out;
+  j["heads"] = o.heads;
+  j["causal"] = o.causal;
+  j["reps"] = o.reps;
+  j["full_min_ms"] = round3(min_of(full));
+  j["full_seeded_ms"] = round3(median(seeded_full));
+  j["incremental_first_ms"] = round3(median(inc_first));
+  j["incremental_min_ms"] = round3(min_of(inc_mid));
+  j["incremental_q_rows"] = q_rows_mid;
+  j["toggle_causal_ms"] = round3(toggle_causal);
+  j["toggle_dropout_ms"] = round3(toggle_dropout);
+  j["toggle_temperature_ms"] = round3(toggle_temp);
+  j["flops"] = flops;
+  j["peak_heap_source"] = heap_source;
+  if (malloc_peak >= 0) j["malloc_peak_mb"] = round3(malloc_peak);
+  j["pipeline_estimate_mb"] =
+      round3(static_cast<double>(attnviz::estimate_pipeline_bytes(s)) / (1024.0 * 1024.0));
+  std::printf("%s\n", j.dump().c_str());
+  return std::fflush(stdout) == 0 ? kExitOk : kExitInternal;
+}
+
+}  // namespace attnviz_cli
