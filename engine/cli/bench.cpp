@@ -15,6 +15,8 @@
 //   full_ms          median over reps: a fresh Pipeline's set_state(state)
 //   incremental_ms   median: negate row S/2 of X (and back), set_state
 //   toggle_ms        the slowest of the three toggle medians (causal, dropout, temperature)
+//   (times are wall clock; the *_cpu_ms extras are this process's CPU time,
+//   which a busy shared machine disturbs far less)
 //   gflops           flops / full_ms (flops: the formula in flops_of below)
 //   peak_heap_mb     wasm: WebAssembly memory size at the end (it only grows);
 //                    native: peak resident set size (getrusage ru_maxrss)
@@ -36,7 +38,10 @@
 #include <malloc.h>
 #include <sys/resource.h>
 
+#include <time.h>
+
 #ifdef __EMSCRIPTEN__
+#include <emscripten/em_asm.h>
 #include <emscripten/heap.h>
 #endif
 
@@ -184,6 +189,31 @@ double now_ms() {
   return std::chrono::duration<double, std::milli>(clock::now().time_since_epoch()).count();
 }
 
+// CPU time of this process in ms: on a shared machine the wall clock also counts
+// the time other processes ran, this does not (the bench is single-threaded).
+// wasm: node's process.cpuUsage() (the CLI only runs under node).
+double now_cpu_ms() {
+#ifdef __EMSCRIPTEN__
+  return EM_ASM_DOUBLE({
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  });
+#else
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+#endif
+}
+
+// One timed call: wall-clock and CPU milliseconds.
+struct Times {
+  std::vector<double> wall, cpu;
+  void add(double w, double c) {
+    wall.push_back(w);
+    cpu.push_back(c);
+  }
+};
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -212,12 +242,12 @@ double peak_heap_mb(const char** source) {
 
 // Times one set_state; throws (caught in main) if the engine refuses a state
 // the bench built itself, which would be a bug.
-double timed_set_state(attnviz::Pipeline* p, const attnviz::State& s) {
-  const double t0 = now_ms();
+void timed_set_state(attnviz::Pipeline* p, const attnviz::State& s, Times* t) {
+  const double c0 = now_cpu_ms(), t0 = now_ms();
   const attnviz::Status st = p->set_state(s);
-  const double t1 = now_ms();
+  const double t1 = now_ms(), c1 = now_cpu_ms();
   if (!st.ok) throw std::runtime_error("bench state refused: " + st.error);
-  return t1 - t0;
+  if (t) t->add(t1 - t0, c1 - c0);
 }
 
 // Negates row i of X (its own inverse, and every value changes: randn rows
@@ -228,28 +258,27 @@ void negate_row(attnviz::State* s, int i) {
 }
 
 // One-token edits of row i, there and back, reps times each way.
-std::vector<double> time_edits(attnviz::Pipeline* p, attnviz::State* s, int i, int reps,
-                               int* q_rows) {
-  std::vector<double> t;
+Times time_edits(attnviz::Pipeline* p, attnviz::State* s, int i, int reps, int* q_rows) {
+  Times t;
   for (int r = 0; r < reps; ++r) {
     negate_row(s, i);
-    t.push_back(timed_set_state(p, *s));
+    timed_set_state(p, *s, &t);
     *q_rows = p->last_update(attnviz::Stage::Q).rows;
     negate_row(s, i);
-    t.push_back(timed_set_state(p, *s));
+    timed_set_state(p, *s, &t);
   }
   return t;
 }
 
 // A toggle: `set(true)` then `set(false)` reps times, each set_state timed.
 template <typename Set>
-std::vector<double> time_toggle(attnviz::Pipeline* p, attnviz::State* s, int reps, Set set) {
-  std::vector<double> t;
+Times time_toggle(attnviz::Pipeline* p, attnviz::State* s, int reps, Set set) {
+  Times t;
   for (int r = 0; r < reps; ++r) {
     set(s, true);
-    t.push_back(timed_set_state(p, *s));
+    timed_set_state(p, *s, &t);
     set(s, false);
-    t.push_back(timed_set_state(p, *s));
+    timed_set_state(p, *s, &t);
   }
   return t;
 }
@@ -275,35 +304,34 @@ int cmd_bench(int argc, char** argv) {
   attnviz::State s = attnviz::materialize_weights(attnviz::materialize_embedding(seeded));
 
   // full: a fresh pipeline each rep (destroyed before the next one is made).
-  std::vector<double> full, seeded_full;
+  Times full, seeded_full;
   for (int r = 0; r < o.reps; ++r) {
     attnviz::Pipeline fresh;
-    full.push_back(timed_set_state(&fresh, s));
+    timed_set_state(&fresh, s, &full);
   }
   for (int r = 0; r < o.reps; ++r) {
     attnviz::Pipeline fresh;
-    seeded_full.push_back(timed_set_state(&fresh, seeded));
+    timed_set_state(&fresh, seeded, &seeded_full);
   }
 
   attnviz::Pipeline p;
-  timed_set_state(&p, s);
+  timed_set_state(&p, s, nullptr);
   int q_rows_mid = 0, q_rows_first = 0;
-  const std::vector<double> inc_mid = time_edits(&p, &s, o.tokens / 2, o.reps, &q_rows_mid);
-  const std::vector<double> inc_first = time_edits(&p, &s, 0, o.reps, &q_rows_first);
+  const Times inc_mid = time_edits(&p, &s, o.tokens / 2, o.reps, &q_rows_mid);
+  const Times inc_first = time_edits(&p, &s, 0, o.reps, &q_rows_first);
   const bool causal0 = s.causal;
-  const std::vector<double> t_causal = time_toggle(
+  const Times t_causal = time_toggle(
       &p, &s, o.reps, [causal0](attnviz::State* st, bool on) { st->causal = on ? !causal0 : causal0; });
-  const std::vector<double> t_dropout =
-      time_toggle(&p, &s, o.reps, [](attnviz::State* st, bool on) {
-        st->dropout.training = on;
-        st->dropout.p = on ? 0.1 : 0.0;
-      });
-  const std::vector<double> t_temp = time_toggle(
+  const Times t_dropout = time_toggle(&p, &s, o.reps, [](attnviz::State* st, bool on) {
+    st->dropout.training = on;
+    st->dropout.p = on ? 0.1 : 0.0;
+  });
+  const Times t_temp = time_toggle(
       &p, &s, o.reps, [](attnviz::State* st, bool on) { st->temperature = on ? 1.25 : 1.0; });
 
-  const double full_ms = median(full);
-  const double toggle_causal = median(t_causal), toggle_dropout = median(t_dropout),
-               toggle_temp = median(t_temp);
+  const double full_ms = median(full.wall), full_cpu_ms = median(full.cpu);
+  const double toggle_causal = median(t_causal.wall), toggle_dropout = median(t_dropout.wall),
+               toggle_temp = median(t_temp.wall);
   const double flops = flops_of(o);
   const char* heap_source = "";
   const double heap = peak_heap_mb(&heap_source);
@@ -317,7 +345,7 @@ int cmd_bench(int argc, char** argv) {
 
   nlohmann::json j = nlohmann::json::object();
   j["full_ms"] = round3(full_ms);
-  j["incremental_ms"] = round3(median(inc_mid));
+  j["incremental_ms"] = round3(median(inc_mid.wall));
   j["toggle_ms"] = round3(std::max({toggle_causal, toggle_dropout, toggle_temp}));
   j["gflops"] = round3(full_ms > 0 ? flops / (full_ms * 1e6) : 0);
   j["peak_heap_mb"] = round3(heap);
@@ -328,14 +356,20 @@ int cmd_bench(int argc, char** argv) {
   j["heads"] = o.heads;
   j["causal"] = o.causal;
   j["reps"] = o.reps;
-  j["full_min_ms"] = round3(min_of(full));
-  j["full_seeded_ms"] = round3(median(seeded_full));
-  j["incremental_first_ms"] = round3(median(inc_first));
-  j["incremental_min_ms"] = round3(min_of(inc_mid));
+  j["full_min_ms"] = round3(min_of(full.wall));
+  j["full_cpu_ms"] = round3(full_cpu_ms);
+  j["gflops_cpu"] = round3(full_cpu_ms > 0 ? flops / (full_cpu_ms * 1e6) : 0);
+  j["full_seeded_ms"] = round3(median(seeded_full.wall));
+  j["incremental_cpu_ms"] = round3(median(inc_mid.cpu));
+  j["incremental_min_ms"] = round3(min_of(inc_mid.wall));
+  j["incremental_first_ms"] = round3(median(inc_first.wall));
+  j["incremental_first_cpu_ms"] = round3(median(inc_first.cpu));
   j["incremental_q_rows"] = q_rows_mid;
   j["toggle_causal_ms"] = round3(toggle_causal);
   j["toggle_dropout_ms"] = round3(toggle_dropout);
   j["toggle_temperature_ms"] = round3(toggle_temp);
+  j["toggle_cpu_ms"] = round3(
+      std::max({median(t_causal.cpu), median(t_dropout.cpu), median(t_temp.cpu)}));
   j["flops"] = flops;
   j["peak_heap_source"] = heap_source;
   if (malloc_peak >= 0) j["malloc_peak_mb"] = round3(malloc_peak);
