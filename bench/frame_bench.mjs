@@ -1,0 +1,52 @@
+// frame_bench.mjs: the browser frame time with every head's weights on screen.
+// Opens the site in headless Chromium (tests/e2e/harness.mjs: playwright-core +
+// /usr/bin/chromium, SwiftShader WebGL), loads a state of S tokens, d_model =
+// d_out = 768, 12 heads, causal, switches to the "Compare heads" tab (a grid of
+// every head's weights) and reads window.attnviz.frameStats() before and after
+// a window of idle frames. Prints one JSON line:
+//   {"S", "heads", "heads_visible", "frames", "frame_ms", "engine_ms_last", "set_state_ms"}
+// frame_ms: mean time of the app's frame function (events, engine, ImGui, texture
+// uploads, GL calls; not the buffer swap) over the window, as frameStats() measures it.
+//
+//   ATTNVIZ_SITE_DIR=build/wasm/site node bench/frame_bench.mjs [--tokens 256] [--frames 120]
+//       [--width 1920 --height 1200] [--shot]
+import { openApp } from '../tests/e2e/harness.mjs';
+
+const argv = process.argv.slice(2);
+const arg = (name, dflt) => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? Number(argv[i + 1]) : dflt;
+};
+const S = arg('--tokens', 256), heads = arg('--heads', 12), d = arg('--d-model', 768);
+const windowFrames = arg('--frames', 120);
+const width = arg('--width', 1920), height = arg('--height', 1200);
+
+const app = await openApp({}, { viewport: { width, height } });
+try {
+  const state = {
+    tokens: Array.from({ length: S }, (_, i) => `t${i}`), d_model: d, d_out: d, num_heads: heads,
+    weights: { init: 'torch_linear', seed: 123 }, qkv_bias: true, out_proj: true, causal: true,
+  };
+  const t0 = performance.now();
+  const res = await app.setState(state);
+  const setStateMs = performance.now() - t0;
+  if (!res.ok) throw new Error('setState refused: ' + res.error);
+  await app.click('Compare heads');
+  let visible = 0;
+  for (let h = 0; h < heads; ++h) if (await app.rect(`weights h${h}`)) ++visible;
+  await app.page.mouse.move(5, height - 5);  // away from every map (no hover tooltips)
+  await app.frames(10);
+  const a = await app.stats();
+  await app.frames(windowFrames);
+  const b = await app.stats();
+  if (argv.includes('--shot')) await app.shot('frame-bench');  // tests/e2e/artifacts/frame-bench.png
+  const n = b.frames - a.frames;
+  const frameMs = (b.frame_ms_avg * b.frames - a.frame_ms_avg * a.frames) / n;
+  const r3 = (x) => Math.round(x * 1000) / 1000;
+  process.stdout.write(JSON.stringify({
+    S, heads, heads_visible: visible, frames: n, frame_ms: r3(frameMs),
+    engine_ms_last: r3(b.engine_ms_last), set_state_ms: r3(setStateMs),
+  }) + '\n');
+} finally {
+  await app.close();
+}

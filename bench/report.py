@@ -1,0 +1,183 @@
+#!/usr/bin/python3
+"""report.py: renders one `make bench` run (the .jsonl scripts/bench.sh writes)
+as markdown on standard output. docs/bench.md explains every column.
+
+  bench/report.py bench/results/<date>-<host>.jsonl > bench/results/<date>-<host>.md
+"""
+import json
+import sys
+from collections import defaultdict
+
+# Kinds with one line per S (the others appear once per run).
+RUN_KINDS = ("attnviz-wasm", "attnviz-native", "tfjs-wasm", "torch-1", "torch-2")
+
+
+def load(path):
+    runs = defaultdict(dict)  # kind -> S -> data
+    single = {}
+    with open(path) as f:
+        for line in f:
+            rec = json.loads(line)
+            kind, data = rec["kind"], rec["data"]
+            if kind in RUN_KINDS:
+                runs[kind][data["S"]] = data
+            else:
+                single.setdefault(kind, data)
+    return runs, single
+
+
+def ms(x):
+    if x is None:
+        return "–"
+    return f"{x:.1f}" if x >= 10 else f"{x:.2f}"
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return "–"
+    return f"{a / b:.2f}×"
+
+
+def get(runs, kind, S, key):
+    return runs.get(kind, {}).get(S, {}).get(key)
+
+
+def times_table(runs, sizes, key, title, note):
+    out = [f"### {title}", "", note, "",
+           "| S | attnviz wasm | tfjs-wasm | **tfjs / attnviz-wasm** | attnviz native | torch (1 thread) "
+           "| **attnviz-native / torch** | torch (2 threads, wall) |",
+           "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for S in sizes:
+        aw, tf = get(runs, "attnviz-wasm", S, key), get(runs, "tfjs-wasm", S, key)
+        an, t1 = get(runs, "attnviz-native", S, key), get(runs, "torch-1", S, key)
+        t2 = get(runs, "torch-2", S, "full_ms")
+        out.append(f"| {S} | {ms(aw)} | {ms(tf)} | **{ratio(tf, aw)}** | {ms(an)} | {ms(t1)} "
+                   f"| **{ratio(an, t1)}** | {ms(t2)} |")
+    return out
+
+
+def interactive_table(runs, sizes):
+    out = ["### attnviz: one-token edits, toggles, memory, throughput", "",
+           "Wall-clock medians in ms, CPU-time medians in parentheses. `edit` = X row S/2 "
+           "changed, `edit t0` = row 0 (the worst case), `toggle` = the slowest of the three "
+           "toggle medians. Heap: wasm = WebAssembly memory size at exit (it only grows); "
+           "native = peak RSS (ru_maxrss).", "",
+           "| build | S | full | edit | edit t0 | causal | dropout | temperature | **toggle** "
+           "| peak heap MB | pipeline MB | GFLOP/s (CPU) |",
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for kind in ("attnviz-wasm", "attnviz-native"):
+        for S in sizes:
+            d = runs.get(kind, {}).get(S)
+            if not d:
+                continue
+            out.append(
+                f"| {kind.split('-')[1]} | {S} | {ms(d['full_ms'])} ({ms(d.get('full_cpu_ms'))}) "
+                f"| {ms(d['incremental_ms'])} ({ms(d.get('incremental_cpu_ms'))}) "
+                f"| {ms(d.get('incremental_first_ms'))} | {ms(d.get('toggle_causal_ms'))} "
+                f"| {ms(d.get('toggle_dropout_ms'))} | {ms(d.get('toggle_temperature_ms'))} "
+                f"| **{ms(d['toggle_ms'])}** ({ms(d.get('toggle_cpu_ms'))}) | {d['peak_heap_mb']:.0f} "
+                f"| {d.get('pipeline_estimate_mb', 0):.0f} | {d['gflops']:.1f} ({d.get('gflops_cpu', 0):.1f}) |")
+    return out
+
+
+def targets(runs, single):
+    """Issue 5's targets, judged on this run (CPU-time ratios; wall clock beside)."""
+    rows = []
+
+    def row(what, target, value, met):
+        rows.append(f"| {what} | {target} | {value} | {'met' if met else '**not met**'} |")
+
+    S = 512
+    aw, tf = get(runs, "attnviz-wasm", S, "full_cpu_ms"), get(runs, "tfjs-wasm", S, "full_cpu_ms")
+    if aw and tf:
+        r = tf / aw
+        rw = get(runs, "tfjs-wasm", S, "full_ms") / get(runs, "attnviz-wasm", S, "full_ms")
+        row("full forward S=512, wasm vs tfjs-wasm", "≥ 5× faster", f"{r:.2f}× (wall {rw:.2f}×)", r >= 5)
+    for kind in ("attnviz-wasm",):
+        d = runs.get(kind, {}).get(S)
+        if d:
+            worst = max(d["incremental_ms"], d.get("incremental_first_ms", 0))
+            row("one-token edit S=512 (wasm, worst of mid / token 0)", "≤ 5 ms", f"{ms(worst)} ms", worst <= 5)
+            row("toggle S=512 (wasm, slowest)", "≤ 10 ms", f"{ms(d['toggle_ms'])} ms", d["toggle_ms"] <= 10)
+    d = runs.get("attnviz-wasm", {}).get(1024)
+    if d:
+        row("peak wasm heap S=1024", "≤ 256 MB", f"{d['peak_heap_mb']:.0f} MB", d["peak_heap_mb"] <= 256)
+    dl = single.get("download", {}).get("files", {})
+    if dl:
+        total = sum(v["gzip9"] for v in dl.values())
+        row("site .wasm + .js, gzip -9", "≤ 1.5 MB", f"{total / 2**20:.2f} MB", total <= 1.5 * 2**20)
+    an, t1 = get(runs, "attnviz-native", S, "full_cpu_ms"), get(runs, "torch-1", S, "full_cpu_ms")
+    if an and t1:
+        row("native S=512 vs torch (1 thread)", "≤ 3× torch's time", f"{an / t1:.2f}×", an / t1 <= 3)
+    fr = single.get("frame")
+    if fr and fr.get("frame_ms") is not None:
+        row(f"browser frame, {fr.get('heads_visible')} heads visible, S={fr.get('S')}", "≤ 8 ms",
+            f"{ms(fr['frame_ms'])} ms", fr["frame_ms"] <= 8)
+    if not rows:
+        return []
+    return ["## Issue 5's targets on this run", "",
+            "| target | wanted | this run | |", "| --- | --- | --- | --- |"] + rows + [""]
+
+
+def main():
+    runs, single = load(sys.argv[1])
+    m = single.get("machine", {})
+    after = single.get("machine_after", {})
+    sizes = sorted({S for kind in runs.values() for S in kind})
+    a = next(iter(runs.get("attnviz-wasm", {}).values()), {})
+    out = [f"# attnviz bench — {m.get('date', '?')} on {m.get('host', '?')}", "",
+           f"Multi-head attention forward with every stage kept: d_model = d_out = {a.get('d_model', '?')}, "
+           f"{a.get('heads', '?')} heads, causal, Q/K/V biases, output projection with bias; medians of "
+           f"{a.get('reps', '?')} reps (peers: after one warm-up). Produced by `make bench` "
+           "(scripts/bench.sh); definitions in docs/bench.md.", "",
+           "## Machine", "",
+           f"- CPU: {m.get('cpu', '?')}, {m.get('cores', '?')} cores ({', '.join(m.get('cpu_flags', []))}), "
+           f"{m.get('mem_gb', '?')} GB, Linux {m.get('kernel', '?')}",
+           f"- node {m.get('node', '?')}; {m.get('emscripten', '?')}; torch {m.get('torch', '?')} with "
+           f"OpenBLAS {m.get('openblas', '?')} (pthread build); tfjs-core/tfjs-backend-wasm {m.get('tfjs', '?')}",
+           f"- commit {m.get('commit', '?')}"
+           + (f" (+ {m['engine_uncommitted_files']} uncommitted engine/build files in the shared tree)"
+              if m.get("engine_uncommitted_files") else ""),
+           f"- load average before {m.get('load_before', '?')}, after {after.get('load_after', '?')} "
+           "(a shared machine: CPU time is the steadier measure; ratios use it)", ""]
+    out += targets(runs, single)
+    out += ["## Full forward", ""]
+    out += times_table(runs, sizes, "full_cpu_ms", "CPU time (ms, median) — the figure of merit",
+                       "CPU time of the measuring process around each forward (single-threaded "
+                       "engines; other processes on the machine do not count).")
+    out += [""]
+    out += times_table(runs, sizes, "full_ms", "Wall clock (ms, median)",
+                       "Includes time other processes took from this one.")
+    out += [""]
+    out += interactive_table(runs, sizes)
+    out += [""]
+    dl = single.get("download", {}).get("files", {})
+    if dl:
+        out += ["## Download (gzip -9)", "", "| file | bytes | gzip -9 |", "| --- | ---: | ---: |"]
+        for n, v in dl.items():
+            out.append(f"| {n} | {v['bytes']:,} | {v['gzip9']:,} |")
+        out.append(f"| **total** | {sum(v['bytes'] for v in dl.values()):,} "
+                   f"| **{sum(v['gzip9'] for v in dl.values()):,}** |")
+        out.append("")
+    fr = single.get("frame")
+    if fr:
+        out += ["## Browser frame", "",
+                f"`window.attnviz.frameStats()` in headless Chromium (SwiftShader WebGL), S = {fr.get('S')}, "
+                f"Compare heads tab ({fr.get('heads_visible', '?')} heads' weights visible), "
+                f"{fr.get('frames', '?')} frames: " + ", ".join(
+                    f"{k} {v}" for k, v in fr.items() if k not in ("S", "frames", "heads_visible")), ""]
+    c = single.get("check")
+    if c:
+        out += ["## Same arithmetic?", "",
+                f"bench/check_peers.py: S = {c['S']}, d_model = {c['d_model']}, {c['heads']} heads, causal, "
+                "explicit float32 inputs; largest |difference| from `attnviz-cli run`:", ""]
+        for peer in ("torch", "tfjs"):
+            if peer in c:
+                out.append(f"- {peer}: output {c[peer]['output_max_abs_diff']:.2e}, "
+                           f"attention weights {c[peer]['weights_max_abs_diff']:.2e}")
+        out += [f"- within {c['tolerance']}: {'yes' if c['ok'] else '**no**'}", ""]
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()

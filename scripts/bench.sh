@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# bench.sh: attnviz against its peers, one run, side by side (`make bench`; docs/bench.md).
+#
+# For each S in $BENCH_SIZES (default 64 256 512 1024), d_model = d_out = 768,
+# 12 heads, causal, it runs in turn:
+#   attnviz wasm    node --no-experimental-fetch $WASM_BUILD/attnviz-cli.js bench ...
+#   attnviz native  $NATIVE_BUILD/attnviz-cli bench ...
+#   tfjs-wasm       node bench/tfjs_bench.mjs ...       (XNNPACK, SIMD, 1 thread)
+#   torch           /usr/bin/python3 bench/torch_bench.py ... --threads 1 (and 2)
+# after checking that the peers compute attnviz's numbers (bench/check_peers.py).
+# Every program prints one JSON line; they are collected in
+# bench/results/<date>-<host>.jsonl and rendered by bench/report.py into
+# bench/results/<date>-<host>.md, copied to bench/results/latest.md.
+#
+# Environment (all optional):
+#   NATIVE_BUILD=build/native  WASM_BUILD=build/wasm   the builds to measure
+#   BENCH_SIZES="64 256 512 1024"  BENCH_REPS=5  BENCH_DMODEL=768  BENCH_HEADS=12
+#   BENCH_OUT=bench/results   BENCH_FRAME=1 also measures the browser frame time
+#                             (bench/frame_bench.mjs, needs the site in $WASM_BUILD/site)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
+
+native=${NATIVE_BUILD:-build/native}
+wasm=${WASM_BUILD:-build/wasm}
+sizes=${BENCH_SIZES:-64 256 512 1024}
+reps=${BENCH_REPS:-5}
+d=${BENCH_DMODEL:-768}
+heads=${BENCH_HEADS:-12}
+out=${BENCH_OUT:-bench/results}
+frame=${BENCH_FRAME:-1}
+
+for f in "$native/attnviz-cli" "$wasm/attnviz-cli.js" node_modules/@tensorflow/tfjs-backend-wasm/package.json; do
+  if [ ! -e "$f" ]; then
+    echo "bench.sh: $f is missing (build native and wasm, and run npm ci, first: make bench does)" >&2
+    exit 2
+  fi
+done
+
+mkdir -p "$out"
+name="$(date +%Y-%m-%d)-$(hostname -s)"
+raw="$out/$name.jsonl"
+: > "$raw"
+
+# record KIND JSON: one line of the raw file, {"kind": ..., ...the program's keys}
+record() {
+  local kind=$1 line=$2
+  printf '{"kind":"%s","data":%s}\n' "$kind" "$line" >> "$raw"
+  printf '  %-15s %s\n' "$kind" "$line" | cut -c1-160
+}
+
+# --- the machine, before anything runs
+machine=$(/usr/bin/python3 - "$wasm" <<'EOF'
+import json, os, re, subprocess, sys
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout.strip()
+    except Exception:
+        return ""
+cpu = ""
+with open("/proc/cpuinfo") as f:
+    for line in f:
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+flags = open("/proc/cpuinfo").read()
+simd = [x for x in ("avx2", "fma", "avx512f") if re.search(r"\b%s\b" % x, flags)]
+dirty = sh("git status --porcelain -- engine CMakeLists.txt cmake | wc -l")
+print(json.dumps({
+    "cpu": cpu, "cores": os.cpu_count(), "cpu_flags": simd,
+    "mem_gb": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
+    "kernel": sh("uname -r"), "node": sh("node --version"),
+    "emscripten": "emcc " + (re.findall(r"\d+\.\d+\.\d+", sh("emcc --version | head -n1")) or ["?"])[0],
+    "torch": sh("/usr/bin/python3 -c 'import torch; print(torch.__version__)'"),
+    "tfjs": json.load(open("node_modules/@tensorflow/tfjs-backend-wasm/package.json"))["version"],
+    "openblas": sh("dpkg-query -W -f='${Version}' libopenblas0-pthread"),
+    "commit": sh("git rev-parse --short HEAD"),
+    "engine_uncommitted_files": int(dirty or 0),
+    "date": sh("date -u +%Y-%m-%dT%H:%MZ"), "host": sh("hostname -s"),
+    "load_before": os.getloadavg(),
+}))
+EOF
+)
+record machine "$machine"
+
+echo "== peers compute attnviz's numbers?"
+record check "$(/usr/bin/python3 bench/check_peers.py --cli "$native/attnviz-cli")"
+
+# The site's download, gzip -9 (fonts under assets/ are loaded lazily: excluded).
+sizes_json=$(/usr/bin/python3 - "$wasm/site" <<'EOF'
+import gzip, json, os, sys
+site = sys.argv[1]
+files = {}
+if os.path.isdir(site):
+    for n in sorted(os.listdir(site)):
+        if n.endswith((".wasm", ".js")):
+            data = open(os.path.join(site, n), "rb").read()
+            files[n] = {"bytes": len(data), "gzip9": len(gzip.compress(data, 9))}
+print(json.dumps({"site": site, "files": files}))
+EOF
+)
+record download "$sizes_json"
+
+args_for() { echo "--tokens $1 --d-model $d --heads $heads --causal --reps $reps"; }
+for s in $sizes; do
+  echo "== S = $s (d_model $d, $heads heads, causal, $reps reps)"
+  a=$(args_for "$s")
+  # shellcheck disable=SC2086
+  {
+    record attnviz-wasm "$(node --no-experimental-fetch "$wasm/attnviz-cli.js" bench $a)"
+    record attnviz-native "$("$native/attnviz-cli" bench $a)"
+    record tfjs-wasm "$(node bench/tfjs_bench.mjs $a)"
+    record torch-1 "$(/usr/bin/python3 bench/torch_bench.py $a --threads 1)"
+    record torch-2 "$(/usr/bin/python3 bench/torch_bench.py $a --threads 2)"
+  }
+done
+
+if [ "$frame" = 1 ] && [ -f "$wasm/site/attnviz.wasm" ] && [ -f bench/frame_bench.mjs ]; then
+  echo "== browser frame time (S = 256, Compare heads: 12 heads' weights visible)"
+  if line=$(ATTNVIZ_SITE_DIR="$wasm/site" node bench/frame_bench.mjs --tokens 256 2>/tmp/attnviz-frame-bench.err); then
+    record frame "$line"
+  else
+    echo "  frame bench failed (not fatal): $(tail -n 3 /tmp/attnviz-frame-bench.err)"
+  fi
+fi
+
+record machine_after "{\"load_after\": $(/usr/bin/python3 -c 'import os, json; print(json.dumps(os.getloadavg()))')}"
+/usr/bin/python3 bench/report.py "$raw" > "$out/$name.md"
+cp "$out/$name.md" "$out/latest.md"
+echo "wrote $out/$name.md (and latest.md, raw lines in $raw)"
