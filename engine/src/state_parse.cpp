@@ -5,13 +5,15 @@
 // expected shape is known to be within the limits.
 //
 // Errors inside the parser are thrown as ParseError and turned into a Status
-// at the entry points; nothing escapes.
+// at the entry points; nothing escapes. Values quoted in sentences go through
+// detail::preview() (short, valid UTF-8, never a recursive dump).
 #include <cmath>
 #include <limits>
 #include <set>
 #include <string>
 
 #include "attnviz/state.h"
+#include "json_text.h"
 #include "state_internal.h"
 
 namespace attnviz {
@@ -36,7 +38,7 @@ std::string type_name(const json& v) {
   switch (v.type()) {
     case json::value_t::null: return "null";
     case json::value_t::boolean: return "true/false";
-    case json::value_t::string: return "a string";
+    case json::value_t::string: return "a string (" + detail::preview(v) + ")";
     case json::value_t::array: return "a list";
     case json::value_t::object: return "an object";
     default: return "a number";
@@ -51,8 +53,10 @@ void reject_unknown(const json& obj, std::initializer_list<const char*> known,
       std::string list;
       for (const char* k : known) list += std::string(list.empty() ? "" : ", ") + k;
       const std::string where = prefix.empty() ? "a session state" : prefix;
-      fail("unknown field \"" + it.key() + "\" in " + where + " (known fields: " + list + ")",
-           join(prefix, it.key().c_str()));
+      const std::string key = detail::path_key(it.key());
+      fail("unknown field " + detail::preview(json(it.key())) + " in " + where + " (known fields: " + list +
+               ")",
+           join(prefix, key.c_str()));
     }
   }
 }
@@ -82,18 +86,18 @@ long long read_int(const json& obj, const char* key, long long def, long long lo
       field + " must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
   if (v->is_number_unsigned()) {
     const auto u = v->get<unsigned long long>();
-    if (u > static_cast<unsigned long long>(hi)) fail(range + ", not " + v->dump(), field);
+    if (u > static_cast<unsigned long long>(hi)) fail(range + ", not " + detail::preview(*v), field);
     return static_cast<long long>(u);
   }
   if (v->is_number_integer()) {
     const auto i = v->get<long long>();
-    if (i < lo || i > hi) fail(range + ", not " + v->dump(), field);
+    if (i < lo || i > hi) fail(range + ", not " + detail::preview(*v), field);
     return i;
   }
   if (v->is_number_float()) {
     const double d = v->get<double>();
     if (std::floor(d) != d || d < static_cast<double>(lo) || d > static_cast<double>(hi)) {
-      fail(range + ", not " + v->dump(), field);
+      fail(range + ", not " + detail::preview(*v), field);
     }
     return static_cast<long long>(d);
   }
@@ -111,7 +115,7 @@ uint64_t read_seed(const json& obj, const char* key, uint64_t def, const std::st
     if (std::floor(d) == d && d >= 0 && d < 9007199254740992.0) return static_cast<uint64_t>(d);
   }
   fail(field + " must be a whole number (a torch.manual_seed value), not " +
-           (v->is_number() ? v->dump() : type_name(*v)),
+           (v->is_number() ? detail::preview(*v) : type_name(*v)),
        field);
 }
 
@@ -136,7 +140,7 @@ std::string read_choice(const json& obj, const char* key, const char* def,
   for (const char* c : choices) {
     if (s == c) return s;
   }
-  fail(field + " must be one of " + list + ", not \"" + s + "\"", field);
+  fail(field + " must be one of " + list + ", not " + detail::preview(*v), field);
 }
 
 // One float32 from a JSON number: finite and within float32's range.
@@ -145,7 +149,7 @@ float read_float_value(const json& v, const std::string& field) {
   const double d = v.get<double>();
   const float f = static_cast<float>(d);
   if (!std::isfinite(d) || !std::isfinite(f)) {
-    fail(field + " (" + v.dump() + ") is outside float32's range (about ±3.4e38)", field);
+    fail(field + " (" + detail::preview(v) + ") is outside float32's range (about ±3.4e38)", field);
   }
   return f;
 }
@@ -313,15 +317,14 @@ void parse_masking(const json& j, State* s) {
       } else if (v.is_number() && (v.get<double>() == 0.0 || v.get<double>() == 1.0)) {
         s->key_padding.push_back(v.get<double>() == 1.0 ? 1 : 0);
       } else {
-        fail(field + " must be 1 (a real token) or 0 (padding), not " + v.dump(), field);
+        fail(field + " must be 1 (a real token) or 0 (padding), not " + detail::preview(v), field);
       }
     }
   }
   if (const json* mf = find(j, "mask_fill")) {
     if (mf->is_string()) {
       if (mf->get<std::string>() != "-inf") {
-        fail("mask_fill must be \"-inf\" or a number, not \"" + mf->get<std::string>() + "\"",
-             "mask_fill");
+        fail("mask_fill must be \"-inf\" or a number, not " + detail::preview(*mf), "mask_fill");
       }
       s->mask_fill = -std::numeric_limits<double>::infinity();
     } else if (mf->is_number()) {
@@ -332,20 +335,32 @@ void parse_masking(const json& j, State* s) {
   }
 }
 
+// version first: a state from a newer attnviz may have fields this one does
+// not know, and "newer version" is the sentence that explains them.
+void parse_version(const json& j) {
+  const json* v = find(j, "version");
+  if (v == nullptr) return;
+  const std::string must = "version must be 1 (this attnviz reads session states of version 1)";
+  const bool whole = v->is_number_integer() || v->is_number_unsigned();
+  if (whole && v->is_number_unsigned() && v->get<uint64_t>() > 1) {
+    fail(must + "; this state is version " + detail::preview(*v) +
+             ", written by a newer attnviz: open it there, or remove the newer settings and set "
+             "version to 1",
+         "version");
+  }
+  if (!whole || v->get<int64_t>() != Limits::kStateVersion) {
+    fail(must + ", not " + detail::preview(*v), "version");
+  }
+}
+
 void parse_all(const json& j, State* s) {
   if (!j.is_object()) fail("a session state must be a JSON object, not " + type_name(j), "");
+  parse_version(j);
   reject_unknown(j, {"version", "tokens", "d_model", "d_out", "num_heads", "embedding", "positional",
                      "weights", "qkv_bias", "out_proj", "out_bias", "scale", "temperature",
                      "causal", "key_padding", "mask_fill", "safe_softmax", "dropout"},
                  "");
   *s = State{};
-  if (const json* v = find(j, "version")) {
-    if (!(v->is_number_integer() || v->is_number_unsigned()) ||
-        v->get<long long>() != Limits::kStateVersion) {
-      fail("version must be 1 (this attnviz reads session states of version 1), not " + v->dump(),
-           "version");
-    }
-  }
   parse_tokens(j, s);
   s->d_model = static_cast<int>(read_int(j, "d_model", s->d_model, 1, Limits::kMaxDModel, ""));
   s->d_out = static_cast<int>(read_int(j, "d_out", s->d_out, 1, Limits::kMaxDOut, ""));
@@ -380,9 +395,11 @@ void parse_all(const json& j, State* s) {
 
 Status parse_state(const nlohmann::json& j, State* out) {
   try {
+    Status st = detail::check_json_depth(j);
+    if (!st.ok) return st;
     State s;
     parse_all(j, &s);
-    Status st = validate_state(s);
+    st = validate_state(s);
     if (!st.ok) return st;
     *out = std::move(s);
     return Status::success();
@@ -397,28 +414,8 @@ Status parse_state(const nlohmann::json& j, State* out) {
 
 Status parse_state_text(std::string_view text, State* out) {
   nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text.begin(), text.end());
-  } catch (const nlohmann::json::parse_error& e) {
-    // e.byte is 1-based; report line and column, which a learner can find.
-    size_t line = 1, col = 1;
-    const size_t upto = e.byte == 0 ? 0 : std::min<size_t>(e.byte - 1, text.size());
-    for (size_t i = 0; i < upto; ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        col = 1;
-      } else {
-        ++col;
-      }
-    }
-    return Status::failure("this is not valid JSON (problem at line " + std::to_string(line) +
-                               ", column " + std::to_string(col) + ")",
-                           "");
-  } catch (const std::bad_alloc&) {
-    return Status::failure("not enough memory to read this state", "");
-  } catch (const std::exception& e) {
-    return Status::failure(std::string("this is not valid JSON: ") + e.what(), "");
-  }
+  const Status st = parse_json_text(text, &j);
+  if (!st.ok) return st;
   return parse_state(j, out);
 }
 

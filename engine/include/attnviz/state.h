@@ -41,6 +41,10 @@ struct Limits {
   static constexpr uint64_t kMaxPipelineBytes = uint64_t{1536} << 20;  // 1.5 GiB
   static constexpr double kMinTemperature = 1e-6;
   static constexpr double kMaxTemperature = 1e6;
+  // JSON nesting (objects and lists inside each other). A state needs 4
+  // (state → weights → W_q → row); deeper text is refused while it is parsed,
+  // before anything recursive could exhaust the stack (5 MiB in wasm).
+  static constexpr int kMaxJsonDepth = 32;
 };
 
 enum class EmbeddingInit { torch_randn, values };
@@ -97,10 +101,21 @@ struct State {
   int head_dim() const { return num_heads > 0 ? d_out / num_heads : 0; }
 };
 
-// JSON → State. On error *out is unspecified and the status names the field.
+// JSON → State. On error *out is untouched and the status names the field.
+// Never throws; any JSON value (however deep, large or oddly typed) gives
+// either a valid State or a sentence.
 Status parse_state(const nlohmann::json& j, State* out);
-// The same from JSON text (malformed JSON gives an error with field "").
+// The same from JSON text, through parse_json_text().
 Status parse_state_text(std::string_view text, State* out);
+
+// JSON text → JSON value, for anything that reads a state as text (the CLI,
+// URL hashes, files, the clipboard). Stricter than nlohmann::json::parse and
+// never throws: nesting deeper than Limits::kMaxJsonDepth, a field given twice
+// in one object, NaN/Infinity, numbers beyond double's range and ill-formed
+// UTF-8 each get a sentence naming the field they were in; other syntax errors
+// give "this is not valid JSON (problem at line L, column C)" with field "".
+// On error *out is untouched.
+Status parse_json_text(std::string_view text, nlohmann::json* out);
 
 // The meaning checks parse_state() ends with; Pipeline::set_state() runs it too.
 Status validate_state(const State& s);
