@@ -9,7 +9,7 @@
 // uploads, GL calls; not the buffer swap) over the window, as frameStats() measures it.
 //
 //   ATTNVIZ_SITE_DIR=build/wasm/site node bench/frame_bench.mjs [--tokens 256] [--frames 120]
-//       [--width 1920 --height 1200] [--shot]
+//       [--width 1600 --height 1000] [--shot]
 import { openApp } from '../tests/e2e/harness.mjs';
 
 const argv = process.argv.slice(2);
@@ -19,7 +19,7 @@ const arg = (name, dflt) => {
 };
 const S = arg('--tokens', 256), heads = arg('--heads', 12), d = arg('--d-model', 768);
 const windowFrames = arg('--frames', 120);
-const width = arg('--width', 1920), height = arg('--height', 1200);
+const width = arg('--width', 1600), height = arg('--height', 1000);
 
 const app = await openApp({}, { viewport: { width, height } });
 try {
