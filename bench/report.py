@@ -135,7 +135,7 @@ def main():
            f"{m.get('mem_gb', '?')} GB, Linux {m.get('kernel', '?')}",
            f"- node {m.get('node', '?')}; {m.get('emscripten', '?')}; torch {m.get('torch', '?')} with "
            f"OpenBLAS {m.get('openblas', '?')} (pthread build); tfjs-core/tfjs-backend-wasm {m.get('tfjs', '?')}",
-           f"- commit {m.get('commit', '?')}"
+           f"- commit {m.get('commit', '?')} ({m.get('source', 'work tree')})"
            + (f" (+ {m['engine_uncommitted_files']} uncommitted engine/build files in the shared tree)"
               if m.get("engine_uncommitted_files") else ""),
            f"- load average before {m.get('load_before', '?')}, after {after.get('load_after', '?')} "

@@ -15,6 +15,7 @@
 # Environment (all optional):
 #   NATIVE_BUILD=build/native  WASM_BUILD=build/wasm   the builds to measure
 #   BENCH_SIZES="64 256 512 1024"  BENCH_REPS=5  BENCH_DMODEL=768  BENCH_HEADS=12
+#   BENCH_COMMIT=<hash>       the builds come from a clean export of that commit (recorded)
 #   BENCH_OUT=bench/results   BENCH_FRAME=1 also measures the browser frame time
 #                             (bench/frame_bench.mjs, needs the site in $WASM_BUILD/site)
 set -euo pipefail
@@ -66,7 +67,9 @@ with open("/proc/cpuinfo") as f:
             break
 flags = open("/proc/cpuinfo").read()
 simd = [x for x in ("avx2", "fma", "avx512f") if re.search(r"\b%s\b" % x, flags)]
-dirty = sh("git status --porcelain -- engine CMakeLists.txt cmake | wc -l")
+# BENCH_COMMIT: the builds were made from a clean export of that commit (not the work tree).
+exported = os.environ.get("BENCH_COMMIT", "")
+dirty = "0" if exported else sh("git status --porcelain -- engine CMakeLists.txt cmake | wc -l")
 print(json.dumps({
     "cpu": cpu, "cores": os.cpu_count(), "cpu_flags": simd,
     "mem_gb": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
@@ -75,7 +78,8 @@ print(json.dumps({
     "torch": sh("/usr/bin/python3 -c 'import torch; print(torch.__version__)'"),
     "tfjs": json.load(open("node_modules/@tensorflow/tfjs-backend-wasm/package.json"))["version"],
     "openblas": sh("dpkg-query -W -f='${Version}' libopenblas0-pthread"),
-    "commit": sh("git rev-parse --short HEAD"),
+    "commit": exported or sh("git rev-parse --short HEAD"),
+    "source": "clean export of the commit" if exported else "work tree",
     "engine_uncommitted_files": int(dirty or 0),
     "date": sh("date -u +%Y-%m-%dT%H:%MZ"), "host": sh("hostname -s"),
     "load_before": os.getloadavg(),
