@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Fuzzes the session-state decoder (tests/fuzz/fuzz_state.cpp) with libFuzzer,
+# AddressSanitizer and UndefinedBehaviorSanitizer (clang-14, build/fuzz).
+#
+#   scripts/fuzz.sh                  build, replay the corpus, fuzz until Ctrl+C
+#   scripts/fuzz.sh --seconds N      the same, stopping after N seconds
+#   scripts/fuzz.sh --junit FILE     also write the outcome as one JUnit test case
+#   scripts/fuzz.sh --build-only     configure and build, do not run
+#   make fuzz [SECONDS=N]            the same through make
+#
+# Corpus: the seeds in tests/fuzz/corpus/ (committed, read-only here) plus
+# build/fuzz/corpus/ (what the fuzzer found; kept between runs). A crash, leak
+# or hang leaves its input in build/fuzz/artifacts/; reproduce it with
+#   build/fuzz/fuzz_state build/fuzz/artifacts/crash-<sha1>
+# (docs/reliability.md). Exit status: 0 when nothing was found.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+seconds=0 junit="" build_only=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --seconds) seconds=${2:?--seconds needs a number}; shift 2 ;;
+    --junit) junit=${2:?--junit needs a file}; shift 2 ;;
+    --build-only) build_only=1; shift ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "fuzz.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+case $seconds in ''|*[!0-9]*) echo "fuzz.sh: --seconds needs a whole number" >&2; exit 2 ;; esac
+
+dir=build/fuzz
+for tool in clang-14 clang++-14; do
+  command -v $tool >/dev/null || { echo "fuzz.sh: $tool is missing: run scripts/setup-system.sh test" >&2; exit 2; }
+done
+# -O2 without NDEBUG: the engine's asserts stay on while fuzzing.
+CC=clang-14 CXX=clang++-14 cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CXX_FLAGS_RELEASE=-O2 -DCMAKE_C_FLAGS_RELEASE=-O2 \
+  -DATTNVIZ_FUZZ=ON -DATTNVIZ_BUILD_UI=OFF -DATTNVIZ_BUILD_TESTS=OFF >/dev/null
+cmake --build "$dir" --target fuzz_state -j"${JOBS:-$(nproc)}"
+[ $build_only -eq 1 ] && exit 0
+
+mkdir -p "$dir/corpus" "$dir/artifacts"
+args=(-dict=tests/fuzz/state.dict -artifact_prefix="$dir/artifacts/" -timeout=20
+      -rss_limit_mb=2048 -print_final_stats=1)
+[ "$seconds" -gt 0 ] && args+=(-max_total_time="$seconds")
+export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+
+echo "== fuzz_state: ${seconds:-0}s (0 = until stopped), corpus $dir/corpus + tests/fuzz/corpus"
+log="$dir/fuzz.log"
+start=$(date +%s)
+set +e
+"$dir/fuzz_state" "${args[@]}" "$dir/corpus" tests/fuzz/corpus 2>&1 | tee "$log"
+code=${PIPESTATUS[0]}
+set -e
+elapsed=$(( $(date +%s) - start ))
+runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+echo "== fuzz_state: exit $code after ${elapsed}s, ${runs:-?} inputs run"
+if [ "$code" -ne 0 ]; then
+  found=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -1)
+  echo "fuzz_state found a problem; input: ${found:-see $log}" >&2
+  [ -n "$found" ] && echo "reproduce: $dir/fuzz_state $found" >&2
+fi
+
+if [ -n "$junit" ]; then
+  mkdir -p "$(dirname "$junit")"
+  python3 - "$junit" "$code" "$elapsed" "${runs:-0}" "$log" <<'EOF'
+import sys
+from xml.sax.saxutils import escape
+path, code, elapsed, runs, log = sys.argv[1:]
+body = ""
+if code != "0":
+    tail = open(log, errors="replace").read()[-4000:]
+    body = f'<failure message="fuzz_state exited {code}">{escape(tail)}</failure>'
+with open(path, "w") as f:
+    f.write('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites><testsuite name="fuzz" tests="1" '
+            f'failures="{int(code != "0")}">\n<testcase classname="fuzz" name="fuzz_state ({runs} inputs, '
+            f'{elapsed}s)" time="{elapsed}">{body}</testcase>\n</testsuite></testsuites>\n')
+EOF
+fi
+exit "$code"
