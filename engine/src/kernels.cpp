@@ -1,13 +1,22 @@
-// Reference kernels: plain loops with the arithmetic order documented in
-// kernels.h. Shapes are in the header; this file only repeats them where a
-// loop needs them.
+// Portable kernels (plain loops with the arithmetic order documented in
+// kernels.h) and the run-time choice between them and the vector versions in
+// kernels_avx2.cpp / kernels_wasm.cpp. Shapes are in the header; this file
+// only repeats them where a loop needs them.
+//
+// [SECTION] implementation choice
+// [SECTION] matrix products
+// [SECTION] elementwise
+// [SECTION] softmax
+// [SECTION] dropout
 #include "attnviz/kernels.h"
 
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "attnviz/tensor.h"
+#include "kernels_internal.h"
 
 namespace attnviz {
 
@@ -19,22 +28,152 @@ bool tensors_bitwise_equal(const Tensor& a, const Tensor& b) {
 
 namespace kernels {
 
-// ---- matrix products -------------------------------------------------------
+// ---- [SECTION] implementation choice -------------------------------------------------
+
+namespace {
+
+struct Impl {
+  Isa isa;
+  detail::GemmFn gemm;
+  detail::SoftmaxFn softmax;
+  detail::MaskedRowFn masked;
+};
+
+Impl impl_for(Isa isa) {
+  switch (isa) {
+#if defined(ATTNVIZ_HAVE_AVX2_KERNELS)
+    case Isa::avx2:
+      return {Isa::avx2, detail::gemm_avx2, detail::softmax_row_avx2, detail::masked_row_avx2};
+#endif
+#if defined(__wasm_simd128__)
+    case Isa::wasm_simd128:
+      return {Isa::wasm_simd128, detail::gemm_wasm, detail::softmax_row_wasm, detail::masked_row_wasm};
+#endif
+    default:
+      return {Isa::portable, detail::gemm_portable, detail::softmax_row_portable,
+              detail::masked_row_portable};
+  }
+}
+
+Isa best_isa() {
+  if (isa_supported(Isa::avx2)) return Isa::avx2;
+  if (isa_supported(Isa::wasm_simd128)) return Isa::wasm_simd128;
+  return Isa::portable;
+}
+
+Impl& current() {
+  static Impl impl = impl_for(best_isa());
+  return impl;
+}
+
+// Packing scratch for the vector gemms: grows to the largest product seen and
+// is then reused, so repeated calls allocate nothing. (pack_floats + 16) floats,
+// the pointer handed out aligned to 64 bytes.
+float* pack_scratch(size_t floats) {
+  thread_local std::vector<float> buf;
+  if (buf.size() < floats + 16) buf.resize(floats + 16);
+  const uintptr_t p = reinterpret_cast<uintptr_t>(buf.data());
+  return reinterpret_cast<float*>((p + 63) & ~static_cast<uintptr_t>(63));
+}
+
+}  // namespace
+
+bool isa_supported(Isa isa) {
+  switch (isa) {
+    case Isa::portable: return true;
+    case Isa::avx2:
+#if defined(ATTNVIZ_HAVE_AVX2_KERNELS)
+      return __builtin_cpu_supports("avx2");
+#else
+      return false;
+#endif
+    case Isa::wasm_simd128:
+#if defined(__wasm_simd128__)
+      return true;
+#else
+      return false;
+#endif
+  }
+  return false;
+}
+
+Isa active_isa() { return current().isa; }
+
+const char* isa_name(Isa isa) {
+  switch (isa) {
+    case Isa::portable: return "portable";
+    case Isa::avx2: return "avx2";
+    case Isa::wasm_simd128: return "wasm_simd128";
+  }
+  return "";
+}
+
+bool set_isa(Isa isa) {
+  if (!isa_supported(isa)) return false;
+  current() = impl_for(isa);
+  return true;
+}
+
+// ---- [SECTION] matrix products -------------------------------------------------------
 
 void matmul_rows(const float* a, int lda, const float* b, int ldb, const float* bias, float* c,
-                 int ldc, int k, int n, const int* rows, int num_rows) {
-  for (int t = 0; t < num_rows; ++t) {
-    const int r = rows[t];
-    const float* ar = a + static_cast<size_t>(r) * lda;  // (K)
-    float* cr = c + static_cast<size_t>(r) * ldc;        // (N), the accumulators
-    for (int j = 0; j < n; ++j) cr[j] = 0.0f;
-    for (int kk = 0; kk < k; ++kk) {
+                 int ldc, int k, int n, const int* rows, int num_rows, const int* k_end) {
+  if (num_rows <= 0 || n <= 0) return;
+  detail::GemmArgs g;
+  g.a = a;
+  g.lda = lda;
+  g.b = b;
+  g.ldb = ldb;
+  g.bias = bias;
+  g.c = c;
+  g.ldc = ldc;
+  g.k = k;
+  g.n = n;
+  g.rows = rows;
+  g.num_rows = num_rows;
+  g.k_end = k_end;
+  const Impl& im = current();
+  if (im.isa != Isa::portable) g.pack = pack_scratch(detail::pack_floats(k, n));
+  im.gemm(g);
+}
+
+namespace detail {
+
+size_t pack_floats(int k, int n) {
+  // One k-block (at most 256 rows of B) of every 16-column panel, N rounded up.
+  const size_t kc = static_cast<size_t>(k < 256 ? k : 256);
+  return kc * ((static_cast<size_t>(n) + 15) / 16 * 16);
+}
+
+void gemm_portable(const GemmArgs& g) {
+  for (int t = 0; t < g.num_rows; ++t) {
+    const int r = g.rows[t];
+    const int kend = g.k_end != nullptr ? g.k_end[t] : g.k;
+    const float* ar = g.a + static_cast<size_t>(r) * g.lda;  // (K)
+    float* cr = g.c + static_cast<size_t>(r) * g.ldc;        // (N), the accumulators
+    for (int j = 0; j < g.n; ++j) cr[j] = 0.0f;
+    for (int kk = 0; kk < kend; ++kk) {
       const float av = ar[kk];
-      const float* br = b + static_cast<size_t>(kk) * ldb;  // (N)
-      for (int j = 0; j < n; ++j) cr[j] = fma_f32(av, br[j], cr[j]);
+      const float* br = g.b + static_cast<size_t>(kk) * g.ldb;  // (N)
+      for (int j = 0; j < g.n; ++j) cr[j] = cr[j] + av * br[j];
     }
-    if (bias != nullptr) {
-      for (int j = 0; j < n; ++j) cr[j] = cr[j] + bias[j];
+    if (g.bias != nullptr) {
+      for (int j = 0; j < g.n; ++j) cr[j] = cr[j] + g.bias[j];
+    }
+  }
+}
+
+}  // namespace detail
+
+void transpose(const float* src, int lds, int rows, int cols, float* dst, int ldd) {
+  // 8 × 8 tiles keep both sides' cache lines in use.
+  for (int i0 = 0; i0 < rows; i0 += 8) {
+    const int i1 = i0 + 8 < rows ? i0 + 8 : rows;
+    for (int j0 = 0; j0 < cols; j0 += 8) {
+      const int j1 = j0 + 8 < cols ? j0 + 8 : cols;
+      for (int i = i0; i < i1; ++i) {
+        for (int j = j0; j < j1; ++j) dst[static_cast<size_t>(j) * ldd + i] = src[static_cast<size_t>(i) * lds + j];
+      }
     }
   }
 }
@@ -44,49 +183,14 @@ float dot_cell(const float* a, int inca, const float* b, int incb, int k, float*
   for (int kk = 0; kk < k; ++kk) {
     const float x = a[static_cast<size_t>(kk) * inca];
     const float y = b[static_cast<size_t>(kk) * incb];
-    if (terms_out != nullptr) terms_out[kk] = x * y;
-    acc = fma_f32(x, y, acc);
+    const float term = x * y;
+    if (terms_out != nullptr) terms_out[kk] = term;
+    acc = acc + term;
   }
   return acc;
 }
 
-// Eight cells of one output row side by side: c[j + t] = a · B[j + t, :].
-// Each cell keeps its own accumulator and the order k = 0 ... K−1, exactly
-// as dot_cell; interleaving independent chains only hides their latency.
-static void dot_block8(const float* a, const float* b, int ldb, int k, float* out) {
-  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  for (int kk = 0; kk < k; ++kk) {
-    const float av = a[kk];
-    for (int t = 0; t < 8; ++t) acc[t] = fma_f32(av, b[static_cast<size_t>(t) * ldb + kk], acc[t]);
-  }
-  for (int t = 0; t < 8; ++t) out[t] = acc[t];
-}
-
-void matmul_abt_rows(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int k,
-                     int n, const int* rows, int num_rows) {
-  for (int t = 0; t < num_rows; ++t) {
-    const int i = rows[t];
-    const float* ai = a + static_cast<size_t>(i) * lda;  // (K)
-    float* ci = c + static_cast<size_t>(i) * ldc;        // (N)
-    int j = 0;
-    for (; j + 8 <= n; j += 8) dot_block8(ai, b + static_cast<size_t>(j) * ldb, ldb, k, ci + j);
-    for (; j < n; ++j) ci[j] = dot_cell(ai, 1, b + static_cast<size_t>(j) * ldb, 1, k, nullptr);
-  }
-}
-
-void matmul_abt_cols(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int k,
-                     int m, const int* cols, int num_cols) {
-  for (int t = 0; t < num_cols; ++t) {
-    const int j = cols[t];
-    const float* bj = b + static_cast<size_t>(j) * ldb;  // (K)
-    for (int i = 0; i < m; ++i) {
-      c[static_cast<size_t>(i) * ldc + j] =
-          dot_cell(a + static_cast<size_t>(i) * lda, 1, bj, 1, k, nullptr);
-    }
-  }
-}
-
-// ---- elementwise -----------------------------------------------------------
+// ---- [SECTION] elementwise -----------------------------------------------------------
 
 void div_scalar(const float* x, int incx, float* y, int incy, int n, float divisor) {
   for (int i = 0; i < n; ++i) y[static_cast<size_t>(i) * incy] = x[static_cast<size_t>(i) * incx] / divisor;
@@ -97,7 +201,21 @@ void masked_fill_row(const float* x, float* y, int n, int i, bool causal,
   for (int j = 0; j < n; ++j) y[j] = is_masked(i, j, causal, key_padded) ? fill : x[j];
 }
 
-// ---- softmax ---------------------------------------------------------------
+void masked_row(const float* scores, float* y, int n, int i, float divisor, bool causal,
+                const uint8_t* key_padded, float fill) {
+  current().masked(scores, y, n, i, divisor, causal, key_padded, fill);
+}
+
+namespace detail {
+
+void masked_row_portable(const float* scores, float* y, int n, int i, float divisor, bool causal,
+                         const uint8_t* key_padded, float fill) {
+  for (int j = 0; j < n; ++j) y[j] = is_masked(i, j, causal, key_padded) ? fill : scores[j] / divisor;
+}
+
+}  // namespace detail
+
+// ---- [SECTION] softmax ---------------------------------------------------------------
 
 namespace {
 
@@ -112,6 +230,8 @@ float pow2i(int e) {  // 2^e for -126 <= e <= 127, built from the exponent bits
 
 // SLEEF 3.x xexpf (the u10 variant), which PyTorch's Vectorized<float>::exp
 // calls on AVX2. vmla is a fused multiply-add there, hence fma_f32 here.
+// The vector versions (kernels_avx2.cpp, kernels_wasm.cpp) follow these steps
+// exactly.
 float exp_f32(float d) {
   if (std::isnan(d)) return std::numeric_limits<float>::quiet_NaN();
   if (d < -104.0f) return 0.0f;
@@ -162,7 +282,11 @@ float max_f32_torch(const float* x, int n) {
   return m;
 }
 
-void softmax_row(const float* x, float* y, int n, bool safe) {
+void softmax_row(const float* x, float* y, int n, bool safe) { current().softmax(x, y, n, safe); }
+
+namespace detail {
+
+void softmax_row_portable(const float* x, float* y, int n, bool safe) {
   if (n <= 0) return;
   if (safe) {
     bool all_neg_inf = true;
@@ -180,7 +304,9 @@ void softmax_row(const float* x, float* y, int n, bool safe) {
   for (int j = 0; j < n; ++j) y[j] = y[j] * inv;
 }
 
-// ---- dropout ---------------------------------------------------------------
+}  // namespace detail
+
+// ---- [SECTION] dropout ---------------------------------------------------------------
 
 void dropout_row(const float* w, const uint8_t* keep, float* y, int n, float scale) {
   for (int j = 0; j < n; ++j) y[j] = w[j] * (keep[j] ? scale : 0.0f);

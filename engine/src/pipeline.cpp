@@ -49,6 +49,7 @@ namespace {
 using detail::Buffers;
 using detail::HeadBuffers;
 using detail::Plan;
+using detail::Scratch;
 
 const float* ptr_or_null(const Tensor& t) { return t.empty() ? nullptr : t.data.data(); }
 
@@ -59,14 +60,48 @@ void compute_projection(const Plan& p, const Tensor& X, const Tensor& W, const T
                        out->data.data(), p.d_out, p.d_model, p.d_out, rows, n);
 }
 
-// scores = Q_h · K_hᵀ for whole rows and whole columns.  Q_h, K_h: (S × head_dim), stride d_out
+// Q_hᵀ and K_hᵀ for the score products: QT, KT (d_out × S), row c = column c
+// of Q / K. Rows r of Q and K go to columns r of QT and KT.
+void transpose_rows(const Plan& p, const Tensor& src, Tensor* dst, const int* rows, int n) {
+  if (n == p.S) {
+    kernels::transpose(src.data.data(), p.d_out, p.S, p.d_out, dst->data.data(), p.S);
+    return;
+  }
+  for (int t = 0; t < n; ++t) {
+    const float* r = src.row(rows[t]);
+    for (int c = 0; c < p.d_out; ++c) dst->data[static_cast<size_t>(c) * p.S + rows[t]] = r[c];
+  }
+}
+
+// scores = Q_h · K_hᵀ for whole rows and whole columns.  Q_h: (S × head_dim)
+// stride d_out; K_hᵀ: (head_dim × S) rows h·head_dim... of KT.
+// Rows: Q_h[rows] · K_hᵀ. Columns j: K_h[j] · Q_hᵀ is row j of scoresᵀ, the
+// same products in the same order (a·b = b·a in float32), computed into
+// col_scratch (ncols × S) and scattered.
 void compute_scores(const Plan& p, Buffers& b, int h, const int* rows, int nrows, const int* cols,
-                    int ncols) {
-  const float* q = b.Q.data.data() + static_cast<size_t>(h) * p.head_dim;
-  const float* k = b.K.data.data() + static_cast<size_t>(h) * p.head_dim;
+                    int ncols, Scratch& sc) {
+  const size_t off = static_cast<size_t>(h) * p.head_dim;
   float* s = b.heads[h].scores.data.data();
-  kernels::matmul_abt_rows(q, p.d_out, k, p.d_out, s, p.S, p.head_dim, p.S, rows, nrows);
-  kernels::matmul_abt_cols(q, p.d_out, k, p.d_out, s, p.S, p.head_dim, p.S, cols, ncols);
+  kernels::matmul_rows(b.Q.data.data() + off, p.d_out, b.KT.data.data() + off * p.S, p.S, nullptr, s, p.S,
+                       p.head_dim, p.S, rows, nrows);
+  if (ncols == 0) return;
+  // sc.cols: [K_h rows cols (ncols × head_dim) | their scores (ncols × S)]
+  const size_t kpart = static_cast<size_t>(ncols) * p.head_dim;
+  sc.cols.resize(kpart + static_cast<size_t>(ncols) * p.S);
+  sc.idx.resize(static_cast<size_t>(ncols));
+  float* kg = sc.cols.data();
+  float* out = kg + kpart;
+  int* idx = sc.idx.data();
+  for (int t = 0; t < ncols; ++t) {
+    std::memcpy(kg + static_cast<size_t>(t) * p.head_dim, b.K.row(cols[t]) + off, sizeof(float) * p.head_dim);
+    idx[t] = t;
+  }
+  kernels::matmul_rows(kg, p.head_dim, b.QT.data.data() + off * p.S, p.S, nullptr, out, p.S, p.head_dim,
+                       p.S, idx, ncols);
+  for (int t = 0; t < ncols; ++t) {
+    const float* src = out + static_cast<size_t>(t) * p.S;
+    for (int i = 0; i < p.S; ++i) s[static_cast<size_t>(i) * p.S + cols[t]] = src[i];
+  }
 }
 
 // scaled = scores / divisor.  (S × S)
@@ -112,9 +147,30 @@ void compute_dropped_row(const Plan& p, const Buffers& b, HeadBuffers& hb, int h
 }
 
 // context rows = dropped rows · V_h.  dropped: (S × S), V_h: (S × head_dim) stride d_out
-void compute_context(const Plan& p, const Buffers& b, HeadBuffers& hb, int h, const int* rows, int n) {
-  kernels::matmul_rows(hb.dropped.data.data(), p.S, b.V.data.data() + static_cast<size_t>(h) * p.head_dim,
-                       p.d_out, nullptr, hb.context.data.data(), p.head_dim, p.S, p.head_dim, rows, n);
+// A row's terms past its last non-zero dropped weight are exact zeros when V_h
+// is finite (0·inf would be NaN), so the product stops there (k_end; kernels.h
+// contract 2): under a causal mask that halves the work, same bits.
+void compute_context(const Plan& p, const Buffers& b, HeadBuffers& hb, int h, const int* rows, int n,
+                     Scratch& sc) {
+  const float* vh = b.V.data.data() + static_cast<size_t>(h) * p.head_dim;
+  bool v_finite = true;
+  for (int r = 0; r < p.S && v_finite; ++r) {
+    const float* vr = vh + static_cast<size_t>(r) * p.d_out;
+    for (int c = 0; c < p.head_dim; ++c) v_finite = v_finite && vr[c] - vr[c] == 0.0f;
+  }
+  const int* k_end = nullptr;
+  if (v_finite) {
+    sc.k_end.resize(static_cast<size_t>(n));
+    for (int t = 0; t < n; ++t) {
+      const float* d = hb.dropped.row(rows[t]);
+      int e = p.S;
+      while (e > 0 && d[e - 1] == 0.0f) --e;  // NaN != 0 counts as non-zero
+      sc.k_end[static_cast<size_t>(t)] = e;
+    }
+    k_end = sc.k_end.data();
+  }
+  kernels::matmul_rows(hb.dropped.data.data(), p.S, vh, p.d_out, nullptr, hb.context.data.data(), p.head_dim,
+                       p.S, p.head_dim, rows, n, k_end);
 }
 
 // concat row r = [context_0 row r, ..., context_{H−1} row r].  (d_out)
@@ -142,20 +198,22 @@ std::vector<int> iota_rows(int n) {
 }
 
 // Every stage from X and the parameters (which must be in place).
-void compute_everything(const Plan& p, Buffers& b) {
+void compute_everything(const Plan& p, Buffers& b, Scratch& sc) {
   const std::vector<int> all = iota_rows(p.S);
   const int S = p.S;
   compute_projection(p, b.X, b.params.W_q, b.params.b_q, &b.Q, all.data(), S);
   compute_projection(p, b.X, b.params.W_k, b.params.b_k, &b.K, all.data(), S);
   compute_projection(p, b.X, b.params.W_v, b.params.b_v, &b.V, all.data(), S);
+  transpose_rows(p, b.Q, &b.QT, all.data(), S);
+  transpose_rows(p, b.K, &b.KT, all.data(), S);
   for (int h = 0; h < p.H; ++h) {
     HeadBuffers& hb = b.heads[h];
-    compute_scores(p, b, h, all.data(), S, nullptr, 0);
+    compute_scores(p, b, h, all.data(), S, nullptr, 0, sc);
     compute_scaled(p, hb, all.data(), S, nullptr, 0);
     compute_masked(p, hb, all.data(), S, nullptr, 0);
     for (int r = 0; r < S; ++r) compute_weights_row(p, hb, r);
     for (int r = 0; r < S; ++r) compute_dropped_row(p, b, hb, h, r);
-    compute_context(p, b, hb, h, all.data(), S);
+    compute_context(p, b, hb, h, all.data(), S, sc);
   }
   for (int r = 0; r < S; ++r) compute_concat_row(p, b, r);
   compute_output(p, b, all.data(), S);
@@ -203,18 +261,20 @@ class Updater {
     if (changed) im_.bump(s, h);
   }
 
-  // Recomputes rows of a row-wise stage with f(r); returns the rows that changed.
+  // Recomputes rows of a row-wise stage with f(rows, n), all at once (the
+  // kernels are fastest on many rows); returns the rows that changed.
   template <class F>
   std::vector<int> rows_stage(Stage s, int h, Tensor& t, const std::vector<int>& rows, F f) {
     std::vector<int> changed;
-    float* snap = im_.row_scratch.data();
-    const size_t bytes = sizeof(float) * t.cols;
-    for (int r : rows) {
-      std::memcpy(snap, t.row(r), bytes);
-      f(r);
-      if (std::memcmp(snap, t.row(r), bytes) != 0) changed.push_back(r);
+    const size_t w = static_cast<size_t>(t.cols), n = rows.size();
+    std::vector<float>& snap = im_.row_snapshot;  // (n × w), grows only
+    if (snap.size() < n * w) snap.resize(n * w);
+    for (size_t k = 0; k < n; ++k) std::memcpy(snap.data() + k * w, t.row(rows[k]), sizeof(float) * w);
+    if (n > 0) f(rows.data(), static_cast<int>(n));
+    for (size_t k = 0; k < n; ++k) {
+      if (std::memcmp(snap.data() + k * w, t.row(rows[k]), sizeof(float) * w) != 0) changed.push_back(rows[k]);
     }
-    note(s, h, kind_for(rows.size()), static_cast<int>(rows.size()), 0, !changed.empty());
+    note(s, h, kind_for(n), static_cast<int>(n), 0, !changed.empty());
     return changed;
   }
 
@@ -226,13 +286,16 @@ class Updater {
     const int hd = p_.head_dim;
     head_rows->assign(static_cast<size_t>(p_.H), {});
     head_nonfinite->assign(static_cast<size_t>(p_.H), 0);
-    float* snap = im_.row_scratch.data();
+    const size_t w = static_cast<size_t>(p_.d_out), n = rows.size();
+    std::vector<float>& snap = im_.row_snapshot;  // (n × d_out), grows only
+    if (snap.size() < n * w) snap.resize(n * w);
+    for (size_t k = 0; k < n; ++k) std::memcpy(snap.data() + k * w, out.row(rows[k]), sizeof(float) * w);
+    if (n > 0) compute_projection(p_, b_.X, W, b, &out, rows.data(), static_cast<int>(n));
     bool any = false;
-    for (int r : rows) {
-      std::memcpy(snap, out.row(r), sizeof(float) * p_.d_out);
-      compute_projection(p_, b_.X, W, b, &out, &r, 1);
+    for (size_t k = 0; k < n; ++k) {
+      const int r = rows[k];
       for (int h = 0; h < p_.H; ++h) {
-        const float* before = snap + static_cast<size_t>(h) * hd;
+        const float* before = snap.data() + k * w + static_cast<size_t>(h) * hd;
         const float* after = out.row(r) + static_cast<size_t>(h) * hd;
         if (std::memcmp(before, after, sizeof(float) * hd) != 0) {
           (*head_rows)[h].push_back(r);
@@ -241,7 +304,7 @@ class Updater {
         }
       }
     }
-    note(s, 0, kind_for(rows.size()), static_cast<int>(rows.size()), 0, any);
+    note(s, 0, kind_for(n), static_cast<int>(n), 0, any);
   }
 
   // Recomputes a region of an (S × S) stage with f(rows, nrows, cols, ncols).
@@ -318,7 +381,7 @@ std::vector<int> merge_rows(const std::vector<int>& a, const std::vector<int>& b
 }  // namespace
 
 void Pipeline::Impl::rebuild(State next, const detail::Plan& np, detail::Buffers fresh) {
-  compute_everything(np, fresh);
+  compute_everything(np, fresh, scratch);
   state = std::move(next);
   plan = np;
   buf = std::move(fresh);
@@ -339,19 +402,28 @@ void Pipeline::Impl::rebuild(State next, const detail::Plan& np, detail::Buffers
 void Pipeline::Impl::apply(const State& next) {
   const detail::Plan np = detail::make_plan(next);
   const size_t S = static_cast<size_t>(np.S);
-  const size_t widest = std::max({S, static_cast<size_t>(np.d_model), static_cast<size_t>(np.d_out)});
+  const size_t widest = std::max({S, static_cast<size_t>(np.d_out)});
   if (!has_result || !detail::same_shapes(plan, np)) {
     // Describe and allocate everything first; nothing is touched until all
     // allocations have succeeded.
     detail::Buffers fresh;
     detail::allocate_buffers(np, &fresh);
+    fresh.QT.reset(np.d_out, np.S);
+    fresh.KT.reset(np.d_out, np.S);
     detail::build_x(next, &fresh.X);
     detail::build_params(next, &fresh.params);
     detail::build_keep_mask(np, &fresh.keep);
-    std::vector<float> cells(S * S), row(widest);
+    // Scratch for incremental updates, sized for the worst case up front so
+    // an update never fails half way for lack of memory.
+    std::vector<float> cells(S * S), rows(S * widest);
+    detail::Scratch sc;
+    sc.cols.resize(S * (S + static_cast<size_t>(np.head_dim)));
+    sc.idx.resize(S);
+    sc.k_end.resize(S);
     State copy = next;
     cell_scratch.swap(cells);
-    row_scratch.swap(row);
+    row_snapshot.swap(rows);
+    scratch = std::move(sc);
     rebuild(std::move(copy), np, std::move(fresh));
     return;
   }
@@ -409,10 +481,12 @@ void Pipeline::Impl::apply(const State& next) {
   // Q, K, V
   std::vector<std::vector<int>> q_rows, k_rows, v_rows;
   std::vector<uint8_t> q_nf, k_nf, v_nf;
-  up.projection_stage(Stage::Q, buf.Q, buf.params.W_q, buf.params.b_q,
-                      (pchanged[0] || pchanged[4]) ? up.all() : x_rows, &q_rows, &q_nf);
-  up.projection_stage(Stage::K, buf.K, buf.params.W_k, buf.params.b_k,
-                      (pchanged[1] || pchanged[5]) ? up.all() : x_rows, &k_rows, &k_nf);
+  const std::vector<int>& q_in = (pchanged[0] || pchanged[4]) ? up.all() : x_rows;
+  const std::vector<int>& k_in = (pchanged[1] || pchanged[5]) ? up.all() : x_rows;
+  up.projection_stage(Stage::Q, buf.Q, buf.params.W_q, buf.params.b_q, q_in, &q_rows, &q_nf);
+  up.projection_stage(Stage::K, buf.K, buf.params.W_k, buf.params.b_k, k_in, &k_rows, &k_nf);
+  transpose_rows(np, buf.Q, &buf.QT, q_in.data(), static_cast<int>(q_in.size()));
+  transpose_rows(np, buf.K, &buf.KT, k_in.data(), static_cast<int>(k_in.size()));
   up.projection_stage(Stage::V, buf.V, buf.params.W_v, buf.params.b_v,
                       (pchanged[2] || pchanged[6]) ? up.all() : x_rows, &v_rows, &v_nf);
 
@@ -427,7 +501,7 @@ void Pipeline::Impl::apply(const State& next) {
     in.cols = k_rows[h];
     SquareChange sc = up.square_stage(Stage::scores, h, hb.scores, in,
                                       [&](const int* r, int nr, const int* c, int nc) {
-                                        compute_scores(np, buf, h, r, nr, c, nc);
+                                        compute_scores(np, buf, h, r, nr, c, nc, scratch);
                                       });
     Region scaled_in = sc.changed;
     scaled_in.all = divisor_changed;
@@ -443,10 +517,14 @@ void Pipeline::Impl::apply(const State& next) {
                                       });
     const std::vector<int> w_rows = up.rows_stage(
         Stage::weights, h, hb.weights, safe_changed ? up.all() : mk.rows_any,
-        [&](int r) { compute_weights_row(np, hb, r); });
+        [&](const int* r, int n) {
+          for (int t = 0; t < n; ++t) compute_weights_row(np, hb, r[t]);
+        });
     const std::vector<int> d_rows = up.rows_stage(
         Stage::dropped, h, hb.dropped, dropout_changed ? up.all() : w_rows,
-        [&](int r) { compute_dropped_row(np, buf, hb, h, r); });
+        [&](const int* r, int n) {
+          for (int t = 0; t < n; ++t) compute_dropped_row(np, buf, hb, h, r[t]);
+        });
     // context row r depends on dropped row r and on every V_h row s with
     // dropped[r][s] != 0 (an exact zero term never changes a sum, unless V
     // holds inf/NaN, where 0·inf = NaN).
@@ -469,14 +547,16 @@ void Pipeline::Impl::apply(const State& next) {
     }
     const std::vector<int> c_rows = up.rows_stage(
         Stage::context, h, hb.context, ctx_rows,
-        [&](int r) { compute_context(np, buf, hb, h, &r, 1); });
+        [&](const int* r, int n) { compute_context(np, buf, hb, h, r, n, scratch); });
     concat_rows = merge_rows(concat_rows, c_rows, np.S);
   }
   const std::vector<int> cat_rows = up.rows_stage(Stage::concat, 0, buf.concat, concat_rows,
-                                                  [&](int r) { compute_concat_row(np, buf, r); });
+                                                  [&](const int* r, int n) {
+                                                    for (int t = 0; t < n; ++t) compute_concat_row(np, buf, r[t]);
+                                                  });
   const bool out_params_changed = np.out_proj && (pchanged[3] || pchanged[7]);
   up.rows_stage(Stage::output, 0, buf.output, out_params_changed ? up.all() : cat_rows,
-                [&](int r) { compute_output(np, buf, &r, 1); });
+                [&](const int* r, int n) { compute_output(np, buf, r, n); });
 }
 
 // ---- [SECTION] Pipeline API ---------------------------------------------------------

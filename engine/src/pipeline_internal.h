@@ -69,10 +69,19 @@ struct Buffers {
   Tensor X;                        // (S × d_model)
   Params params;
   Tensor Q, K, V;                  // (S × d_out)
+  Tensor QT, KT;                   // (d_out × S): Qᵀ and Kᵀ, B operands of the score products
   std::vector<HeadBuffers> heads;  // (H)
   Tensor concat;                   // (S × d_out)
   Tensor output;                   // (S × d_out)
   std::vector<uint8_t> keep;       // (H × S × S), 1 = kept; empty when dropout is inactive
+};
+
+// Working memory of the kernels' callers; grows to the largest need and is
+// reused, so incremental updates do not allocate once warmed up.
+struct Scratch {
+  std::vector<float> cols;  // (ncols × (head_dim + S)): gathered K rows and their score columns
+  std::vector<int> idx;     // (ncols): 0, 1, ...
+  std::vector<int> k_end;   // (S): per row, 1 + the last key with a non-zero dropped weight
 };
 
 // Sizes every buffer of b for plan (contents zero).
@@ -93,7 +102,8 @@ struct Pipeline::Impl {
   uint64_t stamp = 0;                                         // last version handed out
 
   std::vector<float> cell_scratch;  // (S × S): snapshot of the cells being recomputed
-  std::vector<float> row_scratch;   // (max(S, d_model, d_out)): snapshot of one row
+  std::vector<float> row_snapshot;  // (rows × row width): snapshot of the rows being recomputed; grows only
+  detail::Scratch scratch;
 
   void apply(const State& next);   // may throw std::bad_alloc before it mutates anything
   void rebuild(State next, const detail::Plan& plan, detail::Buffers fresh);

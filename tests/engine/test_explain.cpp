@@ -38,7 +38,7 @@ void expect_dot_reproduces(const Explanation& e) {
   float acc = 0.0f;
   for (size_t t = 0; t < e.terms.size(); ++t) {
     EXPECT_EQ(e.terms[t], e.lhs[t] * e.rhs[t]);
-    acc = attnviz::kernels::fma_f32(e.lhs[t], e.rhs[t], acc);
+    acc = acc + e.lhs[t] * e.rhs[t];  // kernels.h contract 2: multiply, then add
   }
   EXPECT_EQ(acc, e.sum);
   EXPECT_EQ(e.has_bias ? e.sum + e.bias : e.sum, e.value);

@@ -2,28 +2,47 @@
 //
 // Plain functions over plain row-major buffers (see tensor.h for the memory
 // convention); every argument documents its shape. The pipeline routes all of
-// its arithmetic through these few functions, so a faster implementation
-// (SIMD, cache blocking) replaces this one file without touching the pipeline.
+// its arithmetic through these few functions.
 //
-// Contract that any replacement must keep (the incremental pipeline and its
-// tests rely on it):
+// Contract that every implementation keeps (the incremental pipeline, the
+// golden native == WebAssembly reports and tests/engine/test_kernels.cpp rely
+// on it):
 //   1. Row independence: an output row (or cell) is computed with the same
 //      arithmetic, in the same order, whichever subset of rows/columns is
-//      requested, so a partial recompute is bitwise equal to a full one.
-//   2. Matmul semantics: each output cell is a float32 accumulator updated in
-//      order k = 0, 1, ..., K−1 by a fused multiply-add, then the bias (if any)
-//      is added with one float32 addition. This is OpenBLAS's sgemm (what
-//      PyTorch uses here) for K up to its block size (a few hundred); beyond
-//      that, or with other BLAS libraries, PyTorch's sums differ in rounding
-//      (typically by a few float32 ulps of the largest partial sum).
-//      Exact zero terms never change an accumulator (true of any order).
-//   3. Softmax semantics are torch.softmax on CPU with AVX2 (see softmax_row).
+//      requested and however many are computed side by side, so a partial
+//      recompute is bitwise equal to a full one.
+//   2. Matmul semantics: each output cell is a float32 accumulator that starts
+//      at +0 and is updated in order k = 0, 1, ..., K−1 by
+//          acc = acc + a[k]·b[k]      (a float32 multiply, then a float32 add;
+//                                      no fused multiply-add)
+//      then the bias (if any) is added with one float32 addition.
+//      Why no FMA: WebAssembly SIMD128 has none (LLVM 14, no relaxed SIMD), and
+//      emulating one through double costs about 5× the work. With a separate
+//      multiply and add, a cell's bits do not depend on how many cells a
+//      vector instruction computes at once, so the portable loops, the AVX2
+//      kernels (kernels_avx2.cpp) and the wasm SIMD128 kernels
+//      (kernels_wasm.cpp) produce identical bits. PyTorch (OpenBLAS sgemm,
+//      FMA) rounds differently; the fixture tests bound the difference per
+//      entry by gamma(K) (valid for any rounding of an n-term dot product).
+//      An exact zero term (0·finite) never changes an accumulator: the
+//      accumulator can never be −0 (it starts at +0, and x + y is −0 only when
+//      both are −0), and x + ±0 = x for any other x. So skipping such terms is
+//      exact (matmul_rows's k_end).
+//   3. Softmax semantics are torch.softmax on CPU with AVX2 (see softmax_row);
+//      its exp uses fma_f32 (below), also in the vector versions (emulated in
+//      double lanes), so the bits are the same everywhere.
+//
+// Speed: the vector kernels are chosen at run time (active_isa()): AVX2 on
+// x86-64 CPUs that have it (no FMA instructions, see 2), SIMD128 in the
+// WebAssembly build, portable loops otherwise. Matrix products are cache
+// blocked with a register-tiled micro-kernel; see kernels_avx2.cpp.
 //
 // Fused multiply-add: fma_f32 evaluates a·b + c with the product exact and one
 // rounding (in double, then to float). It equals a true fused multiply-add
 // except when the double sum itself had to round and that lands exactly on a
-// float32 rounding midpoint (probability about 2^-29 per operation; never seen
-// in the tests). Native and WebAssembly builds compute identical bits.
+// float32 rounding midpoint (probability about 2^-29 per operation). Used by
+// exp_f32 (SLEEF's polynomial is written with FMAs) and the RNG, not by the
+// matrix products.
 #pragma once
 
 #include <cstdint>
@@ -36,29 +55,41 @@ inline float fma_f32(float a, float b, float c) {
                             static_cast<double>(c));
 }
 
+// ---- implementation choice -------------------------------------------------
+
+enum class Isa { portable, avx2, wasm_simd128 };
+Isa active_isa();                 // the best the machine supports, unless set_isa() chose another
+const char* isa_name(Isa isa);    // "portable", "avx2", "wasm_simd128"
+bool isa_supported(Isa isa);
+// Tests only: run the kernels with isa (false, and no change, if unsupported).
+bool set_isa(Isa isa);
+
 // ---- matrix products -------------------------------------------------------
 
 // C[r, :] = A[r, :] · B (+ bias) for every r in rows[0 .. num_rows).
-//   a:    (M × K), row stride lda
-//   b:    (K × N), row stride ldb
-//   bias: (N) or nullptr
-//   c:    (M × N), row stride ldc (must not alias a or b)
-// Used for Q/K/V = X·W (+b), context = dropped·V_h, output = concat·W_o (+b_o).
+//   a:     (M × K), row stride lda
+//   b:     (K × N), row stride ldb
+//   bias:  (N) or nullptr
+//   c:     (M × N), row stride ldc (must not alias a or b)
+//   k_end: (num_rows) or nullptr. When given, the caller promises that for
+//          the t-th row every term with k >= k_end[t] is an exact zero
+//          (a[r][k] == 0 and B's row k finite), so the kernel may skip them
+//          (contract 2: the result is the same bits). The context product
+//          uses it to skip the keys a causal mask zeroed.
+// Used for Q/K/V = X·W (+b), scores = Q_h·K_hᵀ (with B = K_hᵀ, see
+// transpose), context = dropped·V_h, output = concat·W_o (+b_o).
+// Allocation: a per-thread packing scratch that only grows (at most
+// 256 × max(N) floats), so repeated calls allocate nothing.
 void matmul_rows(const float* a, int lda, const float* b, int ldb, const float* bias, float* c,
-                 int ldc, int k, int n, const int* rows, int num_rows);
+                 int ldc, int k, int n, const int* rows, int num_rows, const int* k_end = nullptr);
 
-// C[i, j] = A[i, :] · B[j, :]  (that is A·Bᵀ) for every i in rows, all j < N.
-//   a: (M × K) stride lda;  b: (N × K) stride ldb;  c: (M × N) stride ldc
-// Used for scores = Q_h · K_hᵀ.
-void matmul_abt_rows(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int k,
-                     int n, const int* rows, int num_rows);
+// dst[j, i] = src[i, j] for i < rows, j < cols.
+//   src: (rows × cols) stride lds;  dst: (cols × rows) stride ldd
+void transpose(const float* src, int lds, int rows, int cols, float* dst, int ldd);
 
-// The same product for every j in cols and all i < M (whole columns of C).
-void matmul_abt_cols(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int k,
-                     int m, const int* cols, int num_cols);
-
-// One cell of the above, with its K products written to terms_out (K) if not
-// null; returns the cell value (identical to what the matmul kernels store).
+// One cell of a matrix product, with its K products written to terms_out (K)
+// if not null; returns the cell value (identical to what matmul_rows stores
+// before the bias).
 float dot_cell(const float* a, int inca, const float* b, int incb, int k, float* terms_out);
 
 // ---- elementwise -----------------------------------------------------------
@@ -77,6 +108,13 @@ inline bool is_masked(int i, int j, bool causal, const uint8_t* key_padded) {
 //   x, y: (n); key_padded: (n) or null
 void masked_fill_row(const float* x, float* y, int n, int i, bool causal,
                      const uint8_t* key_padded, float fill);
+
+// Row i of the masked stage straight from the scores (scaled is never needed
+// as a buffer): y[j] = masked(i, j) ? fill : scores[j] / divisor, j < n.
+// Bit for bit div_scalar followed by masked_fill_row.
+//   scores, y: (n), must not alias; key_padded: (n) or null
+void masked_row(const float* scores, float* y, int n, int i, float divisor, bool causal,
+                const uint8_t* key_padded, float fill);
 
 // ---- softmax ---------------------------------------------------------------
 

@@ -1,0 +1,68 @@
+// Internal to the engine: the instruction-set-specific kernel entry points
+// behind kernels.h. kernels.cpp holds the portable versions and picks one set
+// at run time (kernels::active_isa()); kernels_avx2.cpp (x86-64, compiled with
+// -mavx2, called only when the CPU has AVX2) and kernels_wasm.cpp (WebAssembly
+// with -msimd128) hold the vector ones. Every version computes the same bits:
+// the arithmetic order of each output value is fixed by kernels.h, only the
+// number of values computed side by side differs.
+//
+// This header must stay free of inline functions and templates that other
+// translation units also use: kernels_avx2.cpp is compiled for AVX2, and an
+// inline function emitted there could be picked by the linker for callers
+// that run on CPUs without AVX2.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace attnviz {
+namespace kernels {
+namespace detail {
+
+// One matrix product C[rows] = A[rows] · B (+ bias), as matmul_rows.
+struct GemmArgs {
+  const float* a = nullptr;  // (M × K), row stride lda
+  int lda = 0;
+  const float* b = nullptr;  // (K × N), row stride ldb
+  int ldb = 0;
+  const float* bias = nullptr;  // (N) or null
+  float* c = nullptr;           // (M × N), row stride ldc
+  int ldc = 0;
+  int k = 0, n = 0;
+  const int* rows = nullptr;   // (num_rows) row indices into A and C
+  int num_rows = 0;
+  const int* k_end = nullptr;  // (num_rows) or null: terms k >= k_end[t] are exact zeros
+  float* pack = nullptr;       // scratch of pack_floats(k, n) floats (64-byte aligned) or null
+};
+
+// Floats of packing scratch the vector gemms can use for a (K × N) B.
+size_t pack_floats(int k, int n);
+
+// y = softmax(x) over one row, as kernels::softmax_row (x, y may alias).
+using SoftmaxFn = void (*)(const float* x, float* y, int n, bool safe);
+using GemmFn = void (*)(const GemmArgs& g);
+using MaskedRowFn = void (*)(const float* scores, float* y, int n, int i, float divisor, bool causal,
+                             const uint8_t* key_padded, float fill);
+
+void gemm_portable(const GemmArgs& g);
+void softmax_row_portable(const float* x, float* y, int n, bool safe);
+void masked_row_portable(const float* scores, float* y, int n, int i, float divisor, bool causal,
+                         const uint8_t* key_padded, float fill);
+
+#if defined(ATTNVIZ_HAVE_AVX2_KERNELS)
+void gemm_avx2(const GemmArgs& g);
+void softmax_row_avx2(const float* x, float* y, int n, bool safe);
+void masked_row_avx2(const float* scores, float* y, int n, int i, float divisor, bool causal,
+                     const uint8_t* key_padded, float fill);
+#endif
+
+#if defined(__wasm_simd128__)
+void gemm_wasm(const GemmArgs& g);
+void softmax_row_wasm(const float* x, float* y, int n, bool safe);
+void masked_row_wasm(const float* scores, float* y, int n, int i, float divisor, bool causal,
+                     const uint8_t* key_padded, float fill);
+#endif
+
+}  // namespace detail
+}  // namespace kernels
+}  // namespace attnviz

@@ -1,0 +1,325 @@
+// The optimized kernels against simple reference loops, bit for bit.
+//
+// kernels.h fixes the arithmetic of every output value (contract 2: a float32
+// accumulator from +0, acc = acc + a·b in order k = 0..K−1, then + bias), so a
+// reference loop written straight from that sentence must give the same bits
+// as the blocked AVX2 / wasm SIMD128 kernels, for every implementation the
+// machine supports (native: portable and AVX2; wasm: portable and SIMD128).
+// Shapes are chosen to be awkward for the tiles: K and N not multiples of the
+// tile or of the k-block (256), a single row, row strides wider than the
+// matrix, rows requested out of order.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "attnviz/kernels.h"
+#include "attnviz/pipeline.h"
+#include "engine_test_util.h"
+
+namespace {
+
+namespace k = attnviz::kernels;
+using k::Isa;
+
+// Every implementation this build can run; the tests run each in turn.
+std::vector<Isa> supported() {
+  std::vector<Isa> v;
+  for (Isa i : {Isa::portable, Isa::avx2, Isa::wasm_simd128}) {
+    if (k::isa_supported(i)) v.push_back(i);
+  }
+  return v;
+}
+
+// Restores the default implementation when a test ends.
+struct IsaGuard {
+  Isa saved = k::active_isa();
+  ~IsaGuard() { k::set_isa(saved); }
+};
+
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+std::vector<float> random_floats(size_t n, uint32_t seed, float lo = -2.0f, float hi = 2.0f) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(gen);
+  return v;
+}
+
+// C[r] = A[r]·B (+ bias) straight from kernels.h, contract 2.
+void reference_matmul(const float* a, int lda, const float* b, int ldb, const float* bias, float* c,
+                      int ldc, int K, int N, int r) {
+  for (int j = 0; j < N; ++j) {
+    float acc = 0.0f;
+    for (int kk = 0; kk < K; ++kk) acc = acc + a[size_t(r) * lda + kk] * b[size_t(kk) * ldb + j];
+    if (bias != nullptr) acc = acc + bias[j];
+    c[size_t(r) * ldc + j] = acc;
+  }
+}
+
+struct Shape {
+  int M, K, N;
+};
+
+// Shapes around the tiles (AVX2 6 × 16, wasm 4 × 12), the k-block (256) and
+// the packing threshold (8 rows).
+const Shape kShapes[] = {{1, 1, 1},    {1, 768, 64}, {7, 3, 5},     {13, 300, 17}, {6, 257, 16},
+                         {9, 64, 33},  {20, 513, 40}, {8, 256, 48}, {31, 70, 100}, {5, 0, 7}};
+
+TEST(Kernels, MatmulRowsEqualsTheReferenceLoopBitwise) {
+  IsaGuard guard;
+  for (Isa isa : supported()) {
+    ASSERT_TRUE(k::set_isa(isa));
+    for (const Shape& sh : kShapes) {
+      for (int variant = 0; variant < 2; ++variant) {
+        const bool with_bias = variant == 1;
+        const int lda = sh.K + 3, ldb = sh.N + 5, ldc = sh.N + 2;  // strides wider than the matrices
+        const auto a = random_floats(size_t(sh.M) * lda, 1 + sh.K);
+        const auto b = random_floats(size_t(sh.K) * ldb + 1, 2 + sh.N);
+        const auto bias = random_floats(size_t(sh.N), 3);
+        std::vector<float> got(size_t(sh.M) * ldc, 42.0f), want(size_t(sh.M) * ldc, 42.0f);
+        std::vector<int> rows;  // every row, in reverse order
+        for (int r = sh.M - 1; r >= 0; --r) rows.push_back(r);
+        k::matmul_rows(a.data(), lda, b.data(), ldb, with_bias ? bias.data() : nullptr, got.data(), ldc, sh.K,
+                       sh.N, rows.data(), sh.M);
+        for (int r = 0; r < sh.M; ++r) {
+          reference_matmul(a.data(), lda, b.data(), ldb, with_bias ? bias.data() : nullptr, want.data(), ldc,
+                           sh.K, sh.N, r);
+        }
+        for (size_t i = 0; i < got.size(); ++i) {
+          ASSERT_TRUE(same_bits(got[i], want[i]))
+              << k::isa_name(isa) << " M=" << sh.M << " K=" << sh.K << " N=" << sh.N << " bias=" << with_bias
+              << " at " << i << ": " << got[i] << " vs " << want[i];
+        }
+      }
+    }
+  }
+}
+
+TEST(Kernels, ARowSubsetIsBitwiseTheSameAsTheFullProductAndTouchesNothingElse) {
+  IsaGuard guard;
+  const int M = 40, K = 300, N = 70;
+  const auto a = random_floats(size_t(M) * K, 11);
+  const auto b = random_floats(size_t(K) * N, 12);
+  for (Isa isa : supported()) {
+    ASSERT_TRUE(k::set_isa(isa));
+    std::vector<int> all;
+    for (int r = 0; r < M; ++r) all.push_back(r);
+    std::vector<float> full(size_t(M) * N);
+    k::matmul_rows(a.data(), K, b.data(), N, nullptr, full.data(), N, K, N, all.data(), M);
+    for (const std::vector<int>& subset : {std::vector<int>{17}, std::vector<int>{39, 0, 5},
+                                           std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 30, 31}}) {
+      std::vector<float> part(size_t(M) * N, -7.0f);
+      k::matmul_rows(a.data(), K, b.data(), N, nullptr, part.data(), N, K, N, subset.data(), int(subset.size()));
+      std::vector<uint8_t> in(M, 0);
+      for (int r : subset) in[size_t(r)] = 1;
+      for (int r = 0; r < M; ++r) {
+        for (int j = 0; j < N; ++j) {
+          const float g = part[size_t(r) * N + j];
+          if (in[size_t(r)]) {
+            ASSERT_TRUE(same_bits(g, full[size_t(r) * N + j])) << k::isa_name(isa) << " row " << r;
+          } else {
+            ASSERT_EQ(g, -7.0f) << k::isa_name(isa) << ": row " << r << " was not requested";
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Kernels, SkippingTrailingZeroTermsChangesNoBit) {
+  // k_end: the caller promises a[r][k] == 0 for k >= k_end[t]; the result must
+  // equal the full sum (a zero term never changes an accumulator, even a
+  // negative zero term: the accumulator is never −0).
+  IsaGuard guard;
+  const int M = 23, K = 600, N = 40;
+  auto a = random_floats(size_t(M) * K, 21);
+  const auto b = random_floats(size_t(K) * N, 22);
+  std::vector<int> rows, k_end;
+  for (int r = 0; r < M; ++r) {
+    rows.push_back(r);
+    k_end.push_back((r * 37) % K);
+    for (int kk = k_end.back(); kk < K; ++kk) a[size_t(r) * K + kk] = (kk % 2) ? 0.0f : -0.0f;
+  }
+  for (Isa isa : supported()) {
+    ASSERT_TRUE(k::set_isa(isa));
+    std::vector<float> got(size_t(M) * N), want(size_t(M) * N);
+    k::matmul_rows(a.data(), K, b.data(), N, nullptr, got.data(), N, K, N, rows.data(), M, k_end.data());
+    for (int r = 0; r < M; ++r) reference_matmul(a.data(), K, b.data(), N, nullptr, want.data(), N, K, N, r);
+    for (size_t i = 0; i < got.size(); ++i) ASSERT_TRUE(same_bits(got[i], want[i])) << k::isa_name(isa) << " " << i;
+  }
+}
+
+TEST(Kernels, DotCellIsTheMatmulCell) {
+  const auto a = random_floats(77, 31), b = random_floats(77 * 3, 32);
+  std::vector<float> terms(77);
+  const float cell = k::dot_cell(a.data(), 1, b.data(), 3, 77, terms.data());
+  float acc = 0.0f;
+  for (int t = 0; t < 77; ++t) {
+    EXPECT_TRUE(same_bits(terms[size_t(t)], a[size_t(t)] * b[size_t(t) * 3]));
+    acc = acc + terms[size_t(t)];
+  }
+  EXPECT_TRUE(same_bits(cell, acc));
+  int row = 0;
+  float c = 0.0f;
+  k::matmul_rows(a.data(), 77, b.data(), 3, nullptr, &c, 1, 77, 1, &row, 1);
+  EXPECT_TRUE(same_bits(cell, c));
+}
+
+TEST(Kernels, Transpose) {
+  const auto src = random_floats(size_t(13) * 20, 41);
+  std::vector<float> dst(size_t(17) * 30, 5.0f);
+  k::transpose(src.data(), 20, 13, 17, dst.data(), 30);  // 13 × 17 window of a 13 × 20 matrix
+  for (int i = 0; i < 13; ++i) {
+    for (int j = 0; j < 17; ++j) ASSERT_EQ(dst[size_t(j) * 30 + i], src[size_t(i) * 20 + j]);
+  }
+  EXPECT_EQ(dst[13], 5.0f);  // past the 13 columns of dst row 0: untouched
+}
+
+// Rows that exercise softmax's special cases.
+std::vector<std::vector<float>> softmax_rows() {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<std::vector<float>> rows;
+  for (int n : {1, 3, 7, 8, 9, 15, 16, 17, 33, 100, 512}) {
+    rows.push_back(random_floats(size_t(n), 50 + n, -8.0f, 8.0f));
+    auto wide = random_floats(size_t(n), 60 + n, -300.0f, 50.0f);  // exp underflows to 0 for many
+    rows.push_back(wide);
+    auto masked = random_floats(size_t(n), 70 + n, -3.0f, 3.0f);
+    for (int j = n / 2 + 1; j < n; ++j) masked[size_t(j)] = -inf;  // a causal row
+    rows.push_back(masked);
+    rows.push_back(std::vector<float>(size_t(n), -inf));  // everything masked
+    auto with_nan = random_floats(size_t(n), 80 + n);
+    with_nan[size_t(n - 1)] = nan;
+    rows.push_back(with_nan);
+    auto with_inf = random_floats(size_t(n), 90 + n);
+    with_inf[0] = inf;
+    rows.push_back(with_inf);
+    auto zeros = std::vector<float>(size_t(n), 0.0f);
+    zeros[0] = -0.0f;
+    rows.push_back(zeros);
+    rows.push_back(std::vector<float>(size_t(n), -1e20f));  // a finite mask_fill everywhere
+  }
+  return rows;
+}
+
+TEST(Kernels, VectorSoftmaxIsThePortableOneBitwise) {
+  IsaGuard guard;
+  for (const auto& x : softmax_rows()) {
+    for (bool safe : {false, true}) {
+      const int n = int(x.size());
+      ASSERT_TRUE(k::set_isa(Isa::portable));
+      std::vector<float> want(x.size());
+      k::softmax_row(x.data(), want.data(), n, safe);
+      for (Isa isa : supported()) {
+        ASSERT_TRUE(k::set_isa(isa));
+        std::vector<float> got(x.size());
+        k::softmax_row(x.data(), got.data(), n, safe);
+        std::vector<float> in_place = x;
+        k::softmax_row(in_place.data(), in_place.data(), n, safe);
+        for (int j = 0; j < n; ++j) {
+          ASSERT_TRUE(same_bits(got[size_t(j)], want[size_t(j)]))
+              << k::isa_name(isa) << " n=" << n << " j=" << j << ": " << got[size_t(j)] << " vs " << want[size_t(j)];
+          ASSERT_TRUE(same_bits(in_place[size_t(j)], want[size_t(j)])) << k::isa_name(isa) << " in place";
+        }
+      }
+    }
+  }
+}
+
+TEST(Kernels, PortableSoftmaxIsTheDocumentedFormula) {
+  // softmax_row = exp_f32(x − max) · (1 / sum_f32_torch), as kernels.h says.
+  IsaGuard guard;
+  ASSERT_TRUE(k::set_isa(Isa::portable));
+  const auto x = random_floats(45, 99, -20.0f, 20.0f);
+  std::vector<float> y(45), e(45);
+  k::softmax_row(x.data(), y.data(), 45, false);
+  const float m = k::max_f32_torch(x.data(), 45);
+  for (int j = 0; j < 45; ++j) e[size_t(j)] = k::exp_f32(x[size_t(j)] - m);
+  const float inv = 1.0f / k::sum_f32_torch(e.data(), 45);
+  for (int j = 0; j < 45; ++j) EXPECT_TRUE(same_bits(y[size_t(j)], e[size_t(j)] * inv)) << j;
+}
+
+TEST(Kernels, MaskedRowIsDivisionThenMaskedFill) {
+  IsaGuard guard;
+  const float fills[] = {-std::numeric_limits<float>::infinity(), -1e9f, 0.0f};
+  for (int n : {1, 5, 8, 13, 64, 77}) {
+    const auto scores = random_floats(size_t(n), 100 + n, -30.0f, 30.0f);
+    std::vector<uint8_t> pad(size_t(n), 0);
+    for (int j = 0; j < n; j += 3) pad[size_t(j)] = 1;
+    for (Isa isa : supported()) {
+      ASSERT_TRUE(k::set_isa(isa));
+      for (int i : {0, 1, n / 2, n - 1}) {
+        for (bool causal : {false, true}) {
+          for (const uint8_t* kp : {static_cast<const uint8_t*>(nullptr), static_cast<const uint8_t*>(pad.data())}) {
+            for (float fill : fills) {
+              std::vector<float> scaled(static_cast<size_t>(n)), want(scaled.size()), got(scaled.size());
+              k::div_scalar(scores.data(), 1, scaled.data(), 1, n, 2.6457512f);
+              k::masked_fill_row(scaled.data(), want.data(), n, i, causal, kp, fill);
+              k::masked_row(scores.data(), got.data(), n, i, 2.6457512f, causal, kp, fill);
+              for (int j = 0; j < n; ++j) {
+                ASSERT_TRUE(same_bits(got[size_t(j)], want[size_t(j)]))
+                    << k::isa_name(isa) << " n=" << n << " i=" << i << " j=" << j << " causal=" << causal;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Kernels, EveryImplementationGivesThePipelineTheSameBits) {
+  // A whole forward (projections, scores, softmax, dropout, context, output)
+  // with shapes that are not multiples of any tile, once per implementation.
+  IsaGuard guard;
+  auto s = attnviz_test::state_from(R"({"d_model": 20, "d_out": 30, "num_heads": 3,
+      "qkv_bias": true, "out_proj": true, "out_bias": true, "causal": true,
+      "weights": {"init": "torch_linear", "seed": 5}, "embedding": {"init": "torch_randn", "seed": 6},
+      "dropout": {"p": 0.25, "training": true, "seed": 7}})");
+  s.tokens.clear();
+  for (int i = 0; i < 37; ++i) s.tokens.push_back("t" + std::to_string(i));
+  s.key_padding.assign(37, 1);
+  s.key_padding[4] = 0;
+  ASSERT_TRUE(k::set_isa(Isa::portable));
+  attnviz::Pipeline ref;
+  attnviz_test::run(&ref, s);
+  for (Isa isa : supported()) {
+    ASSERT_TRUE(k::set_isa(isa));
+    attnviz::Pipeline p;
+    attnviz_test::run(&p, s);
+    for (int st = 0; st < attnviz::kStageCount; ++st) {
+      const auto stage = static_cast<attnviz::Stage>(st);
+      const int heads = attnviz::stage_is_per_head(stage) ? 3 : 1;
+      for (int h = 0; h < heads; ++h) {
+        const attnviz::Tensor* a = p.matrix(stage, h);
+        const attnviz::Tensor* b = ref.matrix(stage, h);
+        ASSERT_EQ(a == nullptr, b == nullptr);
+        if (a != nullptr) {
+          EXPECT_TRUE(attnviz::tensors_bitwise_equal(*a, *b))
+              << k::isa_name(isa) << ": " << attnviz::stage_name(stage) << " head " << h;
+        }
+      }
+    }
+  }
+}
+
+TEST(Kernels, TheBestImplementationIsTheDefault) {
+  // Native x86-64 with AVX2 runs the AVX2 kernels, the wasm build SIMD128.
+  std::printf("kernels: %s\n", k::isa_name(k::active_isa()));
+  if (k::isa_supported(Isa::avx2)) {
+    EXPECT_EQ(k::active_isa(), Isa::avx2);
+  }
+  if (k::isa_supported(Isa::wasm_simd128)) {
+    EXPECT_EQ(k::active_isa(), Isa::wasm_simd128);
+  }
+}
+
+}  // namespace
