@@ -111,18 +111,23 @@ class CheckedDomBuilder {
     const std::string where = line_column(text_, position);
     const std::string field = next_path();
     const std::string what = ex.what();
+    const std::string who = field.empty() ? "a number" : field;
     if (ex.id == 406) {  // out_of_range: number overflow
-      return fail("the number " + cut_utf8(last_token, 40) + (last_token.size() > 40 ? "…" : "") +
-                      " at " + where + " is too large: numbers must be finite (within about ±1.8e308)",
+      const std::string number = cut_utf8(last_token, 40) + (last_token.size() > 40 ? "…" : "");
+      return fail(who + " (" + number + ") is too large: numbers must be finite, within about " +
+                      "±1.8e308 (at " + where + ")",
                   field);
     }
     if (is_non_finite_literal(text_, position)) {
-      return fail("NaN and Infinity are not numbers in JSON: every number must be finite (at " +
-                      where + ")",
+      return fail(who + " is NaN or Infinity, which JSON does not have: every number must be finite" +
+                      (field == "mask_fill" ? " (write \"-inf\" in quotes for mask_fill)" : "") +
+                      " (at " + where + ")",
                   field);
     }
     if (what.find("ill-formed UTF-8") != std::string::npos) {
-      return fail("the text is not valid UTF-8 (at " + where + ")", field);
+      return fail((field.empty() ? std::string("the text") : field) + " is not valid UTF-8 text (at " +
+                      where + ")",
+                  field);
     }
     // Plain syntax errors name no field: the text is not a state at all.
     return fail("this is not valid JSON (problem at " + where + ")", "");

@@ -58,6 +58,13 @@ uint64_t estimate_pipeline_bytes(const State& s) {
 
 namespace {
 
+// A double as a learner would write it: shortest round-trip decimal, or NaN/Infinity.
+std::string number_text(double d) {
+  if (std::isnan(d)) return "NaN";
+  if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
+  return nlohmann::json(d).dump();
+}
+
 std::string gib(uint64_t bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
@@ -214,7 +221,7 @@ Status validate_state(const State& s) {
   }
   if (!(s.temperature >= Limits::kMinTemperature && s.temperature <= Limits::kMaxTemperature)) {
     return Status::failure("temperature must be a number from 1e-06 to 1e+06 (it divides the "
-                           "scores, so it must be greater than 0)",
+                           "scores, so it must be greater than 0), not " + number_text(s.temperature),
                            "temperature");
   }
   if (!(s.key_padding.empty() || s.key_padding.size() == s.tokens.size())) {
@@ -231,11 +238,12 @@ Status validate_state(const State& s) {
   const bool fill_neg_inf = std::isinf(s.mask_fill) && s.mask_fill < 0;
   if (!fill_neg_inf && !(std::isfinite(s.mask_fill) && std::isfinite(static_cast<float>(s.mask_fill)))) {
     return Status::failure("mask_fill must be \"-inf\" or a number within float32's range (about "
-                           "±3.4e38), like -1e9 or -1e20",
+                           "±3.4e38), like -1e9 or -1e20, not " + number_text(s.mask_fill),
                            "mask_fill");
   }
   if (!(s.dropout.p >= 0.0 && s.dropout.p <= 1.0)) {
-    return Status::failure("dropout.p must be a number from 0 to 1", "dropout.p");
+    return Status::failure("dropout.p must be a number from 0 to 1, not " + number_text(s.dropout.p),
+                           "dropout.p");
   }
   return Status::success();
 }

@@ -89,13 +89,13 @@ TEST(Hostile, DuplicateFieldsAreRefused) {
 }
 
 TEST(Hostile, NanAndInfinityAreRefusedWithTheirField) {
-  EXPECT_REFUSED("{\"temperature\": NaN}", "temperature", "NaN and Infinity are not numbers in JSON");
-  EXPECT_REFUSED("{\"temperature\": Infinity}", "temperature", "NaN and Infinity");
-  EXPECT_REFUSED("{\"temperature\": -Infinity}", "temperature", "NaN and Infinity");
-  EXPECT_REFUSED("{\"dropout\": {\"p\": nan}}", "dropout.p", "NaN and Infinity");
+  EXPECT_REFUSED("{\"temperature\": NaN}", "temperature", "temperature is NaN or Infinity, which JSON does not have");
+  EXPECT_REFUSED("{\"temperature\": Infinity}", "temperature", "NaN or Infinity");
+  EXPECT_REFUSED("{\"temperature\": -Infinity}", "temperature", "NaN or Infinity");
+  EXPECT_REFUSED("{\"dropout\": {\"p\": nan}}", "dropout.p", "NaN or Infinity");
   EXPECT_REFUSED("{\"tokens\": [\"a\"], \"embedding\": {\"values\": [[1, NaN, 3, 4]]}}",
-                 "embedding.values[0][1]", "NaN and Infinity");
-  EXPECT_REFUSED("{\"mask_fill\": -inf}", "mask_fill", "NaN and Infinity");
+                 "embedding.values[0][1]", "embedding.values[0][1] is NaN or Infinity");
+  EXPECT_REFUSED("{\"mask_fill\": -inf}", "mask_fill", "write \"-inf\" in quotes");
   // As strings: the field's type sentence, quoting the string.
   EXPECT_REFUSED("{\"temperature\": \"NaN\"}", "temperature", "must be a number, not a string (\"NaN\")");
   EXPECT_REFUSED("{\"tokens\": [\"a\"], \"embedding\": {\"values\": [[1, \"Infinity\", 3, 4]]}}",
@@ -108,7 +108,7 @@ TEST(Hostile, NanAndInfinityAreRefusedWithTheirField) {
 }
 
 TEST(Hostile, HugeNumbers) {
-  EXPECT_REFUSED("{\"temperature\": 1e400}", "temperature", "1e400 at line 1, column 21 is too large");
+  EXPECT_REFUSED("{\"temperature\": 1e400}", "temperature", "temperature (1e400) is too large: numbers must be finite, within about ±1.8e308 (at line 1, column 21)");
   EXPECT_REFUSED("{\"temperature\": -1e400}", "temperature", "too large");
   EXPECT_REFUSED("{\"key_padding\": [1, 1, 1e999, 1, 1]}", "key_padding[2]", "too large");
   EXPECT_REFUSED("{\"d_model\": 1" + std::string(400, '0') + "}", "d_model", "is too large");
@@ -116,9 +116,9 @@ TEST(Hostile, HugeNumbers) {
   EXPECT_REFUSED("{\"d_model\": 18446744073709551615}", "d_model", "not 18446744073709551615");
   EXPECT_REFUSED("{\"num_heads\": -9223372036854775808}", "num_heads", "from 1 to 64");
   EXPECT_REFUSED("{\"embedding\": {\"seed\": 18446744073709551616}}", "embedding.seed", "whole number");
-  EXPECT_REFUSED("{\"temperature\": 1e308}", "temperature", "from 1e-06 to 1e+06");
+  EXPECT_REFUSED("{\"temperature\": 1e308}", "temperature", "from 1e-06 to 1e+06 (it divides the scores, so it must be greater than 0), not 1e+308");
   EXPECT_REFUSED("{\"temperature\": 1e-320}", "temperature", "greater than 0");
-  EXPECT_REFUSED("{\"dropout\": {\"p\": 1e300}}", "dropout.p", "from 0 to 1");
+  EXPECT_REFUSED("{\"dropout\": {\"p\": 1e300}}", "dropout.p", "from 0 to 1, not 1e+300");
   EXPECT_REFUSED("{\"mask_fill\": 1e300}", "mask_fill", "float32's range");
   EXPECT_REFUSED("{\"tokens\": [\"a\"], \"embedding\": {\"values\": [[1, 2, 3, 3.5e38]]}}",
                  "embedding.values[0][3]", "outside float32's range");
@@ -154,7 +154,7 @@ TEST(Hostile, HugeStringsGiveShortSentences) {
 }
 
 TEST(Hostile, InvalidUtf8) {
-  EXPECT_REFUSED("{\"tokens\": [\"ok\", \"\xFF\"]}", "tokens[1]", "not valid UTF-8 (at line 1, column 20)");
+  EXPECT_REFUSED("{\"tokens\": [\"ok\", \"\xFF\"]}", "tokens[1]", "tokens[1] is not valid UTF-8 text (at line 1, column 20)");
   EXPECT_REFUSED("{\"tokens\": [\"\xC0\x80\"]}", "tokens[0]", "not valid UTF-8");       // overlong NUL
   EXPECT_REFUSED("{\"tokens\": [\"\xED\xA0\x80\"]}", "tokens[0]", "not valid UTF-8");   // surrogate
   EXPECT_REFUSED("{\"tokens\": [\"\xE4\xBD\"]}", "tokens[0]", "not valid UTF-8");       // cut off
@@ -312,6 +312,16 @@ TEST(Hostile, ValuesTypedIntoAStateBuiltInCode) {
     ASSERT_TRUE(p.has_result());
     EXPECT_EQ(p.matrix(attnviz::Stage::weights, 0)->data, weights_before) << "lost the last result";
   }
+  // The sentence quotes what was typed.
+  State s = good;
+  s.temperature = NAN;
+  EXPECT_NE(p.set_state(s).error.find("greater than 0), not NaN"), std::string::npos);
+  s = good;
+  s.dropout.p = -INFINITY;
+  EXPECT_NE(p.set_state(s).error.find("from 0 to 1, not -Infinity"), std::string::npos);
+  s = good;
+  s.embedding.values.at(1, 0) = NAN;
+  EXPECT_EQ(p.set_state(s).error, "embedding.values must contain finite numbers only");
 }
 
 }  // namespace
