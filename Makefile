@@ -19,7 +19,7 @@ NATIVE := build/native
 WASM := build/wasm
 STAMP := build/stamps
 
-.PHONY: all run test desktop native wasm site cli setup setup-test clean bench fuzz help
+.PHONY: all run test desktop native wasm site cli setup setup-test clean bench fuzz help native-asan fuzz-build
 all: native wasm
 
 help:
@@ -64,7 +64,18 @@ cli: native
 run: wasm
 	node web/serve.mjs $(WASM)/site --port $(PORT)
 
-test: setup-test native wasm
+# make test also runs the native unit tests under ASan + UBSan (build/asan, g++)
+# and the state-decoder fuzzer for FUZZ_SECONDS (build/fuzz, clang-14).
+ASAN := build/asan
+native-asan: $(STAMP)/imgui
+	cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Release '-DCMAKE_CXX_FLAGS_RELEASE=-O1 -g' \
+	  '-DCMAKE_C_FLAGS_RELEASE=-O1 -g' -DATTNVIZ_BUILD_UI=ON -DATTNVIZ_BUILD_TESTS=ON \
+	  -DATTNVIZ_SANITIZE=ON >/dev/null
+	cmake --build $(ASAN) -j$(JOBS)
+fuzz-build: setup-test
+	scripts/fuzz.sh --build-only
+
+test: setup-test native wasm native-asan fuzz-build
 	scripts/test-all.sh
 
 desktop: native

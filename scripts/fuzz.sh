@@ -5,6 +5,7 @@
 #   scripts/fuzz.sh                  build, replay the corpus, fuzz until Ctrl+C
 #   scripts/fuzz.sh --seconds N      the same, stopping after N seconds
 #   scripts/fuzz.sh --junit FILE     also write the outcome as one JUnit test case
+#   scripts/fuzz.sh --quiet          libFuzzer's output only to build/fuzz/fuzz.log
 #   scripts/fuzz.sh --build-only     configure and build, do not run
 #   make fuzz [SECONDS=N]            the same through make
 #
@@ -17,13 +18,14 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-seconds=0 junit="" build_only=0
+seconds=0 junit="" build_only=0 quiet=0
 while [ $# -gt 0 ]; do
   case $1 in
     --seconds) seconds=${2:?--seconds needs a number}; shift 2 ;;
     --junit) junit=${2:?--junit needs a file}; shift 2 ;;
     --build-only) build_only=1; shift ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --quiet) quiet=1; shift ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "fuzz.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -51,16 +53,23 @@ echo "== fuzz_state: ${seconds:-0}s (0 = until stopped), corpus $dir/corpus + te
 log="$dir/fuzz.log"
 start=$(date +%s)
 set +e
-"$dir/fuzz_state" "${args[@]}" "$dir/corpus" tests/fuzz/corpus 2>&1 | tee "$log"
-code=${PIPESTATUS[0]}
+if [ $quiet -eq 1 ]; then
+  "$dir/fuzz_state" "${args[@]}" "$dir/corpus" tests/fuzz/corpus >"$log" 2>&1
+  code=$?
+else
+  "$dir/fuzz_state" "${args[@]}" "$dir/corpus" tests/fuzz/corpus 2>&1 | tee "$log"
+  code=${PIPESTATUS[0]}
+fi
 set -e
 elapsed=$(( $(date +%s) - start ))
 runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-echo "== fuzz_state: exit $code after ${elapsed}s, ${runs:-?} inputs run"
+corpus=$(sed -n 's/^#[0-9]*[[:space:]]*INITED .*corp: \([0-9]*\).*/\1/p' "$log" | tail -1)
+echo "== fuzz_state: exit $code after ${elapsed}s, ${runs:-?} inputs run (corpus of ${corpus:-?} replayed first)"
 if [ "$code" -ne 0 ]; then
   found=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -1)
   echo "fuzz_state found a problem; input: ${found:-see $log}" >&2
   [ -n "$found" ] && echo "reproduce: $dir/fuzz_state $found" >&2
+  [ $quiet -eq 1 ] && tail -n 40 "$log" >&2
 fi
 
 if [ -n "$junit" ]; then

@@ -10,7 +10,8 @@ groups=("$@")
 pkgs_build=(cmake g++ make pkg-config libsdl2-dev libgl-dev libgtest-dev nlohmann-json3-dev libstb-dev
             fonts-dejavu-core fonts-droid-fallback xz-utils)
 pkgs_web=(emscripten nodejs)
-pkgs_test=(chromium xvfb xauth python3-torch python3-numpy libopenblas0-pthread)
+pkgs_test=(chromium xvfb xauth python3-torch python3-numpy libopenblas0-pthread
+           clang-14 libclang-rt-14-dev)  # clang: libFuzzer for scripts/fuzz.sh
 pkgs_bench=(python3-torch libopenblas0-pthread)
 
 want=()

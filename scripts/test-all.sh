@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Runs every test suite and prints one summary line, last: "N passed, N failed".
 #   native unit tests (ctest, build/native)   wasm unit tests under node (ctest, build/wasm)
+#   native unit tests again under ASan + UBSan (ctest, build/asan; not the desktop
+#     window tests nor the bench peers), halting on the first report
 #   browser end-to-end tests (node:test + playwright-core + Debian's chromium)
+#   the state-decoder fuzzer (scripts/fuzz.sh, build/fuzz): the corpus replayed,
+#     then FUZZ_SECONDS (default 60) of fuzzing
 # Counts are individual test cases (GoogleTest cases, node:test tests), read from
 # the JUnit reports each runner writes into build/test-reports/.
 # Exits non-zero when anything failed or a suite did not run.
@@ -20,6 +24,17 @@ run_ctest() {  # run_ctest NAME BUILD_DIR
 
 run_ctest native build/native
 run_ctest wasm build/wasm
+
+echo "== native-asan unit tests (build/asan, ASan + UBSan)"
+start=$(date +%s)
+ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 \
+UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  ctest --test-dir build/asan -E '^(desktop_.*|bench_peers_.*)$' --output-on-failure \
+    --output-junit "$root/$reports/native-asan-ctest.xml" || status=1
+echo "== native-asan: $(( $(date +%s) - start ))s"
+
+echo "== fuzz (state decoder, ASan + UBSan, ${FUZZ_SECONDS:-60}s after replaying the corpus)"
+scripts/fuzz.sh --quiet --seconds "${FUZZ_SECONDS:-60}" --junit "$reports/fuzz.xml" || status=1
 
 echo "== browser tests (headless chromium)"
 node --test --test-concurrency=1 \

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Adds up the JUnit reports in a folder and prints "N passed, N failed" last.
 
-GoogleTest writes one report per test executable (GTEST_OUTPUT=xml:dir/name-);
-ctest's own report counts each registered test once, so a ctest entry that also
-wrote a GoogleTest report is counted through its cases instead. node:test writes
-e2e.xml. A suite whose report is missing counts as one failure: a suite that did
-not run must not look green.
+Suites: native, wasm and native-asan (ctest trees: build/native, build/wasm,
+build/asan), e2e (node:test) and fuzz (scripts/fuzz.sh, one case).
+GoogleTest writes one report per test executable (<suite>-<name>.xml); ctest's
+own report (<suite>-ctest.xml) counts each registered test once, so a ctest entry
+that also wrote a GoogleTest report is counted through its cases instead. A suite
+whose report is missing counts as one failure: a suite that did not run must not
+look green. A line per suite shows where the numbers come from.
 """
 import os
 import sys
@@ -20,42 +22,66 @@ def cases(path):
         yield tc.get("classname", ""), tc.get("name", ""), failed, skipped
 
 
+CTEST_SUITES = ("native", "wasm", "native-asan")
+SINGLE_SUITES = (("e2e", "e2e.xml", "the browser tests did not run"),
+                 ("fuzz", "fuzz.xml", "the fuzzer did not run"))
+
+
+def owner(filename):
+    """The ctest suite a GoogleTest report belongs to (longest prefix wins)."""
+    best = None
+    for suite in CTEST_SUITES:
+        if filename.startswith(suite + "-") and (best is None or len(suite) > len(best)):
+            best = suite
+    return best
+
+
 def main(folder):
-    passed = failed = skipped = 0
+    totals = {"passed": 0, "failed": 0, "skipped": 0}
     files = sorted(os.listdir(folder))
-    for suite in ("native", "wasm"):
-        ctest = os.path.join(folder, f"{suite}-ctest.xml")
-        gtest = [f for f in files if f.startswith(f"{suite}-") and f != f"{suite}-ctest.xml"]
-        gtest_names = {os.path.splitext(f[len(suite) + 1:])[0] for f in gtest}
-        if not os.path.exists(ctest):
+
+    def add(suite, counts):
+        for k in totals:
+            totals[k] += counts[k]
+        extra = f", {counts['skipped']} skipped" if counts["skipped"] else ""
+        print(f"  {suite}: {counts['passed']} passed, {counts['failed']} failed{extra}")
+
+    def count(path, counts, skip_names=()):
+        for _, name, bad, skip in cases(path):
+            if name in skip_names and not bad:
+                continue  # counted case by case from its GoogleTest report
+            counts["skipped"] += skip
+            counts["failed"] += bad and not skip
+            counts["passed"] += not bad and not skip
+
+    for suite in CTEST_SUITES:
+        counts = {"passed": 0, "failed": 0, "skipped": 0}
+        ctest = f"{suite}-ctest.xml"
+        if ctest not in files:
             print(f"{suite}: no ctest report (the suite did not run)")
-            failed += 1
+            counts["failed"] = 1
+            add(suite, counts)
             continue
+        gtest = [f for f in files if f != ctest and f.endswith(".xml") and owner(f) == suite]
         for f in gtest:
-            for _, _, bad, skip in cases(os.path.join(folder, f)):
-                skipped += skip
-                failed += bad and not skip
-                passed += not bad and not skip
-        for _, name, bad, skip in cases(ctest):
-            if name in gtest_names and not bad:
-                continue  # counted case by case above
-            skipped += skip
-            failed += bad and not skip
-            passed += not bad and not skip
-    e2e = os.path.join(folder, "e2e.xml")
-    if os.path.exists(e2e):
-        for _, _, bad, skip in cases(e2e):
-            skipped += skip
-            failed += bad and not skip
-            passed += not bad and not skip
-    else:
-        print("e2e: no report (the browser tests did not run)")
-        failed += 1
-    line = f"{passed} passed, {failed} failed"
-    if skipped:
-        line += f", {skipped} skipped"
+            count(os.path.join(folder, f), counts)
+        gtest_names = {os.path.splitext(f[len(suite) + 1:])[0] for f in gtest}
+        count(os.path.join(folder, ctest), counts, gtest_names)
+        add(suite, counts)
+    for suite, name, missing in SINGLE_SUITES:
+        counts = {"passed": 0, "failed": 0, "skipped": 0}
+        path = os.path.join(folder, name)
+        if os.path.exists(path):
+            count(path, counts)
+        else:
+            print(f"{suite}: no report ({missing})")
+            counts["failed"] = 1
+        add(suite, counts)
+    line = f"{totals['passed']} passed, {totals['failed']} failed"
+    if totals["skipped"]:
+        line += f", {totals['skipped']} skipped"
     print(line)
-    return 1 if failed else 0
+    return 1 if totals["failed"] else 0
 
 
 if __name__ == "__main__":
