@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "app/app_model.h"
+#include "app/help.h"
 #include "app/panels.h"
 
 namespace attnviz::ui {
@@ -65,6 +66,8 @@ bool App::item_rect(std::string_view label, float out[4]) const {
 
 const std::vector<ImWchar>& App::glyphs() const { return model_->glyphs; }
 uint64_t App::glyphs_version() const { return model_->glyphs_version; }
+
+bool App::live_text(std::string& out) const { return ui::live_text(*model_, out); }
 
 double App::engine_ms_last() const { return model_->engine.engine_ms_last(); }
 

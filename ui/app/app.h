@@ -42,6 +42,9 @@ class App {
   // Rectangle (x, y, w, h in logical = CSS pixels) of the labelled item as last drawn.
   bool item_rect(std::string_view label, float out[4]) const;
   double engine_ms_last() const;
+  // One sentence for screen readers (the page's aria-live region): the focused
+  // cell and its value, or why the last edit was not applied. False: nothing to say.
+  bool live_text(std::string& out) const;
 
   // Codepoints beyond the built-in font ranges that the session's text uses
   // (sorted, unique), and a counter that changes when the list grows: the platform

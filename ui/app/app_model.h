@@ -34,6 +34,7 @@ struct AppModel {
   std::string compare_stage = "weights";
   Colormap weights_cmap = Colormap::viridis;  // viridis or cividis (colour-blind safe)
   MainTab tab = MainTab::stages;
+  bool help_open = false;              // the keyboard shortcuts window (help.cpp)
 
   // --- linked inspection: the hovered cell this frame, or the pinned one
   CellRef hover;       // written while drawing, read next frame

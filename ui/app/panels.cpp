@@ -8,6 +8,7 @@
 
 #include "app/app_model.h"
 #include "app/fonts.h"
+#include "app/help.h"
 #include "app/item_registry.h"
 #include "app/presets.h"
 #include "imgui.h"
@@ -49,6 +50,7 @@ static void menu_bar(AppModel& m) {
     ImGui::EndMenu();
   }
   item_register("View");
+  help_menu(m);
   ImGui::Separator();
   ImGui::TextDisabled("attnviz: every stage of multi-head attention");
   ImGui::EndMainMenuBar();
@@ -134,6 +136,10 @@ void draw_panels(AppModel& m) {
   }
   register_window("Views window");
   ImGui::End();
+
+  help_overlay(m);
+  cell_keys(m);
+  register_nav_focus();
 }
 
 }  // namespace attnviz::ui

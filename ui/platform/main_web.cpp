@@ -42,8 +42,23 @@ EM_JS(void, js_layout_save, (const char* text), {
   try { window.localStorage.setItem('attnviz.layout', UTF8ToString(text)); } catch (e) {}
 });
 
+// Screen readers: the focused cell's value (or the last rejected edit) goes into
+// the page's aria-live region, only when the sentence changes.
+EM_JS(void, js_set_live, (const char* text), {
+  const el = document.getElementById('live');
+  if (el) el.textContent = UTF8ToString(text);
+});
+static void update_live_region() {
+  static std::string said, now;
+  if (!g_app->live_text(now)) now.clear();
+  if (now == said) return;
+  said = now;
+  js_set_live(said.c_str());
+}
+
 static void main_loop() {
   g_runner.frame();
+  update_live_region();
   ImGuiIO& io = ImGui::GetIO();
   if (io.WantSaveIniSettings) {
     js_layout_save(ImGui::SaveIniSettingsToMemory());
