@@ -106,7 +106,7 @@ HeatmapHover heatmap(const HeatmapSpec& spec, const MatrixView& m, uint64_t vers
                      HeatmapCache& cache, TextureHost& textures) {
   HeatmapHover hover;
   ImGui::PushID(spec.label);
-  ImGui::TextUnformatted(spec.title.c_str());
+  ImGui::TextUnformatted(spec.title);
   if (!m.data || m.rows == 0 || m.cols == 0) {
     ImGui::TextDisabled("(not computed)");
     ImGui::PopID();

@@ -34,7 +34,7 @@ struct HeatmapCache {
 
 struct HeatmapSpec {
   const char* label = "";                          // registry id, e.g. "weights h0"
-  std::string title;                               // e.g. "weights  (5×5)"
+  const char* title = "";                          // e.g. "weights  (5×5)"; a char buffer, so drawing allocates nothing
   const std::vector<std::string>* row_labels = nullptr;  // tokens, or null for indices
   const std::vector<std::string>* col_labels = nullptr;
   Colormap cmap = Colormap::viridis;

@@ -11,7 +11,12 @@ ItemRegistry& item_registry() {
 }
 
 void ItemRegistry::add(std::string_view label, ImVec2 min, ImVec2 max) {
-  ItemRect& r = rects_[std::string(label)];
+  // Every frame registers every item: look the label up through a reused key so a
+  // frame allocates nothing (a new label allocates once, when first seen).
+  key_.assign(label.data(), label.size());
+  auto it = rects_.find(key_);
+  if (it == rects_.end()) it = rects_.emplace(key_, ItemRect{}).first;
+  ItemRect& r = it->second;
   r.min = min;
   r.max = max;
   r.frame = ImGui::GetFrameCount();
@@ -25,7 +30,8 @@ void ItemRegistry::add_last_item(std::string_view label) {
 }
 
 const ItemRect* ItemRegistry::find(std::string_view label) const {
-  auto it = rects_.find(std::string(label));
+  key_.assign(label.data(), label.size());
+  auto it = rects_.find(key_);
   if (it == rects_.end()) return nullptr;
   if (ImGui::GetCurrentContext() && it->second.frame < ImGui::GetFrameCount() - 1) return nullptr;
   return &it->second;

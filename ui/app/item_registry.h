@@ -29,6 +29,7 @@ class ItemRegistry {
 
  private:
   std::unordered_map<std::string, ItemRect> rects_;
+  mutable std::string key_;  // lookup key, reused (see add)
 };
 
 ItemRegistry& item_registry();

@@ -176,12 +176,14 @@ static void all_heads(AppModel& m, CompareCache&) {
     const int rows = (H + k - 1) / k;
     const float w = (avail.x - spacing * (k - 1)) / k;
     const float c = std::min((w - label_w) / C, (avail.y / rows - chrome_h) / R);
-    if (c > cell + 0.5f) {
+    if (c > cell * 1.05f) {  // clearly larger (relative: cells may be under a pixel)
       cell = c;
       cols = k;
     }
   }
-  cell = std::clamp(cell, 4.0f, 40.0f);
+  // Down to half a pixel per cell: all heads stay on screen together (12 heads at S = 256
+  // fit a laptop screen); zoom a map (wheel) to read its cells.
+  cell = std::clamp(cell, 0.5f, 40.0f);
   const float width = std::floor((avail.x - spacing * (cols - 1)) / cols);
   for (int h = 0; h < H; ++h) {
     ImGui::PushID(h);

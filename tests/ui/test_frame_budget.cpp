@@ -1,0 +1,153 @@
+// test_frame_budget.cpp: issue 5's UI budget. With nothing changing, a frame must
+// not allocate (no std::string / vector churn in the per-frame path) and must not
+// re-upload textures, at the sizes the issue names (S = 256, 12 heads) on every tab.
+// The CPU time per frame is printed for the record (timings never decide pass/fail).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <string>
+
+#include "app/app.h"
+#include "app/fonts.h"
+#include "imgui.h"
+
+// Counting global allocator for this test binary: counts only while armed.
+namespace {
+std::atomic<bool> g_armed{false};
+std::atomic<long> g_allocs{0};
+}  // namespace
+// A breakpoint here (gdb: break attnviz_counted_alloc) shows who allocated.
+extern "C" __attribute__((noinline)) void attnviz_counted_alloc() { asm volatile(""); }
+void* operator new(std::size_t n) {
+  if (g_armed.load(std::memory_order_relaxed)) {
+    g_allocs.fetch_add(1, std::memory_order_relaxed);
+    attnviz_counted_alloc();
+  }
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t n) { return operator new(n); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+
+namespace {
+
+using attnviz::ui::App;
+
+struct CountingTextures final : attnviz::ui::TextureHost {
+  intptr_t next = 1;
+  long uploads_n = 0;
+  ImTextureID create(int, int) override { return (ImTextureID)next++; }
+  void upload(ImTextureID, int, int, const uint8_t*) override { ++uploads_n; }
+  void destroy(ImTextureID) override {}
+};
+
+// ImGui's own allocations go through its allocator hook: count those too.
+void* imgui_alloc(size_t n, void*) {
+  if (g_armed.load(std::memory_order_relaxed)) {
+    g_allocs.fetch_add(1, std::memory_order_relaxed);
+    attnviz_counted_alloc();
+  }
+  return std::malloc(n);
+}
+void imgui_free(void* p, void*) { std::free(p); }
+
+struct Headless {
+  Headless() {
+    ImGui::SetAllocatorFunctions(imgui_alloc, imgui_free);
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.DisplaySize = ImVec2(1600, 1000);
+    io.IniFilename = nullptr;
+    attnviz::ui::fonts_build(io, attnviz::ui::FontSources{}, 1.0f);
+    unsigned char* px;
+    int w, h;
+    io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);
+  }
+  ~Headless() { ImGui::DestroyContext(); }
+  void frame(App& app) {
+    ImGui::GetIO().DeltaTime = 1.0f / 60.0f;
+    ImGui::NewFrame();
+    app.frame();
+    ImGui::Render();
+  }
+  // A real click: the pointer arrives, presses, releases, each in its own frame.
+  void click(App& app, const char* label) {
+    float r[4];
+    ASSERT_TRUE(app.item_rect(label, r)) << label;
+    ImGuiIO& io = ImGui::GetIO();
+    io.AddMousePosEvent(r[0] + r[2] / 2, r[1] + r[3] / 2);
+    frame(app);
+    io.AddMouseButtonEvent(0, true);
+    frame(app);
+    io.AddMouseButtonEvent(0, false);
+    frame(app);
+  }
+};
+
+std::string big_state(int S, int heads, int d) {
+  nlohmann::json s;
+  s["tokens"] = nlohmann::json::array();
+  for (int i = 0; i < S; ++i) s["tokens"].push_back("t" + std::to_string(i));
+  s["d_model"] = d;
+  s["d_out"] = d;
+  s["num_heads"] = heads;
+  s["causal"] = true;
+  return s.dump();
+}
+
+// Runs `frames` steady frames (pointer parked outside every view) and returns the
+// allocations seen; prints the median CPU time per frame.
+long steady(Headless& h, App& app, const char* what, int frames = 30) {
+  ImGui::GetIO().AddMousePosEvent(2, 990);
+  for (int i = 0; i < 10; ++i) h.frame(app);  // settle: textures, layout, caches
+  std::vector<double> ms;
+  ms.reserve(frames);
+  g_allocs = 0;
+  g_armed = true;
+  for (int i = 0; i < frames; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    h.frame(app);
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  g_armed = false;
+  std::sort(ms.begin(), ms.end());
+  std::printf("[ frame    ] %-32s median %.2f ms CPU per frame (no GL), %ld allocations in %d frames\n", what,
+              ms[ms.size() / 2], g_allocs.load(), frames);
+  return g_allocs.load();
+}
+
+TEST(FrameBudget, SteadyFramesAllocateNothingAndUploadNothingOnEveryTab) {
+  Headless h;
+  CountingTextures tex;
+  App app(&tex);
+  for (int i = 0; i < 3; ++i) h.frame(app);
+  ASSERT_TRUE(app.set_state_text(big_state(256, 12, 768)).value("ok", false));
+  // Each tab, and an item only that tab draws (proof the tab is really showing).
+  const char* tabs[][2] = {{"Stages", "dropped h0"},
+                           {"Q K V & output", "output"},
+                           {"Compare heads", "weights h11"},
+                           {"Lines", "lines"},
+                           {"Edit values", "Edit values"}};  // 768 columns: too wide for its tables
+  float r[4];
+  for (const auto& [tab, shown] : tabs) {
+    h.click(app, tab);
+    h.frame(app);
+    ASSERT_TRUE(app.item_rect(shown, r)) << tab << " shows " << shown;
+    std::string what = std::string("S=256, 12 heads, ") + tab;
+    long before_uploads = -1;
+    ImGui::GetIO().AddMousePosEvent(2, 990);
+    for (int i = 0; i < 10; ++i) h.frame(app);
+    before_uploads = tex.uploads_n;
+    EXPECT_EQ(steady(h, app, what.c_str()), 0) << what << ": the per-frame path allocated";
+    EXPECT_EQ(tex.uploads_n, before_uploads) << what << ": a texture was re-uploaded with nothing changed";
+  }
+}
+
+}  // namespace
