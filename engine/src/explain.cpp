@@ -97,7 +97,7 @@ Explanation Pipeline::explain(Stage stage, int head, int i, int j) const {
                   num(static_cast<float>(p.temperature)) + ")";
       break;
     case Stage::masked:
-      e.input = b.heads[head].scaled.at(i, j);
+      e.input = matrix(Stage::scaled, head)->at(i, j);
       e.masked = cell_masked(i, j, &e.reason);
       e.fill = p.fill;
       e.formula = e.masked ? cell("masked", i, j) + " = mask_fill " + num(p.fill) + " (" +
@@ -105,7 +105,7 @@ Explanation Pipeline::explain(Stage stage, int head, int i, int j) const {
                            : cell("masked", i, j) + " = scaled, not masked";
       break;
     case Stage::weights: {
-      const float* row = b.heads[head].masked.row(i);
+      const float* row = matrix(Stage::masked, head)->row(i);
       const int S = p.S;
       e.input = row[j];
       bool all_neg_inf = true;
@@ -137,7 +137,7 @@ Explanation Pipeline::explain(Stage stage, int head, int i, int j) const {
       }
       break;
     case Stage::context:
-      fill_dot(&e, b.heads[head].dropped.row(i), 1,
+      fill_dot(&e, matrix(Stage::dropped, head)->row(i), 1,
                b.V.data.data() + static_cast<size_t>(head) * hd + j, p.d_out, p.S);
       e.formula = cell("context", i, j) + " = Σ_s dropped[" + std::to_string(i) + "][s]·v_s[" +
                   std::to_string(j) + "] (head " + h + ")";

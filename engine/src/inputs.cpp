@@ -246,11 +246,8 @@ void allocate_buffers(const Plan& plan, Buffers* b) {
   b->V.reset(S, plan.d_out);
   b->heads.assign(static_cast<size_t>(plan.H), HeadBuffers{});
   for (HeadBuffers& h : b->heads) {
-    h.scores.reset(S, S);
-    h.scaled.reset(S, S);
-    h.masked.reset(S, S);
+    h.scores.reset(S, S);  // scaled, masked: materialised on request; dropped: by the pipeline under dropout
     h.weights.reset(S, S);
-    h.dropped.reset(S, S);
     h.context.reset(S, plan.head_dim);
   }
   b->concat.reset(S, plan.d_out);

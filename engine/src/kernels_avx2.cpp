@@ -67,46 +67,60 @@ struct Avx2Kernel {
 
 // ---- [SECTION] exp, softmax, masked rows ---------------------------------------------
 
-// float32(a·b + c) computed in double, lane by lane: kernels::fma_f32.
-inline __m256 fma_emu(__m256 a, __m256 b, __m256 c) {
-  const __m256d alo = _mm256_cvtps_pd(_mm256_castps256_ps128(a));
-  const __m256d ahi = _mm256_cvtps_pd(_mm256_extractf128_ps(a, 1));
-  const __m256d blo = _mm256_cvtps_pd(_mm256_castps256_ps128(b));
-  const __m256d bhi = _mm256_cvtps_pd(_mm256_extractf128_ps(b, 1));
-  const __m256d clo = _mm256_cvtps_pd(_mm256_castps256_ps128(c));
-  const __m256d chi = _mm256_cvtps_pd(_mm256_extractf128_ps(c, 1));
-  const __m128 rlo = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_mul_pd(alo, blo), clo));
-  const __m128 rhi = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_mul_pd(ahi, bhi), chi));
-  return _mm256_insertf128_ps(_mm256_castps128_ps256(rlo), rhi, 1);
-}
+// The polynomial runs in double lanes holding float32 values: a·b + c of
+// floats is exact-product-then-one-rounding in double, and rounding that to
+// float32 (cvtpd_ps) gives kernels::fma_f32 exactly. rnd() rounds a double
+// lane to float32 precision and back.
+inline __m256d rnd(__m256d x) { return _mm256_cvtps_pd(_mm256_cvtpd_ps(x)); }
+inline __m256d fma_emu(__m256d a, __m256d b, __m256d c) { return rnd(_mm256_add_pd(_mm256_mul_pd(a, b), c)); }
 
-// kernels::exp_f32 on 8 lanes, step for step.
-inline __m256 exp8(__m256 d) {
-  const __m256 nan_lanes = _mm256_cmp_ps(d, d, _CMP_UNORD_Q);
-  const __m256 under = _mm256_cmp_ps(d, _mm256_set1_ps(-104.0f), _CMP_LT_OQ);
-  const __m256 over = _mm256_cmp_ps(d, _mm256_set1_ps(100.0f), _CMP_GT_OQ);
-  const __m256 dc = _mm256_min_ps(_mm256_max_ps(d, _mm256_set1_ps(-104.0f)), _mm256_set1_ps(100.0f));
-  const __m256 t = _mm256_round_ps(_mm256_mul_ps(dc, _mm256_set1_ps(1.442695040888963407359924681001892137426645954152985934135449406931f)),
-                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  const __m256i q = _mm256_cvtps_epi32(t);
-  const __m256 qf = _mm256_cvtepi32_ps(q);
-  __m256 s = fma_emu(qf, _mm256_set1_ps(-0.693145751953125f), dc);
-  s = fma_emu(qf, _mm256_set1_ps(-1.428606765330187045e-06f), s);
-  __m256 u = _mm256_set1_ps(0.000198527617612853646278381f);
-  u = fma_emu(u, s, _mm256_set1_ps(0.00139304355252534151077271f));
-  u = fma_emu(u, s, _mm256_set1_ps(0.00833336077630519866943359f));
-  u = fma_emu(u, s, _mm256_set1_ps(0.0416664853692054748535156f));
-  u = fma_emu(u, s, _mm256_set1_ps(0.166666671633720397949219f));
-  u = fma_emu(u, s, _mm256_set1_ps(0.5f));
-  u = _mm256_add_ps(_mm256_set1_ps(1.0f), fma_emu(_mm256_mul_ps(s, s), u, s));
-  const __m256i half = _mm256_srai_epi32(q, 1);
-  const __m256i bias = _mm256_set1_epi32(0x7f);
-  const __m256 p1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(half, bias), 23));
-  const __m256 p2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_sub_epi32(q, half), bias), 23));
-  __m256 r = _mm256_mul_ps(_mm256_mul_ps(u, p1), p2);
-  r = _mm256_blendv_ps(r, _mm256_setzero_ps(), under);
-  r = _mm256_blendv_ps(r, _mm256_set1_ps(__builtin_inff()), over);
-  return _mm256_blendv_ps(r, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000)), nan_lanes);
+// kernels::exp_f32 on N × 8 lanes, step for step. The steps run in lockstep
+// over the N vectors: each emulated FMA is a chain of four dependent
+// instructions, so independent lanes are what keeps the pipes busy.
+template <int N>
+inline void exp8_n(const __m256* d, __m256* out) {
+  constexpr int H = 2 * N;  // 4-lane double halves
+  __m256 dc[N];
+  __m256i q[N];
+  __m256d qf[H], s[H], u[H];
+  for (int t = 0; t < N; ++t) {
+    dc[t] = _mm256_min_ps(_mm256_max_ps(d[t], _mm256_set1_ps(-104.0f)), _mm256_set1_ps(100.0f));
+    const __m256 r = _mm256_round_ps(_mm256_mul_ps(dc[t], _mm256_set1_ps(1.442695040888963407359924681001892137426645954152985934135449406931f)),
+                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    q[t] = _mm256_cvtps_epi32(r);
+    const __m256 qff = _mm256_cvtepi32_ps(q[t]);
+    qf[2 * t] = _mm256_cvtps_pd(_mm256_castps256_ps128(qff));
+    qf[2 * t + 1] = _mm256_cvtps_pd(_mm256_extractf128_ps(qff, 1));
+    s[2 * t] = _mm256_cvtps_pd(_mm256_castps256_ps128(dc[t]));
+    s[2 * t + 1] = _mm256_cvtps_pd(_mm256_extractf128_ps(dc[t], 1));
+  }
+  // s = fma(qf, −l2u, d); s = fma(qf, −l2l, s)
+  for (int k = 0; k < H; ++k) s[k] = fma_emu(qf[k], _mm256_set1_pd(static_cast<double>(-0.693145751953125f)), s[k]);
+  for (int k = 0; k < H; ++k) s[k] = fma_emu(qf[k], _mm256_set1_pd(static_cast<double>(-1.428606765330187045e-06f)), s[k]);
+  const double c[5] = {static_cast<double>(0.00139304355252534151077271f),
+                       static_cast<double>(0.00833336077630519866943359f),
+                       static_cast<double>(0.0416664853692054748535156f),
+                       static_cast<double>(0.166666671633720397949219f), 0.5};
+  for (int k = 0; k < H; ++k) u[k] = _mm256_set1_pd(static_cast<double>(0.000198527617612853646278381f));
+  for (int step = 0; step < 5; ++step) {
+    for (int k = 0; k < H; ++k) u[k] = fma_emu(u[k], s[k], _mm256_set1_pd(c[step]));
+  }
+  __m128 t4[H];
+  for (int k = 0; k < H; ++k) {
+    const __m256d ss = rnd(_mm256_mul_pd(s[k], s[k]));  // the float32 product s·s
+    t4[k] = _mm_add_ps(_mm_set1_ps(1.0f), _mm256_cvtpd_ps(_mm256_add_pd(_mm256_mul_pd(ss, u[k]), s[k])));
+  }
+  for (int t = 0; t < N; ++t) {
+    const __m256 uu = _mm256_insertf128_ps(_mm256_castps128_ps256(t4[2 * t]), t4[2 * t + 1], 1);
+    const __m256i half = _mm256_srai_epi32(q[t], 1);
+    const __m256i bias = _mm256_set1_epi32(0x7f);
+    const __m256 p1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(half, bias), 23));
+    const __m256 p2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_sub_epi32(q[t], half), bias), 23));
+    __m256 r = _mm256_mul_ps(_mm256_mul_ps(uu, p1), p2);
+    r = _mm256_blendv_ps(r, _mm256_setzero_ps(), _mm256_cmp_ps(d[t], _mm256_set1_ps(-104.0f), _CMP_LT_OQ));
+    r = _mm256_blendv_ps(r, _mm256_set1_ps(__builtin_inff()), _mm256_cmp_ps(d[t], _mm256_set1_ps(100.0f), _CMP_GT_OQ));
+    out[t] = _mm256_blendv_ps(r, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000)), _mm256_cmp_ps(d[t], d[t], _CMP_UNORD_Q));
+  }
 }
 
 // max_f32_torch: NaN if any lane is NaN, else the largest value.
@@ -149,15 +163,28 @@ void softmax_row_avx2(const float* x, float* y, int n, bool safe) {
   const float m = max_row(x, n);
   const __m256 mv = _mm256_set1_ps(m);
   const bool m_finite = m - m == 0.0f;
+  const __m256 ninf = _mm256_set1_ps(neg_inf);
   int j = 0;
-  for (; j + 8 <= n; j += 8) {
-    const __m256 v = _mm256_loadu_ps(x + j);
-    // A block of −inf (masked keys) under a finite max: exp(−inf) = 0.
-    if (m_finite && _mm256_movemask_ps(_mm256_cmp_ps(v, _mm256_set1_ps(neg_inf), _CMP_EQ_OQ)) == 0xff) {
-      _mm256_storeu_ps(y + j, _mm256_setzero_ps());
-    } else {
-      _mm256_storeu_ps(y + j, exp8(_mm256_sub_ps(v, mv)));
+  for (; j + 32 <= n; j += 32) {
+    __m256 v[4];
+    int all_masked = 0xff;
+    for (int t = 0; t < 4; ++t) {
+      v[t] = _mm256_loadu_ps(x + j + 8 * t);
+      all_masked &= _mm256_movemask_ps(_mm256_cmp_ps(v[t], ninf, _CMP_EQ_OQ));
     }
+    // 32 −inf (masked keys) under a finite max: exp(−inf) = 0.
+    if (m_finite && all_masked == 0xff) {
+      for (int t = 0; t < 4; ++t) _mm256_storeu_ps(y + j + 8 * t, _mm256_setzero_ps());
+      continue;
+    }
+    for (int t = 0; t < 4; ++t) v[t] = _mm256_sub_ps(v[t], mv);
+    exp8_n<4>(v, v);
+    for (int t = 0; t < 4; ++t) _mm256_storeu_ps(y + j + 8 * t, v[t]);
+  }
+  for (; j + 8 <= n; j += 8) {
+    __m256 v = _mm256_sub_ps(_mm256_loadu_ps(x + j), mv);
+    exp8_n<1>(&v, &v);
+    _mm256_storeu_ps(y + j, v);
   }
   for (; j < n; ++j) y[j] = exp_f32(x[j] - m);
   // sum_f32_torch: 8 lanes, then (0+4, 1+5, 2+6, 3+7), pairs, the last two.

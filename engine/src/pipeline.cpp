@@ -104,46 +104,47 @@ void compute_scores(const Plan& p, Buffers& b, int h, const int* rows, int nrows
   }
 }
 
-// scaled = scores / divisor.  (S × S)
-void compute_scaled(const Plan& p, HeadBuffers& hb, const int* rows, int nrows, const int* cols,
-                    int ncols) {
-  for (int t = 0; t < nrows; ++t) {
-    kernels::div_scalar(hb.scores.row(rows[t]), 1, hb.scaled.row(rows[t]), 1, p.S, p.divisor);
-  }
-  for (int t = 0; t < ncols; ++t) {
-    kernels::div_scalar(hb.scores.data.data() + cols[t], p.S, hb.scaled.data.data() + cols[t], p.S,
-                        p.S, p.divisor);
-  }
-}
+// scaled and masked are not stored by the pipeline: they are cheap to derive
+// from scores (one division, one select per cell), and at S = 1024 with 12
+// heads each would take 48 MB. weights rows go straight from scores through
+// kernels::masked_row (bitwise the masked stage) and softmax; Pipeline::matrix
+// materialises scaled / masked per head on request (materialize_derived).
 
-// masked = masked_fill(scaled, mask, fill).  (S × S)
-void compute_masked(const Plan& p, HeadBuffers& hb, const int* rows, int nrows, const int* cols,
-                    int ncols) {
-  for (int t = 0; t < nrows; ++t) {
-    kernels::masked_fill_row(hb.scaled.row(rows[t]), hb.masked.row(rows[t]), p.S, rows[t], p.causal,
-                             p.padded(), p.fill);
-  }
-  for (int t = 0; t < ncols; ++t) {
-    const int j = cols[t];
-    for (int i = 0; i < p.S; ++i) {
-      hb.masked.at(i, j) = kernels::is_masked(i, j, p.causal, p.padded()) ? p.fill : hb.scaled.at(i, j);
-    }
-  }
-}
-
-// weights row r = softmax(masked row r).  (S)
+// weights row r = softmax(masked row r), masked built in the weights row itself.  (S)
 void compute_weights_row(const Plan& p, HeadBuffers& hb, int r) {
-  kernels::softmax_row(hb.masked.row(r), hb.weights.row(r), p.S, p.safe_softmax);
+  float* w = hb.weights.row(r);
+  kernels::masked_row(hb.scores.row(r), w, p.S, r, p.divisor, p.causal, p.padded(), p.fill);
+  kernels::softmax_row(w, w, p.S, p.safe_softmax);
 }
 
 // dropped row r = dropout(weights row r) with head h's slice of the keep mask.  (S)
+// Only when dropout is active; otherwise dropped is the weights buffer itself.
 void compute_dropped_row(const Plan& p, const Buffers& b, HeadBuffers& hb, int h, int r) {
-  if (!p.dropout_active) {
-    std::memcpy(hb.dropped.row(r), hb.weights.row(r), sizeof(float) * p.S);
-    return;
-  }
   const uint8_t* keep = b.keep.data() + (static_cast<size_t>(h) * p.S + r) * p.S;
   kernels::dropout_row(hb.weights.row(r), keep, hb.dropped.row(r), p.S, p.dropout_scale);
+}
+
+// The dropped stage's contents: its own buffer under dropout, else the weights.
+const Tensor& dropped_of(const Plan& p, const HeadBuffers& hb) {
+  return p.dropout_active ? hb.dropped : hb.weights;
+}
+
+// 1 + the index of the last entry of d (n) that is not ±0 (NaN counts as
+// non-zero), 0 if there is none. Skips 8 zeros at a time.
+int nonzero_end(const float* d, int n) {
+  int e = n;
+  while (e >= 8) {
+    uint32_t bits = 0;
+    for (int t = 0; t < 8; ++t) {
+      uint32_t u;
+      std::memcpy(&u, d + e - 8 + t, sizeof u);
+      bits |= u & 0x7fffffffu;
+    }
+    if (bits != 0) break;
+    e -= 8;
+  }
+  while (e > 0 && d[e - 1] == 0.0f) --e;
+  return e;
 }
 
 // context rows = dropped rows · V_h.  dropped: (S × S), V_h: (S × head_dim) stride d_out
@@ -158,18 +159,14 @@ void compute_context(const Plan& p, const Buffers& b, HeadBuffers& hb, int h, co
     const float* vr = vh + static_cast<size_t>(r) * p.d_out;
     for (int c = 0; c < p.head_dim; ++c) v_finite = v_finite && vr[c] - vr[c] == 0.0f;
   }
+  const Tensor& dropped = dropped_of(p, hb);
   const int* k_end = nullptr;
   if (v_finite) {
     sc.k_end.resize(static_cast<size_t>(n));
-    for (int t = 0; t < n; ++t) {
-      const float* d = hb.dropped.row(rows[t]);
-      int e = p.S;
-      while (e > 0 && d[e - 1] == 0.0f) --e;  // NaN != 0 counts as non-zero
-      sc.k_end[static_cast<size_t>(t)] = e;
-    }
+    for (int t = 0; t < n; ++t) sc.k_end[static_cast<size_t>(t)] = nonzero_end(dropped.row(rows[t]), p.S);
     k_end = sc.k_end.data();
   }
-  kernels::matmul_rows(hb.dropped.data.data(), p.S, vh, p.d_out, nullptr, hb.context.data.data(), p.head_dim,
+  kernels::matmul_rows(dropped.data.data(), p.S, vh, p.d_out, nullptr, hb.context.data.data(), p.head_dim,
                        p.S, p.head_dim, rows, n, k_end);
 }
 
@@ -209,10 +206,10 @@ void compute_everything(const Plan& p, Buffers& b, Scratch& sc) {
   for (int h = 0; h < p.H; ++h) {
     HeadBuffers& hb = b.heads[h];
     compute_scores(p, b, h, all.data(), S, nullptr, 0, sc);
-    compute_scaled(p, hb, all.data(), S, nullptr, 0);
-    compute_masked(p, hb, all.data(), S, nullptr, 0);
     for (int r = 0; r < S; ++r) compute_weights_row(p, hb, r);
-    for (int r = 0; r < S; ++r) compute_dropped_row(p, b, hb, h, r);
+    if (p.dropout_active) {
+      for (int r = 0; r < S; ++r) compute_dropped_row(p, b, hb, h, r);
+    }
     compute_context(p, b, hb, h, all.data(), S, sc);
   }
   for (int r = 0; r < S; ++r) compute_concat_row(p, b, r);
@@ -316,6 +313,15 @@ class Updater {
       in.rows = all_;
       in.cols.clear();
     }
+    // Where each recomputed row / column's old values sit in the snapshot.
+    detail::Scratch& sc = im_.scratch;
+    std::fill(sc.row_slot.begin(), sc.row_slot.end(), -1);
+    std::fill(sc.col_slot.begin(), sc.col_slot.end(), -1);
+    for (size_t k = 0; k < in.rows.size(); ++k) sc.row_slot[static_cast<size_t>(in.rows[k])] = static_cast<int>(k);
+    for (size_t m = 0; m < in.cols.size(); ++m) {
+      sc.col_slot[static_cast<size_t>(in.cols[m])] = static_cast<int>(in.rows.size() + m);
+    }
+    snap_cols_ = in.cols;
     if (in.empty()) {
       note(s, h, UpdateKind::none, 0, 0, false);
       return out;
@@ -352,6 +358,146 @@ class Updater {
     return out;
   }
 
+  // dropped of head h after its weights rows w_rows were recomputed. Under
+  // dropout it has its own buffer (rows recomputed with f); otherwise it is
+  // the weights buffer, and changes exactly when the weights do. Switching
+  // dropout on compares with the weights (the old dropped); a row whose
+  // weights also changed in this update counts as changed.
+  template <class F>
+  std::vector<int> dropped_stage(const Plan& old, int h, const std::vector<int>& w_rows, bool dropout_changed,
+                                 F f) {
+    detail::HeadBuffers& hb = b_.heads[h];
+    const size_t bytes = sizeof(float) * static_cast<size_t>(S_);
+    if (p_.dropout_active && old.dropout_active) {
+      return rows_stage(Stage::dropped, h, hb.dropped, dropout_changed ? all_ : w_rows, f);
+    }
+    if (p_.dropout_active) {  // switched on
+      f(all_.data(), S_);
+      std::vector<uint8_t>& w_changed = im_.scratch.row_flag;
+      std::fill(w_changed.begin(), w_changed.end(), 0);
+      for (int r : w_rows) w_changed[static_cast<size_t>(r)] = 1;
+      std::vector<int> changed;
+      for (int r = 0; r < S_; ++r) {
+        if (w_changed[static_cast<size_t>(r)] || std::memcmp(hb.dropped.row(r), hb.weights.row(r), bytes) != 0) {
+          changed.push_back(r);
+        }
+      }
+      note(Stage::dropped, h, UpdateKind::full, S_, 0, !changed.empty());
+      return changed;
+    }
+    if (old.dropout_active) {  // switched off: dropped becomes the weights again
+      std::vector<int> changed;
+      for (int r = 0; r < S_; ++r) {
+        if (std::memcmp(hb.dropped.row(r), hb.weights.row(r), bytes) != 0) changed.push_back(r);
+      }
+      hb.dropped = Tensor();  // its memory is not needed any more
+      note(Stage::dropped, h, UpdateKind::full, S_, 0, !changed.empty());
+      return changed;
+    }
+    const StageUpdate w = im_.updates[static_cast<int>(Stage::weights)][h];
+    note(Stage::dropped, h, w.kind, w.rows, 0, w.changed);
+    return w_rows;
+  }
+
+  // scaled and masked of head h after its scores were updated by
+  // square_stage (whose snapshot holds the old scores): records what changed
+  // in each, exactly as if they were stored, and returns the rows whose masked
+  // row changed (the softmax rows to recompute).
+  //   old: the plan of the previous result; full: the divisor or the mask changed
+  std::vector<int> derive_stages(const Plan& old, int h, const SquareChange& scores_change,
+                                 bool divisor_changed, bool mask_changed) {
+    const Tensor& sc_t = b_.heads[h].scores;
+    const size_t S = static_cast<size_t>(S_);
+    detail::Scratch& sc = im_.scratch;
+    const float* snap = im_.cell_scratch.data();
+    float* old_row = sc.old_row.data();  // (S)
+    float* tmp_old = sc.tmp_old.data();  // (S)
+    float* tmp_new = sc.tmp_new.data();  // (S)
+    // Old scores row i: the snapshot row, or the current row with the
+    // snapshot's recomputed columns put back.
+    auto old_scores_row = [&](int i) -> const float* {
+      const int rs = sc.row_slot[static_cast<size_t>(i)];
+      if (rs >= 0) return snap + static_cast<size_t>(rs) * S;
+      if (snap_cols_.empty()) return sc_t.row(i);
+      std::memcpy(old_row, sc_t.row(i), sizeof(float) * S);
+      for (int c : snap_cols_) old_row[c] = snap[static_cast<size_t>(sc.col_slot[static_cast<size_t>(c)]) * S + i];
+      return old_row;
+    };
+    auto scaled_differs = [&](const float* o, const float* n) {
+      for (size_t j = 0; j < S; ++j) {
+        if (!same_bits(o[j] / old.divisor, n[j] / p_.divisor)) return true;
+      }
+      return false;
+    };
+    auto masked_differs = [&](int i, const float* o, const float* n) {
+      kernels::masked_row(o, tmp_old, S_, i, old.divisor, old.causal, old.padded(), old.fill);
+      kernels::masked_row(n, tmp_new, S_, i, p_.divisor, p_.causal, p_.padded(), p_.fill);
+      return std::memcmp(tmp_old, tmp_new, sizeof(float) * S) != 0;
+    };
+    // A region's record as square_stage writes it.
+    auto note_region = [&](Stage s, bool all, size_t rows, size_t cols, bool changed) {
+      if (all || rows + cols > S) {
+        note(s, h, UpdateKind::full, S_, 0, changed);
+      } else {
+        note(s, h, rows + cols == 0 ? UpdateKind::none : UpdateKind::partial, static_cast<int>(rows),
+             static_cast<int>(cols), changed);
+      }
+    };
+    const Region& in = scores_change.changed;  // scores cells that changed
+    std::vector<int> masked_rows;
+    if (divisor_changed || mask_changed) {
+      // Every row: compare old and new masked rows whole.
+      bool scaled_changed = false;
+      for (int i = 0; i < S_; ++i) {
+        const float* o = old_scores_row(i);
+        const float* n = sc_t.row(i);
+        const bool touched = divisor_changed || sc.row_slot[static_cast<size_t>(i)] >= 0 || !snap_cols_.empty();
+        if (!scaled_changed && touched) scaled_changed = scaled_differs(o, n);
+        if (masked_differs(i, o, n)) masked_rows.push_back(i);
+      }
+      note_region(Stage::scaled, divisor_changed, in.rows.size(), in.cols.size(), scaled_changed);
+      note_region(Stage::masked, true, 0, 0, !masked_rows.empty());
+      return masked_rows;
+    }
+    // Same divisor and mask: only cells whose score changed can change.
+    std::vector<int> sc_rows, sc_cols;  // scaled rows / columns that changed
+    for (int r : in.rows) {
+      if (scaled_differs(old_scores_row(r), sc_t.row(r))) sc_rows.push_back(r);
+    }
+    std::vector<uint8_t>& row_flag = sc.row_flag;  // (S) rows with a changed masked cell
+    std::fill(row_flag.begin(), row_flag.end(), 0);
+    bool masked_cols_changed = false;
+    size_t n_masked_cols = 0;
+    for (int c : in.cols) {
+      const float* old_col = snap + static_cast<size_t>(sc.col_slot[static_cast<size_t>(c)]) * S;  // (S) by row
+      bool col_changed = false, mcol_changed = false;
+      for (size_t i = 0; i < S; ++i) {
+        const float o = old_col[i] / old.divisor, n = sc_t.data[i * S + static_cast<size_t>(c)] / p_.divisor;
+        if (same_bits(o, n)) continue;
+        col_changed = true;
+        if (!kernels::is_masked(static_cast<int>(i), c, p_.causal, p_.padded())) {
+          mcol_changed = true;
+          row_flag[i] = 1;
+        }
+      }
+      if (col_changed) {
+        sc_cols.push_back(c);
+        ++n_masked_cols;
+        masked_cols_changed = masked_cols_changed || mcol_changed;
+      }
+    }
+    for (int r : sc_rows) {
+      if (masked_differs(r, old_scores_row(r), sc_t.row(r))) row_flag[static_cast<size_t>(r)] = 1;
+    }
+    for (size_t i = 0; i < S; ++i) {
+      if (row_flag[i]) masked_rows.push_back(static_cast<int>(i));
+    }
+    note_region(Stage::scaled, false, in.rows.size(), in.cols.size(), !sc_rows.empty() || !sc_cols.empty());
+    note_region(Stage::masked, false, sc_rows.size(), n_masked_cols, !masked_rows.empty());
+    (void)masked_cols_changed;
+    return masked_rows;
+  }
+
   UpdateKind kind_for(size_t rows) const {
     return rows == 0 ? UpdateKind::none
                      : (rows == static_cast<size_t>(S_) ? UpdateKind::full : UpdateKind::partial);
@@ -365,6 +511,7 @@ class Updater {
   Buffers& b_;
   int S_;
   std::vector<int> all_;
+  std::vector<int> snap_cols_;  // the columns square_stage recomputed last
 };
 
 std::vector<int> merge_rows(const std::vector<int>& a, const std::vector<int>& b, int S) {
@@ -392,7 +539,9 @@ void Pipeline::Impl::rebuild(State next, const detail::Plan& np, detail::Buffers
     for (int h = 0; h < heads; ++h) {
       const Tensor* t = detail::stage_tensor(buf, static_cast<Stage>(s), h);
       if (t == nullptr) continue;
-      updates[s][h] = StageUpdate{UpdateKind::full, t->rows, 0, true};
+      // scaled, masked (and dropped without dropout) have no buffer of their own
+      const int rows = stage_is_per_head(static_cast<Stage>(s)) ? np.S : t->rows;
+      updates[s][h] = StageUpdate{UpdateKind::full, rows, 0, true};
       bump(static_cast<Stage>(s), h);
     }
   }
@@ -410,9 +559,14 @@ void Pipeline::Impl::apply(const State& next) {
     detail::allocate_buffers(np, &fresh);
     fresh.QT.reset(np.d_out, np.S);
     fresh.KT.reset(np.d_out, np.S);
+    if (np.dropout_active) {
+      for (detail::HeadBuffers& hb : fresh.heads) hb.dropped.reset(np.S, np.S);
+    }
     detail::build_x(next, &fresh.X);
     detail::build_params(next, &fresh.params);
     detail::build_keep_mask(np, &fresh.keep);
+    keep_cache = std::vector<uint8_t>();  // another shape: a kept mask no longer fits
+    keep_cache_valid = false;
     // Scratch for incremental updates, sized for the worst case up front so
     // an update never fails half way for lack of memory.
     std::vector<float> cells(S * S), rows(S * widest);
@@ -420,6 +574,12 @@ void Pipeline::Impl::apply(const State& next) {
     sc.cols.resize(S * (S + static_cast<size_t>(np.head_dim)));
     sc.idx.resize(S);
     sc.k_end.resize(S);
+    sc.row_slot.resize(S);
+    sc.col_slot.resize(S);
+    sc.row_flag.resize(S);
+    sc.old_row.resize(S);
+    sc.tmp_old.resize(S);
+    sc.tmp_new.resize(S);
     State copy = next;
     cell_scratch.swap(cells);
     row_snapshot.swap(rows);
@@ -438,7 +598,21 @@ void Pipeline::Impl::apply(const State& next) {
   if (params_spec_changed) detail::build_params(next, &new_params);
   const bool dropout_changed = !detail::same_dropout(plan, np);
   std::vector<uint8_t> new_keep;
-  if (dropout_changed) detail::build_keep_mask(np, &new_keep);
+  if (dropout_changed && np.dropout_active) {
+    // Switching dropout back on with the same p and seed draws the same mask:
+    // reuse the one kept when it was switched off (drawing is ~H·S² RNG calls).
+    if (keep_cache_valid && keep_cache_p == np.p && keep_cache_seed == np.dropout_seed) {
+      new_keep.swap(keep_cache);
+      keep_cache_valid = false;
+    } else {
+      detail::build_keep_mask(np, &new_keep);
+    }
+  }
+  std::vector<Tensor> new_dropped;  // (H) × (S × S) when dropout switches on
+  if (np.dropout_active && !plan.dropout_active) {
+    new_dropped.resize(static_cast<size_t>(np.H));
+    for (Tensor& t : new_dropped) t.reset(np.S, np.S);
+  }
 
   const detail::Plan old = plan;
   plan = np;
@@ -476,7 +650,16 @@ void Pipeline::Impl::apply(const State& next) {
       up.note(stages[m], 0, UpdateKind::full, olds[m]->rows, 0, pchanged[m]);
     }
   }
-  if (dropout_changed) buf.keep.swap(new_keep);
+  if (dropout_changed) {
+    buf.keep.swap(new_keep);  // new_keep now holds the previous mask (empty if dropout was off)
+    if (old.dropout_active) {
+      keep_cache.swap(new_keep);
+      keep_cache_p = old.p;
+      keep_cache_seed = old.dropout_seed;
+      keep_cache_valid = true;
+    }
+  }
+  for (size_t h = 0; h < new_dropped.size(); ++h) buf.heads[h].dropped = std::move(new_dropped[h]);
 
   // Q, K, V
   std::vector<std::vector<int>> q_rows, k_rows, v_rows;
@@ -503,28 +686,16 @@ void Pipeline::Impl::apply(const State& next) {
                                       [&](const int* r, int nr, const int* c, int nc) {
                                         compute_scores(np, buf, h, r, nr, c, nc, scratch);
                                       });
-    Region scaled_in = sc.changed;
-    scaled_in.all = divisor_changed;
-    SquareChange sd = up.square_stage(Stage::scaled, h, hb.scaled, scaled_in,
-                                      [&](const int* r, int nr, const int* c, int nc) {
-                                        compute_scaled(np, hb, r, nr, c, nc);
-                                      });
-    Region masked_in = sd.changed;
-    masked_in.all = mask_changed;
-    SquareChange mk = up.square_stage(Stage::masked, h, hb.masked, masked_in,
-                                      [&](const int* r, int nr, const int* c, int nc) {
-                                        compute_masked(np, hb, r, nr, c, nc);
-                                      });
+    const std::vector<int> mk_rows = up.derive_stages(old, h, sc, divisor_changed, mask_changed);
     const std::vector<int> w_rows = up.rows_stage(
-        Stage::weights, h, hb.weights, safe_changed ? up.all() : mk.rows_any,
+        Stage::weights, h, hb.weights, safe_changed ? up.all() : mk_rows,
         [&](const int* r, int n) {
           for (int t = 0; t < n; ++t) compute_weights_row(np, hb, r[t]);
         });
-    const std::vector<int> d_rows = up.rows_stage(
-        Stage::dropped, h, hb.dropped, dropout_changed ? up.all() : w_rows,
-        [&](const int* r, int n) {
-          for (int t = 0; t < n; ++t) compute_dropped_row(np, buf, hb, h, r[t]);
-        });
+    const std::vector<int> d_rows = up.dropped_stage(old, h, w_rows, dropout_changed,
+                                                     [&](const int* r, int n) {
+                                                       for (int t = 0; t < n; ++t) compute_dropped_row(np, buf, hb, h, r[t]);
+                                                     });
     // context row r depends on dropped row r and on every V_h row s with
     // dropped[r][s] != 0 (an exact zero term never changes a sum, unless V
     // holds inf/NaN, where 0·inf = NaN).
@@ -536,7 +707,8 @@ void Pipeline::Impl::apply(const State& next) {
         std::vector<int> touched;
         for (int r = 0; r < np.S; ++r) {
           for (int s : v_rows[h]) {
-            if (hb.dropped.at(r, s) != 0.0f || std::isnan(hb.dropped.at(r, s))) {
+            const float d = dropped_of(np, hb).at(r, s);
+            if (d != 0.0f || std::isnan(d)) {
               touched.push_back(r);
               break;
             }
@@ -596,9 +768,37 @@ int Pipeline::d_out() const { return impl_->has_result ? impl_->plan.d_out : 0; 
 int Pipeline::num_heads() const { return impl_->has_result ? impl_->plan.H : 0; }
 int Pipeline::head_dim() const { return impl_->has_result ? impl_->plan.head_dim : 0; }
 
+// scaled and masked of one head, materialised from scores when first asked
+// for after they changed (the version they hold is remembered), so the UI's
+// pointer stays valid until the next set_state(). dropped without dropout is
+// the weights buffer.
 const Tensor* Pipeline::matrix(Stage stage, int head) const {
   if (!impl_->has_result) return nullptr;
-  return detail::stage_tensor(impl_->buf, stage, head);
+  const Tensor* t = detail::stage_tensor(impl_->buf, stage, head);
+  if (t == nullptr || !stage_is_per_head(stage)) return t;
+  const detail::Plan& p = impl_->plan;
+  detail::HeadBuffers& hb = impl_->buf.heads[static_cast<size_t>(head)];
+  const uint64_t v = impl_->versions[static_cast<int>(stage)][head];
+  if (stage == Stage::scaled) {
+    if (hb.scaled_at != v || hb.scaled.empty()) {
+      hb.scaled.reset(p.S, p.S);
+      for (int r = 0; r < p.S; ++r) kernels::div_scalar(hb.scores.row(r), 1, hb.scaled.row(r), 1, p.S, p.divisor);
+      hb.scaled_at = v;
+    }
+    return &hb.scaled;
+  }
+  if (stage == Stage::masked) {
+    if (hb.masked_at != v || hb.masked.empty()) {
+      hb.masked.reset(p.S, p.S);
+      for (int r = 0; r < p.S; ++r) {
+        kernels::masked_row(hb.scores.row(r), hb.masked.row(r), p.S, r, p.divisor, p.causal, p.padded(), p.fill);
+      }
+      hb.masked_at = v;
+    }
+    return &hb.masked;
+  }
+  if (stage == Stage::dropped) return &dropped_of(p, hb);
+  return t;
 }
 
 const Tensor* Pipeline::matrix(std::string_view name, int head) const {
@@ -615,12 +815,13 @@ TensorView Pipeline::head_slice(Stage qkv, int head) const {
 }
 
 uint64_t Pipeline::version(Stage stage, int head) const {
-  if (matrix(stage, head) == nullptr) return 0;
+  // stage_tensor, not matrix(): asking for a version must not materialise.
+  if (!impl_->has_result || detail::stage_tensor(impl_->buf, stage, head) == nullptr) return 0;
   return impl_->versions[static_cast<int>(stage)][head];
 }
 
 StageUpdate Pipeline::last_update(Stage stage, int head) const {
-  if (matrix(stage, head) == nullptr) return {};
+  if (!impl_->has_result || detail::stage_tensor(impl_->buf, stage, head) == nullptr) return {};
   return impl_->updates[static_cast<int>(stage)][head];
 }
 

@@ -58,10 +58,11 @@ void build_keep_mask(const Plan& plan, std::vector<uint8_t>* keep);
 
 struct HeadBuffers {
   Tensor scores;   // (S × S)
-  Tensor scaled;   // (S × S)
-  Tensor masked;   // (S × S)
+  Tensor scaled;   // (S × S) materialised by Pipeline::matrix on request, else empty (0 × 0)
+  Tensor masked;   // (S × S) likewise
+  uint64_t scaled_at = 0, masked_at = 0;  // the stage version scaled / masked hold
   Tensor weights;  // (S × S)
-  Tensor dropped;  // (S × S)
+  Tensor dropped;  // (S × S) while dropout is active, else empty (dropped = weights)
   Tensor context;  // (S × head_dim)
 };
 
@@ -82,6 +83,9 @@ struct Scratch {
   std::vector<float> cols;  // (ncols × (head_dim + S)): gathered K rows and their score columns
   std::vector<int> idx;     // (ncols): 0, 1, ...
   std::vector<int> k_end;   // (S): per row, 1 + the last key with a non-zero dropped weight
+  std::vector<int> row_slot, col_slot;  // (S): where a recomputed score row / column's old values are, or −1
+  std::vector<uint8_t> row_flag;        // (S)
+  std::vector<float> old_row, tmp_old, tmp_new;  // (S) each: an old scores row, old / new masked rows
 };
 
 // Sizes every buffer of b for plan (contents zero).
@@ -104,6 +108,12 @@ struct Pipeline::Impl {
   std::vector<float> cell_scratch;  // (S × S): snapshot of the cells being recomputed
   std::vector<float> row_snapshot;  // (rows × row width): snapshot of the rows being recomputed; grows only
   detail::Scratch scratch;
+  // The dropout keep mask of the last time dropout was switched off, with its
+  // p and seed (same shapes), so switching it back on does not redraw it.
+  std::vector<uint8_t> keep_cache;  // (H × S × S) or empty
+  double keep_cache_p = 0.0;
+  uint64_t keep_cache_seed = 0;
+  bool keep_cache_valid = false;
 
   void apply(const State& next);   // may throw std::bad_alloc before it mutates anything
   void rebuild(State next, const detail::Plan& plan, detail::Buffers fresh);
