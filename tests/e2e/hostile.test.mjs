@@ -1,0 +1,85 @@
+// hostile.test.mjs: what a learner can type that must not break anything. Every
+// refused edit gets a sentence on the page (the "error" item, mirrored into #live),
+// the views keep the last valid state, and the module never aborts (close() fails
+// the test on any console or page error).
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { openApp } from './harness.mjs';
+
+const live = (app) => app.page.evaluate(() => document.getElementById('live').textContent);
+
+// Clicks a field (number fields near their left edge, clear of the −/+ buttons),
+// selects all, types, presses Enter, a frame between each step as a person would.
+async function typeInto(app, label, text, opts = {}) {
+  await app.click(label, opts);
+  await app.page.keyboard.press('Control+A');
+  await app.frames(1);
+  if (text) await app.page.keyboard.type(text);
+  else await app.page.keyboard.press('Delete');
+  await app.frames(2);
+  await app.page.keyboard.press('Enter');
+  await app.frames(3);
+}
+
+// The state and weights before, the refusal after: same state, same numbers, a sentence.
+async function expectRefused(app, before, weightsBefore, pattern) {
+  assert.deepEqual(await app.state(), before, 'the last valid state stays');
+  assert.deepEqual(await app.matrix('weights', 0), weightsBefore, 'the views keep their numbers');
+  assert.ok(await app.rect('error'), 'a sentence is shown under the control');
+  const said = await live(app);
+  assert.match(said, /^Not applied: /, said);
+  assert.match(said, pattern, said);
+}
+
+test('temperature ≤ 0 and p outside [0, 1] are refused with a sentence', async (t) => {
+  const app = await openApp(t, { viewport: { width: 1440, height: 1300 } });  // Dropout p in view
+  const before = await app.state();
+  const w = await app.matrix('weights', 0);
+  for (const value of ['0', '-2']) {
+    await typeInto(app, 'Temperature', value, { dx: 20 });
+    await expectRefused(app, before, w, /temperature/i);
+  }
+  await app.shot('hostile-temperature');
+  // Ctrl+click turns the slider into a text field, where any number can be typed.
+  const r = await app.rect('Dropout p');
+  await app.page.keyboard.down('Control');
+  await app.click('Dropout p', { dx: r.w / 3 });
+  await app.page.keyboard.up('Control');
+  await app.page.keyboard.press('Control+A');
+  await app.frames(1);
+  await app.page.keyboard.type('1.5');
+  await app.frames(2);
+  await app.page.keyboard.press('Enter');
+  await app.frames(3);
+  await expectRefused(app, before, w, /p|dropout/i);
+  await app.close();
+});
+
+test('an empty Tokens box is refused and the tokens come back', async (t) => {
+  const app = await openApp(t);
+  const before = await app.state();
+  const w = await app.matrix('weights', 0);
+  await typeInto(app, 'Tokens', '');
+  await expectRefused(app, before, w, /token/i);
+  await app.close();
+});
+
+test('NaN and ∞ typed into a cell of Edit values change nothing and say why', async (t) => {
+  const app = await openApp(t);
+  await app.click('Edit values');
+  const before = await app.state();
+  const w = await app.matrix('weights', 0);
+  for (const value of ['nan', 'inf', '-inf', '1e999']) {
+    await typeInto(app, 'embedding[1][2]', value);
+    assert.deepEqual(await app.state(), before, `${value}: the state stays`);
+    assert.deepEqual(await app.matrix('weights', 0), w, `${value}: the numbers stay`);
+    const said = await live(app);
+    assert.match(said, /^Not applied: .*embedding\[1\]\[2\]/, `${value}: ${said}`);
+  }
+  await app.shot('hostile-cell-nan');
+  // A finite value still goes through afterwards.
+  await typeInto(app, 'embedding[1][2]', '0.5');
+  const s = await app.state();
+  assert.equal(s.embedding.values[1][2], 0.5);
+  await app.close();
+});
