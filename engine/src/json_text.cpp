@@ -8,6 +8,7 @@
 //     their own sentence and the field they were in.
 // nlohmann's parser itself is iterative; this wraps its DOM builder in a SAX
 // handler that keeps a path (e.g. "weights.W_q[2][0]") for the messages.
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -56,8 +57,8 @@ bool starts_with_ci(std::string_view text, size_t at, std::string_view word) {
 // The JSON lexer stopped at `position` (1-based, one past the offending
 // character): is a NaN/Infinity literal (possibly signed) there?
 bool is_non_finite_literal(std::string_view text, size_t position) {
-  if (position == 0) return false;
-  size_t at = position - 1;
+  if (position == 0 || text.empty()) return false;
+  size_t at = std::min(position - 1, text.size() - 1);
   while (at > 0 && (text[at - 1] == '-' || text[at - 1] == '+' ||
                     std::string_view("nNiI").find(text[at - 1]) != std::string_view::npos)) {
     --at;  // back to the start of the literal
