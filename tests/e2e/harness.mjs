@@ -45,7 +45,8 @@ export function startServer() {
   });
 }
 
-// Opens the app and waits for window.attnviz.ready. Options: {viewport, deviceScaleFactor, hash}.
+// Opens the app and waits for window.attnviz.ready. Options: {viewport, deviceScaleFactor, hash,
+// permissions (e.g. ['clipboard-read', 'clipboard-write'])}.
 export async function openApp(t, opts = {}) {
   const server = await startServer();
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnviz-chromium-'));
@@ -55,6 +56,7 @@ export async function openApp(t, opts = {}) {
     args: chromiumFlags,
     viewport: opts.viewport || { width: 1440, height: 900 },
     deviceScaleFactor: opts.deviceScaleFactor || 1,
+    permissions: opts.permissions || [],
   });
   const page = context.pages()[0] || await context.newPage();
   const errors = [];

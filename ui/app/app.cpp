@@ -6,10 +6,12 @@
 #include "app/app_model.h"
 #include "app/help.h"
 #include "app/panels.h"
+#include "imgui_internal.h"  // ImGui::GetActiveID: the control whose edits merge into one undo step
 
 namespace attnviz::ui {
 
-bool AppModel::apply(const nlohmann::json& state) {
+bool AppModel::apply(const nlohmann::json& state, Change how) {
+  nlohmann::json before = how == Change::history ? nlohmann::json() : engine.state();
   Status st = engine.set_state(state);
   if (!st.ok) {
     error = st.error;
@@ -19,6 +21,9 @@ bool AppModel::apply(const nlohmann::json& state) {
   error.clear();
   error_field.clear();
   draft = engine.state();
+  if (before != engine.state()) ++state_serial;
+  if (!before.is_null() && before != engine.state())  // undo history (history.h)
+    history.record(before.dump(), how == Change::edit ? ImGui::GetActiveID() : 0);
   if (head >= engine.num_heads()) head = 0;
   if (head_b >= engine.num_heads()) head_b = engine.num_heads() > 1 ? 1 : 0;
   if (pinned.valid && !engine.matrix(pinned.stage, pinned.head).data) pinned = CellRef{};

@@ -17,6 +17,7 @@
 #include "app/fonts.h"
 #include "app/item_registry.h"
 #include "app/matrix_view.h"
+#include "app/share.h"
 #include "app/texture_host.h"
 
 namespace attnviz::ui {
@@ -45,6 +46,17 @@ class App {
   // One sentence for screen readers (the page's aria-live region): the focused
   // cell and its value, or why the last edit was not applied. False: nothing to say.
   bool live_text(std::string& out) const;
+
+  // --- Sharing, clipboard and undo (share.h; docs/ui.md "Sharing"). Defined in share.cpp.
+  nlohmann::json session_json() const;  // {"v", "state", "view"}: what a share link carries
+  // Applies a share payload or a bare state (undoable); {"ok", "error", "field"}.
+  nlohmann::json set_session_text(std::string_view text);
+  // Changes whenever the state or a view selection (head, tab, pinned cell...) changes.
+  uint64_t session_serial();
+  void notify(std::string text, bool error);   // a sentence under the menu bar
+  nlohmann::json notice() const;               // {"text", "error"} of that sentence
+  nlohmann::json history_info() const;         // {"undo", "redo", "bytes"}
+  ShareHooks& share_hooks();                   // the platform's clipboard side
 
   // Codepoints beyond the built-in font ranges that the session's text uses
   // (sorted, unique), and a counter that changes when the list grows: the platform

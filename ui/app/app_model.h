@@ -7,6 +7,8 @@
 
 #include "app/engine_session.h"
 #include "app/heatmap.h"
+#include "app/history.h"
+#include "app/share.h"
 #include "app/texture_host.h"
 
 namespace attnviz::ui {
@@ -23,6 +25,11 @@ struct CompareCache;  // panel_compare.cpp: analysis results keyed by stage vers
 struct LinesCache;    // panel_lines.cpp: heads shown and the lines worth drawing
 
 enum class MainTab : int { stages = 0, data, compare, lines, values };
+
+// How a state change came about (AppModel::apply): a control's edit (merged into one
+// undo step while that control stays active), a whole replacement (paste, link,
+// setState: one step each), or undo/redo itself (not recorded).
+enum class Change : int { edit, replace, history };
 
 struct AppModel {
   TextureHost* textures = nullptr;
@@ -60,9 +67,20 @@ struct AppModel {
   std::shared_ptr<CompareCache> compare_cache;
   std::shared_ptr<LinesCache> lines_cache;
 
+  // --- sharing and history (share.h, history.h, menu_edit.cpp)
+  History history;              // undo/redo of the state
+  uint64_t state_serial = 0;    // changes with every applied state change
+  uint64_t session_serial = 0;  // ... and with every view change (App::session_serial)
+  uint64_t session_seen_state = 0;
+  std::string session_seen_view;  // view_to_json as last seen, compact
+  int view_restoring = 0;       // frames left after a view was restored (link, paste): the
+                                // tab bars select m.tab / m.head instead of reporting theirs
+  Notice notice;                // the last sentence about sharing, clipboard, undo
+  ShareHooks share;             // the platform's clipboard side of the Edit menu
+
   // Applies an edited state: on success the views update and the draft becomes
   // the canonical state; on failure the last valid state stays and `error` says why.
-  bool apply(const nlohmann::json& state);
+  bool apply(const nlohmann::json& state, Change how = Change::edit);
   // Applies `draft` (after a control changed it).
   bool apply_draft() { return apply(draft); }
   // The cell every view highlights: the pinned one, else the hovered one.

@@ -311,10 +311,11 @@ void parameters_panel(AppModel& m) {
     choice_field(m, "Init", w, "init", "torch_rand", kInit, 2,
                  "torch_linear: nn.Linear(d_model, d_out) for query, key, value (then out_proj)\n"
                  "torch_rand: torch.rand(d_model, d_out) for W_q, W_k, W_v (tutorial 000 / 004 §2)");
-    seed_field(m, "Weight seed", w);
-    if (w.value("init", std::string("torch_rand")) == "torch_linear") {
+    // A control that applied the draft replaced it: `w` no longer points into it.
+    seed_field(m, "Weight seed", at(d, "weights"));
+    if (at(d, "weights").value("init", std::string("torch_rand")) == "torch_linear") {
       static const char* kLayout[] = {"fused", "per_head"};
-      choice_field(m, "Layout", w, "layout", "fused", kLayout, 2,
+      choice_field(m, "Layout", at(d, "weights"), "layout", "fused", kLayout, 2,
                    "fused: one nn.Linear per Q, K, V (MultiHeadAttention)\n"
                    "per_head: each head its own Q, K, V nn.Linear (MultiHeadAttentionWrapper)");
     }
@@ -375,9 +376,9 @@ void parameters_panel(AppModel& m) {
     m.apply_draft();
   }
   item_register("Dropout p");
-  checkbox(m, "Training", dr, "training", false);
+  checkbox(m, "Training", at(d, "dropout"), "training", false);  // the slider may have replaced `dr`
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("nn.Dropout only drops in training mode; in eval it is the identity");
-  seed_field(m, "Dropout seed", dr);
+  seed_field(m, "Dropout seed", at(d, "dropout"));
   error_line(m, "dropout");
   error_line(m, "");
 }

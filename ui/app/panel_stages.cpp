@@ -67,7 +67,7 @@ static void head_selector(AppModel& m) {
   if (ImGui::BeginTabBar("heads")) {
     // Another view (Compare heads) may have changed m.head: on appearing, select its tab;
     // the tab bar still shows its old head for that one frame, which must not win.
-    const bool appearing = ImGui::IsWindowAppearing();
+    const bool appearing = ImGui::IsWindowAppearing() || m.view_restoring > 0;  // or a restored view (share.h)
     for (int h = 0; h < H; ++h) {
       char name[16];
       std::snprintf(name, sizeof name, "head %d", h);

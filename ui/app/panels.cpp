@@ -23,6 +23,7 @@ nlohmann::json default_state() {
 
 static void menu_bar(AppModel& m) {
   if (!ImGui::BeginMainMenuBar()) return;
+  edit_menu(m);  // share.h: Undo, Redo, Copy share link, Paste state
   if (ImGui::BeginMenu("Presets")) {
     // Titles in other scripts need their glyphs: add them once the menu opens.
     for (const Preset& p : presets())
@@ -121,10 +122,12 @@ void draw_panels(AppModel& m) {
                                  {"Lines", MainTab::lines, lines_tab},
                                  {"Edit values", MainTab::values, values_tab}};
       for (const Tab& t : tabs) {
-        bool open = ImGui::BeginTabItem(t.name);
+        // A restored view (share link, paste) selects its tab; meanwhile the bar's old one must not win.
+        bool restore = m.view_restoring > 0 && m.tab == t.id;
+        bool open = ImGui::BeginTabItem(t.name, nullptr, restore ? ImGuiTabItemFlags_SetSelected : 0);
         item_register(t.name);
         if (open) {
-          m.tab = t.id;
+          if (m.view_restoring == 0) m.tab = t.id;
           ImGui::BeginChild("tab body");
           t.draw(m);
           ImGui::EndChild();

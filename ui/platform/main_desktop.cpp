@@ -3,6 +3,7 @@
 //   --frames N   draw N frames and exit (for smoke tests and screenshots under Xvfb)
 //   --state FILE start from a session state file instead of the default
 //   --screenshot FILE  with --frames: write the last frame as a PNG before exiting
+//   --link LINK  open a share link (the page's URL, its "#s1.…" part, or "s1.…")
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include "app/app.h"
 #include "imgui.h"
 #include "platform/runner.h"
+#include "platform/share_codec.h"
 
 #ifndef ATTNVIZ_ASSETS_DIR
 #define ATTNVIZ_ASSETS_DIR "assets"
@@ -27,6 +29,7 @@ static std::vector<uint8_t> read_file(const char* path) {
 int main(int argc, char** argv) {
   long max_frames = -1;
   const char* state_path = nullptr;
+  const char* link = nullptr;
   const char* shot_path = nullptr;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--frames") && i + 1 < argc) {
@@ -35,8 +38,10 @@ int main(int argc, char** argv) {
       shot_path = argv[++i];
     } else if (!std::strcmp(argv[i], "--state") && i + 1 < argc) {
       state_path = argv[++i];
+    } else if (!std::strcmp(argv[i], "--link") && i + 1 < argc) {
+      link = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: attnviz [--frames N] [--state FILE] [--screenshot FILE]\n");
+      std::fprintf(stderr, "usage: attnviz [--frames N] [--state FILE] [--screenshot FILE] [--link LINK]\n");
       return 2;
     }
   }
@@ -72,6 +77,15 @@ int main(int argc, char** argv) {
     nlohmann::json r = app.set_state_text(text);
     if (!r.value("ok", false)) {
       std::fprintf(stderr, "attnviz: %s\n", r.value("error", std::string("bad state")).c_str());
+      runner.shutdown();
+      return 2;
+    }
+  }
+  attnviz::platform::desktop_share_hooks(app);  // Edit menu: copy link, paste state
+  if (link) {
+    std::string err = attnviz::platform::share_open_link(app, link);
+    if (!err.empty()) {
+      std::fprintf(stderr, "attnviz: %s\n", err.c_str());
       runner.shutdown();
       return 2;
     }

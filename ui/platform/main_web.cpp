@@ -12,6 +12,7 @@
 #include "app/app.h"
 #include "imgui.h"
 #include "platform/runner.h"
+#include "platform/web_share.h"
 
 using attnviz::platform::Runner;
 
@@ -58,6 +59,7 @@ static void update_live_region() {
 
 static void main_loop() {
   g_runner.frame();
+  attnviz::platform::web_share_after_frame();  // hash, saved session, text focus
   update_live_region();
   ImGuiIO& io = ImGui::GetIO();
   if (io.WantSaveIniSettings) {
@@ -137,6 +139,7 @@ int main(int, char**) {
   static attnviz::platform::GlTextureHost& host = g_runner.textures;
   g_app = new attnviz::ui::App(&host);
   g_runner.app = g_app;
+  attnviz::platform::web_share_init(g_app);  // clipboard, IME, restores the session
   g_runner.request_cjk = [] { js_request_cjk_font(); };
   emscripten_set_main_loop(main_loop, 0, false);
   return 0;

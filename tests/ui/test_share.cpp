@@ -1,0 +1,209 @@
+// test_share.cpp: undo history (bounded, one step per drag), the share payload
+// (round trip, versions, hostile text) and Ctrl+Z / Ctrl+Shift+Z through ImGui's
+// keyboard input, with no window.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "app/app.h"
+#include "app/fonts.h"
+#include "app/history.h"
+#include "imgui.h"
+
+namespace {
+
+using attnviz::ui::App;
+using attnviz::ui::History;
+using json = nlohmann::json;
+
+struct NullTextures final : attnviz::ui::TextureHost {
+  intptr_t next = 1;
+  ImTextureID create(int, int) override { return (ImTextureID)next++; }
+  void upload(ImTextureID, int, int, const uint8_t*) override {}
+  void destroy(ImTextureID) override {}
+};
+
+struct Headless {
+  Headless() {
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.DisplaySize = ImVec2(1440, 900);
+    io.IniFilename = nullptr;
+    attnviz::ui::fonts_build(io, attnviz::ui::FontSources{}, 1.0f);
+    unsigned char* px;
+    int w, h;
+    io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);
+  }
+  ~Headless() { ImGui::DestroyContext(); }
+  void frame(App& app) {
+    ImGui::GetIO().DeltaTime = 1.0f / 60.0f;
+    ImGui::NewFrame();
+    app.frame();
+    ImGui::Render();
+  }
+  // Presses a chord over two frames (down, then up), as a keyboard would.
+  void chord(App& app, ImGuiKey key, bool shift = false) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.AddKeyEvent(ImGuiMod_Ctrl, true);
+    if (shift) io.AddKeyEvent(ImGuiMod_Shift, true);
+    io.AddKeyEvent(key, true);
+    frame(app);
+    io.AddKeyEvent(key, false);
+    io.AddKeyEvent(ImGuiMod_Ctrl, false);
+    if (shift) io.AddKeyEvent(ImGuiMod_Shift, false);
+    frame(app);
+    frame(app);
+  }
+};
+
+json state_of(const App& app) { return json::parse(app.state_json()); }
+
+TEST(History, UndoRedoAndRedoClearedByANewChange) {
+  History h;
+  h.record("a", 0);
+  h.record("b", 0);
+  ASSERT_EQ(h.undo_size(), 2u);
+  EXPECT_EQ(*h.undo("c"), "b");
+  EXPECT_EQ(*h.redo("b"), "c");
+  EXPECT_EQ(*h.undo("c"), "b");
+  h.record("b", 0);  // a new change after undo
+  EXPECT_FALSE(h.can_redo());
+  EXPECT_EQ(h.undo_size(), 2u);
+}
+
+TEST(History, OneGroupIsOneStepUntilItsControlIsReleased) {
+  History h;
+  h.record("p=0.0", 42);
+  h.record("p=0.1", 42);  // same slider, still held
+  h.record("p=0.2", 42);
+  EXPECT_EQ(h.undo_size(), 1u);
+  h.note_active(0);       // released
+  h.record("p=0.3", 42);  // a new drag of the same slider
+  EXPECT_EQ(h.undo_size(), 2u);
+  EXPECT_EQ(*h.undo("p=0.5"), "p=0.3");
+  EXPECT_EQ(*h.undo("p=0.3"), "p=0.0");
+}
+
+TEST(History, BoundedByEntriesAndBytes) {
+  History h(History::Limits{5, 1000});
+  for (int i = 0; i < 20; ++i) h.record("s" + std::to_string(i), 0);
+  EXPECT_EQ(h.undo_size(), 5u);
+  EXPECT_EQ(*h.undo("now"), "s19");
+  History b(History::Limits{200, 1000});
+  for (int i = 0; i < 20; ++i) b.record(std::string(300, 'x'), 0);
+  EXPECT_LE(b.bytes(), 1000u);
+  EXPECT_EQ(b.undo_size(), 3u);
+}
+
+TEST(Share, SessionRoundTripsThroughAFreshApp) {
+  Headless h;
+  NullTextures tex;
+  App a(&tex);
+  json s = state_of(a);
+  s["d_out"] = 6;
+  s["num_heads"] = 3;
+  s["causal"] = true;
+  ASSERT_TRUE(a.set_state_text(s.dump()).value("ok", false));
+  json payload = a.session_json();
+  payload["view"] = {{"tab", "compare"}, {"head", 2}, {"head_b", 0}, {"compare_stage", "scores"},
+                     {"cmap", "cividis"}, {"pinned", {{"stage", "weights"}, {"head", 2}, {"row", 3}, {"col", 1}}}};
+  App b(&tex);
+  json r = b.set_session_text(payload.dump());
+  ASSERT_TRUE(r.value("ok", false)) << r.dump();
+  for (int i = 0; i < 4; ++i) h.frame(b);  // the tab bars take the restored selection
+  EXPECT_EQ(b.session_json(), payload) << "state and every view field restored, and kept after frames";
+}
+
+TEST(Share, VersionsAndHostileTextGetASentenceAndChangeNothing) {
+  Headless h;
+  NullTextures tex;
+  App app(&tex);
+  h.frame(app);
+  const json before = app.session_json();
+  auto refused = [&](const std::string& text, const std::string& needle) {
+    json r = app.set_session_text(text);
+    EXPECT_FALSE(r.value("ok", true)) << text.substr(0, 80);
+    EXPECT_NE(r.value("error", std::string()).find(needle), std::string::npos) << r.dump();
+    EXPECT_EQ(app.session_json(), before);
+  };
+  json newer = before;
+  newer["v"] = 2;
+  refused(newer.dump(), "newer attnviz (format 2)");
+  json older = before;
+  older["v"] = 0;
+  refused(older.dump(), "format 0");
+  refused(std::string(100000, '[') + std::string(100000, ']'), "nested more than 64");
+  refused("{\"v\": 1, \"state\": {}, \"view\": {\"tab\": 7}}", "view.tab");
+  refused("{\"v\": 1, \"state\": {}, \"view\": {\"head\": -1}}", "view.head");
+  refused("{\"v\": 1, \"state\": {\"num_heads\": 3}}", "");
+  refused("{\"v\": 1, \"state\": {\"tokens\": [\"" + std::string(1 << 20, 'a') + "\"]}}", "");
+  refused("{\"v\": \"1\", \"state\": {}}", "whole number");
+  refused("[1, 2]", "not a JSON object");
+  refused("{\"v\": 1", "not valid JSON");
+  h.frame(app);
+}
+
+TEST(Share, CtrlZUndoesAndCtrlShiftZRedoesEveryStateChange) {
+  Headless h;
+  NullTextures tex;
+  App app(&tex);
+  h.frame(app);
+  json s0 = state_of(app);
+  json s1 = s0;
+  s1["causal"] = true;
+  ASSERT_TRUE(app.set_state_text(s1.dump()).value("ok", false));
+  json s2 = s1;
+  s2["tokens"] = {"a", "b"};
+  ASSERT_TRUE(app.set_session_text(s2.dump()).value("ok", false));  // a pasted bare state
+  EXPECT_EQ(app.history_info()["undo"], 2);
+  h.chord(app, ImGuiKey_Z);
+  EXPECT_EQ(state_of(app), s1);
+  h.chord(app, ImGuiKey_Z);
+  EXPECT_EQ(state_of(app), s0);
+  h.chord(app, ImGuiKey_Z);  // nothing more to undo
+  EXPECT_EQ(state_of(app), s0);
+  h.chord(app, ImGuiKey_Z, true);
+  EXPECT_EQ(state_of(app), s1);
+  h.chord(app, ImGuiKey_Y);
+  EXPECT_EQ(state_of(app), s2);
+  EXPECT_EQ(app.history_info()["redo"], 0);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Share, ASliderDragIsOneUndoStep) {
+  Headless h;
+  NullTextures tex;
+  App app(&tex);
+  ImGuiIO& io = ImGui::GetIO();
+  for (int i = 0; i < 3; ++i) h.frame(app);
+  float r[4];
+  // Dropout p sits at the bottom of Parameters: scroll there first.
+  ASSERT_TRUE(app.item_rect("Parameters window", r));
+  io.AddMousePosEvent(r[0] + r[2] / 2, r[1] + r[3] / 2);
+  h.frame(app);
+  io.AddMouseWheelEvent(0, -40);
+  for (int i = 0; i < 4; ++i) h.frame(app);
+  ASSERT_TRUE(app.item_rect("Dropout p", r));
+  const size_t before = app.history_info()["undo"];
+  const double p0 = state_of(app)["dropout"]["p"].get<double>();  // the default preset's 0.2
+  io.AddMousePosEvent(r[0] + 4, r[1] + r[3] / 2);
+  h.frame(app);
+  io.AddMouseButtonEvent(0, true);
+  h.frame(app);
+  for (int k = 1; k <= 12; ++k) {
+    io.AddMousePosEvent(r[0] + 4 + k * 8, r[1] + r[3] / 2);
+    h.frame(app);
+  }
+  io.AddMouseButtonEvent(0, false);
+  h.frame(app);
+  h.frame(app);
+  EXPECT_GT(state_of(app)["dropout"]["p"].get<double>(), p0 + 0.3) << "the drag moved p right";
+  EXPECT_EQ(app.history_info()["undo"].get<size_t>(), before + 1) << "one step for the whole drag";
+  h.chord(app, ImGuiKey_Z);
+  EXPECT_EQ(state_of(app)["dropout"]["p"].get<double>(), p0) << "one Ctrl+Z undoes the whole drag";
+}
+
+}  // namespace

@@ -1,0 +1,115 @@
+// menu_edit.cpp: the Edit menu (Undo, Redo, Copy share link, Paste state), its
+// keyboard shortcuts, and the notice line under the menu bar that says what
+// happened (a link copied, a paste refused and why).
+//
+// Shortcuts: Ctrl+Z undo; Ctrl+Shift+Z and Ctrl+Y redo; Ctrl+V outside a text field
+// pastes a state (in the browser the page's paste event does that). While an ImGui
+// text field is active these keys belong to it (ImGui's own text undo and paste).
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include "app/app_model.h"
+#include "app/item_registry.h"
+#include "app/share.h"
+#include "imgui.h"
+#include "imgui_internal.h"
+
+namespace attnviz::ui {
+
+namespace {
+
+// Goes back (or forward) one state; the view keeps its selections where they still fit.
+void step(AppModel& m, bool forward) {
+  std::string current = m.engine.state().dump();
+  std::optional<std::string> to = forward ? m.history.redo(std::move(current)) : m.history.undo(std::move(current));
+  if (!to) return;
+  nlohmann::json s = nlohmann::json::parse(*to, nullptr, false);
+  if (s.is_discarded() || !m.apply(s, Change::history)) {
+    // Cannot happen for states the engine accepted before; said rather than hidden.
+    notify(m, "That step could not be restored: " + m.error, true);
+    return;
+  }
+  m.pinned = m.pinned.valid && m.engine.matrix(m.pinned.stage, m.pinned.head).data ? m.pinned : CellRef{};
+}
+
+bool text_field_active() {
+  ImGuiID id = ImGui::GetActiveID();
+  return id != 0 && ImGui::GetInputTextState(id) != nullptr;
+}
+
+void shortcuts(AppModel& m) {
+  if (text_field_active()) return;  // ImGui's text undo/paste own the keys there
+  const ImGuiInputFlags f = ImGuiInputFlags_RouteGlobalLow | ImGuiInputFlags_Repeat;
+  if (ImGui::Shortcut(ImGuiMod_Ctrl | ImGuiKey_Z, 0, f)) step(m, false);
+  if (ImGui::Shortcut(ImGuiMod_Ctrl | ImGuiMod_Shift | ImGuiKey_Z, 0, f) || ImGui::Shortcut(ImGuiMod_Ctrl | ImGuiKey_Y, 0, f))
+    step(m, true);
+  if (m.share.ctrl_v_reads_clipboard && m.share.paste_state &&
+      ImGui::Shortcut(ImGuiMod_Ctrl | ImGuiKey_V, 0, ImGuiInputFlags_RouteGlobalLow))
+    m.share.paste_state();
+}
+
+// The sentence under the menu bar: errors stay until dismissed or replaced,
+// other notices for 5 seconds.
+void notice_line(AppModel& m) {
+  Notice& n = m.notice;
+  if (n.text.empty()) return;
+  const double now = ImGui::GetTime();
+  if (n.shown_at < 0) n.shown_at = now;
+  if (!n.error && now - n.shown_at > 5.0) {
+    n.text.clear();
+    return;
+  }
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  const float w = std::min(vp->Size.x * 0.6f, ImGui::GetFontSize() * 44);
+  ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + vp->Size.x * 0.5f, vp->Pos.y + ImGui::GetFrameHeight() + 6),
+                          ImGuiCond_Always, ImVec2(0.5f, 0.0f));
+  ImGui::SetNextWindowSizeConstraints(ImVec2(w, 0), ImVec2(w, vp->Size.y * 0.5f));
+  ImGui::SetNextWindowBgAlpha(0.96f);
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
+                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
+                                 ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoMove;
+  if (ImGui::Begin("##share notice", nullptr, flags)) {
+    ImGui::PushStyleColor(ImGuiCol_Text, n.error ? IM_COL32(255, 138, 122, 255) : IM_COL32(160, 220, 160, 255));
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextUnformatted(n.text.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::PopStyleColor();
+    item_register("share notice");
+    if (ImGui::SmallButton("Dismiss")) n.text.clear();
+    item_register("Dismiss");
+  }
+  ImGui::End();
+}
+
+}  // namespace
+
+void notify(AppModel& m, std::string text, bool error) {
+  m.notice.text = std::move(text);
+  m.notice.error = error;
+  m.notice.shown_at = -1.0;
+}
+
+void edit_menu(AppModel& m) {
+  if (m.view_restoring > 0) --m.view_restoring;
+  shortcuts(m);
+  if (ImGui::BeginMenu("Edit")) {
+    if (ImGui::MenuItem("Undo", "Ctrl+Z", false, m.history.can_undo())) step(m, false);
+    item_register("Undo");
+    if (ImGui::MenuItem("Redo", "Ctrl+Shift+Z", false, m.history.can_redo())) step(m, true);
+    item_register("Redo");
+    ImGui::Separator();
+    if (ImGui::MenuItem("Copy share link", nullptr, false, (bool)m.share.copy_link)) m.share.copy_link();
+    item_register("Copy share link");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("A link that opens this exact state and view");
+    if (ImGui::MenuItem("Paste state", "Ctrl+V", false, (bool)m.share.paste_state)) m.share.paste_state();
+    item_register("Paste state");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Open a share link or a state JSON from the clipboard");
+    ImGui::EndMenu();
+  }
+  item_register("Edit");
+  m.history.note_active(ImGui::GetActiveID());
+  notice_line(m);
+}
+
+}  // namespace attnviz::ui

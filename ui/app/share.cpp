@@ -1,0 +1,232 @@
+// share.cpp: see share.h.
+#include "app/share.h"
+
+#include <algorithm>
+
+#include "app/app.h"
+#include "app/app_model.h"
+
+namespace attnviz::ui {
+
+using json = nlohmann::json;
+
+namespace {
+
+const char* const kTabNames[] = {"stages", "data", "compare", "lines", "values"};  // MainTab order
+const char* const kStages[] = {"scores", "scaled", "masked", "weights", "dropped", "context"};
+
+// Nesting depth of JSON text, counted without parsing (strings skipped), so hostile
+// text such as 10^6 '[' never reaches a recursive algorithm. Stops past `limit`.
+int json_depth(std::string_view t, int limit) {
+  int depth = 0, max_depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < t.size(); ++i) {
+    char c = t[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      max_depth = std::max(max_depth, ++depth);
+      if (max_depth > limit) return max_depth;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return max_depth;
+}
+
+// The view part of a payload, read and type-checked before anything is applied.
+struct View {
+  bool has_tab = false, has_head = false, has_head_b = false, has_stage = false, has_cmap = false,
+       has_pinned = false;
+  MainTab tab = MainTab::stages;
+  int head = 0, head_b = 0;
+  std::string compare_stage;
+  Colormap cmap = Colormap::viridis;
+  CellRef pinned;
+};
+
+ShareResult fail(std::string error, std::string field) { return {false, std::move(error), std::move(field)}; }
+
+bool small_int(const json& v, int* out) {
+  if (!v.is_number_integer()) return false;
+  long long x = v.get<long long>();
+  if (x < 0 || x > 1000000) return false;
+  *out = (int)x;
+  return true;
+}
+
+ShareResult read_view(const json& v, View* out) {
+  if (v.is_null()) return {true, "", ""};
+  if (!v.is_object()) return fail("The link's view must be an object.", "view");
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    const std::string& k = it.key();
+    const json& x = it.value();
+    if (k == "tab") {
+      auto f = x.is_string() ? std::find(std::begin(kTabNames), std::end(kTabNames), x.get<std::string>())
+                             : std::end(kTabNames);
+      if (f == std::end(kTabNames))
+        return fail("The link's view.tab must be one of stages, data, compare, lines, values.", "view.tab");
+      out->tab = (MainTab)(f - std::begin(kTabNames));
+      out->has_tab = true;
+    } else if (k == "head" || k == "head_b") {
+      int h = 0;
+      if (!small_int(x, &h)) return fail("The link's view." + k + " must be a head number (0, 1, …).", "view." + k);
+      (k == "head" ? out->head : out->head_b) = h;
+      (k == "head" ? out->has_head : out->has_head_b) = true;
+    } else if (k == "compare_stage") {
+      if (!x.is_string() || std::find(std::begin(kStages), std::end(kStages), x.get<std::string>()) == std::end(kStages))
+        return fail("The link's view.compare_stage must be one of scores, scaled, masked, weights, dropped, context.",
+                    "view.compare_stage");
+      out->compare_stage = x.get<std::string>();
+      out->has_stage = true;
+    } else if (k == "cmap") {
+      if (x == "viridis") out->cmap = Colormap::viridis;
+      else if (x == "cividis") out->cmap = Colormap::cividis;
+      else return fail("The link's view.cmap must be viridis or cividis.", "view.cmap");
+      out->has_cmap = true;
+    } else if (k == "pinned") {
+      out->has_pinned = true;
+      if (x.is_null()) continue;
+      const char* bad = "The link's view.pinned must be null or {\"stage\", \"head\", \"row\", \"col\"}.";
+      if (!x.is_object() || !x.contains("stage") || !x["stage"].is_string() || x["stage"].get<std::string>().size() > 16)
+        return fail(bad, "view.pinned");
+      CellRef c;
+      c.valid = true;
+      c.stage = x["stage"].get<std::string>();
+      if (!small_int(x.value("head", json()), &c.head) || !small_int(x.value("row", json()), &c.row) ||
+          !small_int(x.value("col", json()), &c.col))
+        return fail(bad, "view.pinned");
+      out->pinned = c;
+    }
+    // Other keys: written by a newer build of the same format; ignored.
+  }
+  return {true, "", ""};
+}
+
+void apply_view(AppModel& m, const View& v) {
+  const int H = std::max(1, m.engine.num_heads());
+  if (v.has_tab) m.tab = v.tab;
+  if (v.has_head) m.head = std::min(v.head, H - 1);
+  if (v.has_head_b) m.head_b = std::min(v.head_b, H - 1);
+  if (v.has_stage) m.compare_stage = v.compare_stage;
+  if (v.has_cmap) m.weights_cmap = v.cmap;
+  if (v.has_pinned) {
+    m.pinned = v.pinned;
+    // A cell outside the matrix (or a stage that does not exist) is not pinned.
+    MatrixView mv = m.engine.matrix(m.pinned.stage, m.pinned.head);
+    if (m.pinned.valid && (!mv.data || m.pinned.row >= mv.rows || m.pinned.col >= mv.cols)) m.pinned = CellRef{};
+  }
+  m.view_restoring = 2;  // tab bars select m.tab / m.head instead of reporting theirs
+}
+
+// The state as an undoable replace. On failure the controls keep the reason they
+// showed before (the sentence goes to the notice instead).
+bool apply_state(AppModel& m, const json& state, ShareResult* r) {
+  std::string prev_error = m.error, prev_field = m.error_field;
+  if (m.apply(state, Change::replace)) {
+    *r = {true, "", ""};
+    return true;
+  }
+  *r = fail(m.error, m.error_field);
+  m.error = prev_error;
+  m.error_field = prev_field;
+  return false;
+}
+
+}  // namespace
+
+json view_to_json(const AppModel& m) {
+  json v = {{"tab", kTabNames[(int)m.tab]},
+            {"head", m.head},
+            {"head_b", m.head_b},
+            {"compare_stage", m.compare_stage},
+            {"cmap", m.weights_cmap == Colormap::cividis ? "cividis" : "viridis"},
+            {"pinned", nullptr}};
+  if (m.pinned.valid)
+    v["pinned"] = {{"stage", m.pinned.stage}, {"head", m.pinned.head}, {"row", m.pinned.row}, {"col", m.pinned.col}};
+  return v;
+}
+
+json session_to_json(const AppModel& m) {
+  return {{"v", kShareFormat}, {"state", m.engine.state()}, {"view", view_to_json(m)}};
+}
+
+ShareResult session_apply_text(AppModel& m, std::string_view text) {
+  if (json_depth(text, kShareMaxDepth) > kShareMaxDepth)
+    return fail("It is nested more than " + std::to_string(kShareMaxDepth) +
+                    " levels deep; an attnviz state never is.", "");
+  json doc = json::parse(text.begin(), text.end(), nullptr, false);
+  if (doc.is_discarded()) return fail("It is not valid JSON.", "");
+  if (!doc.is_object()) return fail("It is not a JSON object.", "");
+
+  // A bare state (no "v"): replaces the state, keeps the view.
+  if (!doc.contains("v")) {
+    ShareResult r;
+    apply_state(m, doc, &r);
+    return r;
+  }
+  const json& v = doc["v"];
+  if (!v.is_number_integer())
+    return fail("Its format version \"v\" must be a whole number; this attnviz reads format " +
+                    std::to_string(kShareFormat) + ".", "v");
+  long long ver = v.get<long long>();
+  if (ver > kShareFormat)
+    return fail("It was made by a newer attnviz (format " + std::to_string(ver) + "); this one reads format " +
+                    std::to_string(kShareFormat) + ". Open it with the newer version.", "v");
+  if (ver < kShareFormat)
+    return fail("It uses format " + std::to_string(ver) + ", which this attnviz does not read (it reads format " +
+                    std::to_string(kShareFormat) + ").", "v");
+  if (!doc.contains("state")) return fail("It has no \"state\".", "state");
+  View view;
+  ShareResult r = read_view(doc.value("view", json()), &view);
+  if (!r.ok) return r;
+  if (!apply_state(m, doc["state"], &r)) {
+    r.field = "state." + r.field;
+    return r;
+  }
+  apply_view(m, view);
+  return {true, "", ""};
+}
+
+}  // namespace attnviz::ui
+
+// [SECTION] The App facade's sharing members (declared in app.h) --------------------
+
+namespace attnviz::ui {
+
+json App::session_json() const { return session_to_json(*model_); }
+
+json App::set_session_text(std::string_view text) {
+  ShareResult r = session_apply_text(*model_, text);
+  return {{"ok", r.ok}, {"error", r.error}, {"field", r.field}};
+}
+
+uint64_t App::session_serial() {
+  AppModel& m = *model_;
+  std::string view = view_to_json(m).dump();
+  if (m.state_serial != m.session_seen_state || view != m.session_seen_view) {
+    m.session_seen_state = m.state_serial;
+    m.session_seen_view = std::move(view);
+    ++m.session_serial;
+  }
+  return m.session_serial;
+}
+
+void App::notify(std::string text, bool error) { ui::notify(*model_, std::move(text), error); }
+
+json App::notice() const {
+  if (model_->notice.text.empty()) return nullptr;
+  return {{"text", model_->notice.text}, {"error", model_->notice.error}};
+}
+
+json App::history_info() const {
+  const History& h = model_->history;
+  return {{"undo", h.undo_size()}, {"redo", h.redo_size()}, {"bytes", h.bytes()}};
+}
+
+ShareHooks& App::share_hooks() { return model_->share; }
+
+}  // namespace attnviz::ui

@@ -1,0 +1,70 @@
+// share.h: the session as one JSON document (what a share link, the saved session
+// and "Paste state" carry), the sentences the app shows about sharing, and the hooks
+// the platform gives the Edit menu.
+//
+// Share payload, format 1 (docs/ui.md "Sharing"):
+//   {"v": 1,
+//    "state": <session state, docs/engine.md>,
+//    "view": {"tab": "stages"|"data"|"compare"|"lines"|"values", "head": int, "head_b": int,
+//             "compare_stage": "scores"|"scaled"|"masked"|"weights"|"dropped"|"context",
+//             "cmap": "viridis"|"cividis",
+//             "pinned": null | {"stage": str, "head": int, "row": int, "col": int}}}
+// A link is "s1." + base64url(deflate-raw(UTF-8 of that JSON)); "1" is the link format.
+// Pasted text may also be a bare session state (no "v"): it replaces the state only.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace attnviz::ui {
+
+struct AppModel;
+
+constexpr int kShareFormat = 1;          // the "v" this build writes and reads
+constexpr int kShareMaxDepth = 64;       // JSON nesting accepted (a state needs 4)
+
+// A sentence for the user about sharing, the clipboard or undo, shown under the
+// menu bar. Errors stay until dismissed or replaced; other notices fade.
+struct Notice {
+  std::string text;
+  bool error = false;
+  double shown_at = -1.0;  // ImGui time when first drawn (-1: not yet)
+};
+
+// What the Edit menu asks of the platform (set by main_web.cpp / main_desktop.cpp).
+struct ShareHooks {
+  std::function<void()> copy_link;    // put the share link on the system clipboard
+  std::function<void()> paste_state;  // read the system clipboard, then App::paste_text()
+  // Whether Ctrl+V outside a text field should call paste_state. The browser says no:
+  // the page's `paste` event delivers the text itself (attnviz-share.js).
+  bool ctrl_v_reads_clipboard = true;
+};
+
+// {"v", "state", "view"} of the current session.
+nlohmann::json session_to_json(const AppModel& m);
+// The view selections alone.
+nlohmann::json view_to_json(const AppModel& m);
+
+// Result of applying a payload: ok, or a sentence (and the field it concerns).
+struct ShareResult {
+  bool ok = false;
+  std::string error;
+  std::string field;
+};
+
+// Applies text holding a share payload {"v", "state", "view"} (or a bare state):
+// checks nesting depth, JSON, format version and view types first, then the state
+// through the engine (an undoable replace), then the view. On any error nothing
+// changes and the sentence says why.
+ShareResult session_apply_text(AppModel& m, std::string_view text);
+
+// The Edit menu, its shortcuts and the notice line (menu_edit.cpp); called in the
+// main menu bar every frame.
+void edit_menu(AppModel& m);
+// Shows a sentence under the menu bar (replacing the previous one).
+void notify(AppModel& m, std::string text, bool error);
+
+}  // namespace attnviz::ui

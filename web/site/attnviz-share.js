@@ -1,0 +1,288 @@
+// attnviz-share.js: the page half of sharing (docs/ui.md "Sharing"). Loaded after
+// attnviz-glue.js. The module calls it as Module.attnvizShare (ui/platform/web_share.cpp).
+//   - the session (state + view) in location.hash, as a share link:
+//       #s1.<base64url of deflate-raw of the UTF-8 JSON {"v": 1, "state", "view"}>
+//     and in localStorage ('attnviz.session'); a link wins over the saved session
+//   - links are decoded defensively: a damaged or hostile one gets a sentence and the
+//     app keeps its last valid state
+//   - the system clipboard: ImGui's copy → navigator.clipboard; the page's paste event →
+//     ImGui's paste (in a text field) or "Paste state" (elsewhere)
+//   - text input methods (Chinese, Japanese, dead keys, AltGr): a hidden textarea at
+//     ImGui's text cursor takes composition and input events and forwards the text
+'use strict';
+(function () {
+  const Module = window.Module;
+  const api = window.attnviz;
+  if (!Module || !api) return;  // the glue stopped early (no WebGL2): nothing to share
+
+  const FORMAT = 1;                  // link format this page writes and reads ("s1.")
+  const MAX_LINK_CHARS = 8 << 20;    // longer link data is refused before decoding
+  const MAX_INFLATED = 16 << 20;     // a link may expand to at most this many bytes
+  const MAX_HASH_WRITE = 1 << 20;    // bigger sessions are saved locally but not put in the address bar
+  const STORAGE_KEY = 'attnviz.session';
+  const SAVE_DELAY_MS = 250;         // hash and storage follow changes after this quiet time
+  const canvas = document.getElementById('canvas');
+
+  let started = false;       // the initial session (link or saved) has been applied
+  let startedResolve;
+  const startedPromise = new Promise((res) => { startedResolve = res; });
+  const glueReady = api.ready;
+  api.ready = glueReady.then(() => startedPromise);  // tests see the restored session
+  api.ready.catch(() => {});
+
+  // --- module calls
+  function withCString(str, fn) {
+    const n = Module.lengthBytesUTF8(str) + 1;
+    const p = Module._malloc(n);
+    Module.stringToUTF8(str, p, n);
+    try { return fn(p); } finally { Module._free(p); }
+  }
+  const sessionText = () => Module.UTF8ToString(Module._attnviz_session_get());
+  const sessionSet = (text) => JSON.parse(withCString(text, (p) => Module.UTF8ToString(Module._attnviz_session_set(p))));
+  const notify = (text, error) => withCString(text, (p) => Module._attnviz_notify(p, error ? 1 : 0));
+
+  // --- codec
+  function toBase64url(bytes) {
+    let bin = '';
+    for (let k = 0; k < bytes.length; k += 0x8000) bin += String.fromCharCode.apply(null, bytes.subarray(k, k + 0x8000));
+    return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  }
+  function fromBase64url(s) {
+    let b = s.replace(/-/g, '+').replace(/_/g, '/');
+    while (b.length % 4) b += '=';
+    const bin = atob(b);  // throws on impossible lengths
+    const out = new Uint8Array(bin.length);
+    for (let k = 0; k < bin.length; k++) out[k] = bin.charCodeAt(k);
+    return out;
+  }
+  // Runs bytes through a (De)CompressionStream; stops past `limit` output bytes.
+  async function pipe(stream, bytes, limit) {
+    const writer = stream.writable.getWriter();
+    writer.write(bytes).catch(() => {});
+    writer.close().catch(() => {});
+    const reader = stream.readable.getReader();
+    const chunks = [];
+    let total = 0;
+    for (;;) {
+      const { done, value } = await reader.read();  // rejects on corrupt data
+      if (done) break;
+      total += value.length;
+      if (total > limit) {
+        reader.cancel().catch(() => {});
+        const e = new Error('too big');
+        e.tooBig = true;
+        throw e;
+      }
+      chunks.push(value);
+    }
+    const out = new Uint8Array(total);
+    let at = 0;
+    for (const c of chunks) { out.set(c, at); at += c.length; }
+    return out;
+  }
+  async function encode(text) {
+    const packed = await pipe(new CompressionStream('deflate-raw'), new TextEncoder().encode(text), Infinity);
+    return 's' + FORMAT + '.' + toBase64url(packed);
+  }
+  // A link (whole URL, "#s1.…" or "s1.…") → {ok: true, text} or {ok: false, error: sentence}.
+  async function decode(link) {
+    let s = String(link).trim();
+    const hash = s.indexOf('#');
+    if (hash >= 0) s = s.slice(hash + 1);
+    const m = /^s(\d+)\.([\s\S]*)$/.exec(s);
+    if (!m) return { ok: false, error: 'it is not an attnviz share link (those end in #s' + FORMAT + '. followed by letters and digits).' };
+    const ver = Number(m[1]);
+    if (ver > FORMAT) {
+      return { ok: false, error: 'it was made by a newer attnviz (link format ' + ver + '); this page reads format ' +
+                                 FORMAT + '. Open it with the newer version.' };
+    }
+    if (ver < FORMAT) return { ok: false, error: 'it uses link format ' + ver + ', which this attnviz does not read (it reads format ' + FORMAT + ').' };
+    const data = m[2];
+    if (data.length > MAX_LINK_CHARS) return { ok: false, error: 'it is longer than 8 MB, more than any attnviz state needs.' };
+    if (!/^[A-Za-z0-9_-]*$/.test(data) || data.length % 4 === 1) {
+      return { ok: false, error: 'it is damaged: it holds characters a share link never contains, or was cut in the middle.' };
+    }
+    let bytes;
+    try {
+      bytes = await pipe(new DecompressionStream('deflate-raw'), fromBase64url(data), MAX_INFLATED);
+    } catch (e) {
+      if (e && e.tooBig) return { ok: false, error: 'it would expand to more than 16 MB, more than any attnviz state needs.' };
+      return { ok: false, error: 'it is damaged: its compressed data is incomplete or corrupted (it may have been cut short when copied).' };
+    }
+    let text;
+    try { text = new TextDecoder('utf-8', { fatal: true }).decode(bytes); } catch (e) {
+      return { ok: false, error: 'it is damaged: it does not decode to text.' };
+    }
+    return { ok: true, text };
+  }
+  // A sentence from the module ("It is not valid JSON.") continued after "…: ".
+  const lower = (s) => (s ? s.charAt(0).toLowerCase() + s.slice(1) : s);
+
+  // Opens a link; `why` prefixes the sentence. Returns true when applied.
+  async function openLink(link, why) {
+    const d = await decode(link);
+    const r = d.ok ? sessionSet(d.text) : { ok: false, error: d.error };
+    if (!r.ok) notify(why + lower(r.error) + ' The current state is kept.', true);
+    return r.ok;
+  }
+
+  // --- the session in the address bar and in localStorage
+  let lastSerial = -1, lastHash = null, saveTimer = 0, saveSeq = 0;
+  async function save() {
+    saveTimer = 0;
+    const seq = ++saveSeq;
+    const text = sessionText();
+    try { window.localStorage.setItem(STORAGE_KEY, text); } catch (e) { /* private mode or full: the link still works */ }
+    const link = await encode(text);
+    if (seq !== saveSeq || link.length > MAX_HASH_WRITE) return;  // a newer save follows / too long for a URL
+    const hash = '#' + link;
+    lastHash = hash;
+    if (window.location.hash !== hash) window.history.replaceState(window.history.state, '', hash);
+  }
+  window.addEventListener('hashchange', () => {
+    if (!started || window.location.hash === lastHash || window.location.hash.length <= 1) return;
+    lastHash = window.location.hash;
+    openLink(window.location.hash, 'This link could not be opened: ');
+  });
+
+  async function start() {
+    const hash = window.location.hash;
+    let opened = false;
+    if (hash.length > 1) {
+      lastHash = hash;  // a bad link stays in the address bar until the next change
+      opened = await openLink(hash, 'This link could not be opened: ');
+    }
+    if (!opened) {
+      let saved = null;
+      try { saved = window.localStorage.getItem(STORAGE_KEY); } catch (e) {}
+      if (saved) {
+        const r = sessionSet(saved);
+        if (!r.ok && hash.length <= 1) notify('The session saved in this browser could not be restored: ' + lower(r.error), true);
+      }
+    }
+    started = true;
+    startedResolve();
+  }
+
+  // --- clipboard
+  function clipboardWrite(text, done) {
+    if (!navigator.clipboard || !navigator.clipboard.writeText) {
+      notify('This page cannot reach the system clipboard (it needs https:// or localhost).', true);
+      return Promise.resolve(false);
+    }
+    return navigator.clipboard.writeText(text).then(() => { if (done) notify(done, false); return true; }, (e) => {
+      notify('The browser did not let attnviz write to the clipboard (' + (e && e.message ? e.message : e) + ').', true);
+      return false;
+    });
+  }
+  async function shareLink() {
+    const link = await encode(sessionText());
+    return window.location.href.split('#')[0] + '#' + link;
+  }
+  function pasteState(text) {
+    const s = String(text || '').trim();
+    if (!s) { notify('The clipboard holds no text to paste as a state.', true); return Promise.resolve(false); }
+    const why = 'The clipboard does not hold a usable attnviz state: ';
+    if (s[0] === '{') {
+      const r = sessionSet(s);
+      notify(r.ok ? 'State pasted (Ctrl+Z undoes it).' : why + lower(r.error) + ' The current state is kept.', !r.ok);
+      return Promise.resolve(r.ok);
+    }
+    return openLink(s, why).then((ok) => { if (ok) notify('State pasted from a share link (Ctrl+Z undoes it).', false); return ok; });
+  }
+
+  // --- text input: a hidden textarea at ImGui's text cursor
+  const ta = document.createElement('textarea');
+  ta.id = 'attnviz-text-input';
+  ta.setAttribute('aria-label', 'text of the active attnviz field');
+  ta.setAttribute('autocomplete', 'off');
+  ta.setAttribute('autocapitalize', 'off');
+  ta.setAttribute('spellcheck', 'false');
+  ta.style.cssText = 'position:fixed;left:0;top:0;width:2px;height:1.2em;padding:0;margin:0;border:0;' +
+                     'resize:none;overflow:hidden;opacity:0;z-index:5;font:16px system-ui,sans-serif;' +
+                     'color:#fff;background:#22222a;outline:1px solid #8fb3ff;white-space:pre;';
+  document.body.appendChild(ta);
+  let wantsText = false, composing = false, justComposed = null;
+  const sendText = (text) => {
+    if (text && wantsText) withCString(text, (p) => Module._attnviz_text_input(p));
+  };
+  ta.addEventListener('compositionstart', () => {
+    composing = true;
+    ta.style.opacity = '1';  // the input method's preview shows where the text will go
+    ta.style.width = '12em';
+  });
+  ta.addEventListener('compositionend', (e) => {
+    composing = false;
+    ta.style.opacity = '0';
+    ta.style.width = '2px';
+    sendText(e.data);
+    justComposed = e.data;
+    setTimeout(() => { justComposed = null; }, 0);
+    ta.value = '';
+  });
+  ta.addEventListener('input', (e) => {
+    if (e.isComposing || composing) return;  // committed at compositionend
+    if (e.inputType === 'insertText' && e.data !== justComposed) sendText(e.data);
+    ta.value = '';
+  });
+  // Keys SDL must not see (window capture, before SDL's window listeners):
+  // - a key an input method is using (it commits through compositionend);
+  // - Ctrl+V: SDL cancels every Ctrl key's default, which would cancel the paste event;
+  // - AltGr (Ctrl+Alt) characters: same cancelling; the browser then sends them as text.
+  window.addEventListener('keydown', (e) => {
+    if (e.isComposing || e.keyCode === 229) { e.stopImmediatePropagation(); return; }
+    const k = (e.key || '').toLowerCase();
+    if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && k === 'v') { e.stopImmediatePropagation(); return; }
+    if (e.ctrlKey && e.altKey && e.key && e.key.length === 1 && wantsText) e.stopImmediatePropagation();
+  }, true);
+  document.addEventListener('paste', (e) => {
+    if (!started) return;
+    const text = e.clipboardData ? e.clipboardData.getData('text/plain') : '';
+    e.preventDefault();
+    if (wantsText) withCString(text, (p) => Module._attnviz_paste_into_text(p));
+    else pasteState(text);
+  });
+
+  // --- what the module calls
+  Module.attnvizShare = {
+    start: () => { start().catch((e) => { started = true; startedResolve(); notify('The session could not be restored: ' + e, true); }); },
+    afterFrame: (serial, wants) => {
+      if (wants !== wantsText) {
+        wantsText = wants;
+        if (wants) ta.focus({ preventScroll: true });
+        else if (document.activeElement === ta) canvas.focus({ preventScroll: true });
+      }
+      if (started && serial !== lastSerial) {
+        lastSerial = serial;
+        if (saveTimer) clearTimeout(saveTimer);
+        saveTimer = setTimeout(() => { save().catch(() => {}); }, SAVE_DELAY_MS);
+      }
+    },
+    imeRect: (visible, x, y, h) => {
+      ta.style.left = Math.round(x) + 'px';
+      ta.style.top = Math.round(y) + 'px';
+      ta.style.fontSize = Math.max(10, Math.round(h * 0.85)) + 'px';
+      ta.style.height = Math.max(12, Math.round(h)) + 'px';
+    },
+    clipboardWrite: (text) => { clipboardWrite(text, null); },  // failures only: the copier says what it copied
+    copyLink: () => {
+      shareLink().then((url) => clipboardWrite(url, 'Share link copied (' + url.length + ' characters).'))
+        .catch((e) => notify('The share link could not be made: ' + e, true));
+    },
+    pasteFromClipboard: () => {
+      if (!navigator.clipboard || !navigator.clipboard.readText) {
+        notify('This browser does not let the page read the clipboard; press Ctrl+V instead.', true);
+        return;
+      }
+      navigator.clipboard.readText().then(pasteState,
+        () => notify('The browser did not let attnviz read the clipboard; press Ctrl+V instead.', true));
+    },
+  };
+
+  // --- test API additions (docs/test-api.md)
+  api.session = () => JSON.parse(sessionText());
+  api.shareLink = shareLink;
+  api.decodeLink = decode;
+  api.notice = () => JSON.parse(Module.UTF8ToString(Module._attnviz_notice()));
+  api.history = () => JSON.parse(Module.UTF8ToString(Module._attnviz_history_info()));
+})();
