@@ -96,9 +96,13 @@ def targets(runs, single):
     for kind in ("attnviz-wasm",):
         d = runs.get(kind, {}).get(S)
         if d:
-            worst = max(d["incremental_ms"], d.get("incremental_first_ms", 0))
-            row("one-token edit S=512 (wasm, worst of mid / token 0)", "≤ 5 ms", f"{ms(worst)} ms", worst <= 5)
-            row("toggle S=512 (wasm, slowest)", "≤ 10 ms", f"{ms(d['toggle_ms'])} ms", d["toggle_ms"] <= 10)
+            worst = max(d.get("incremental_cpu_ms", 0), d.get("incremental_first_cpu_ms", 0))
+            worst_wall = max(d["incremental_ms"], d.get("incremental_first_ms", 0))
+            row("one-token edit S=512 (wasm, worst of mid / token 0, CPU)", "≤ 5 ms",
+                f"{ms(worst)} ms (wall {ms(worst_wall)})", worst <= 5)
+            tcpu = d.get("toggle_cpu_ms", d["toggle_ms"])
+            row("toggle S=512 (wasm, slowest, CPU)", "≤ 10 ms", f"{ms(tcpu)} ms (wall {ms(d['toggle_ms'])})",
+                tcpu <= 10)
     d = runs.get("attnviz-wasm", {}).get(1024)
     if d:
         row("peak wasm heap S=1024", "≤ 256 MB", f"{d['peak_heap_mb']:.0f} MB", d["peak_heap_mb"] <= 256)
@@ -111,11 +115,13 @@ def targets(runs, single):
         row("native S=512 vs torch (1 thread)", "≤ 3× torch's time", f"{an / t1:.2f}×", an / t1 <= 3)
     fr = single.get("frame")
     if fr and fr.get("frame_ms") is not None:
-        row(f"browser frame, {fr.get('heads_visible')} heads visible, S={fr.get('S')}", "≤ 8 ms",
+        row(f"browser frame, {fr.get('heads_visible')} of 12 heads on screen, S={fr.get('S')} (wall)", "≤ 8 ms",
             f"{ms(fr['frame_ms'])} ms", fr["frame_ms"] <= 8)
     if not rows:
         return []
     return ["## Issue 5's targets on this run", "",
+            "Judged on CPU time (wall clock in parentheses) except the browser frame, which "
+            "frameStats() measures on the wall clock.", "",
             "| target | wanted | this run | |", "| --- | --- | --- | --- |"] + rows + [""]
 
 
