@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "app/app_model.h"
+#include "app/export.h"
 #include "app/help.h"
 #include "app/panels.h"
 #include "imgui_internal.h"  // ImGui::GetActiveID: the control whose edits merge into one undo step
@@ -44,7 +45,18 @@ App::~App() {
     if (cache.tex) model_->textures->destroy(cache.tex);
 }
 
-void App::frame() { draw_panels(*model_); }
+void App::frame() {
+  draw_panels(*model_);
+  export_overlay(*model_);  // export/import notice; the desktop's Open state dialog
+}
+
+nlohmann::json App::import_state(std::string_view name, std::string_view text) {
+  return import_state_text(*model_, name, text);
+}
+nlohmann::json App::import_state_too_large(std::string_view name, double size) {
+  return ui::import_state_too_large(*model_, name, size);
+}
+nlohmann::json App::import_state_file(const std::string& path) { return import_state_path(*model_, path); }
 
 std::string App::state_json() const { return model_->engine.state().dump(); }
 

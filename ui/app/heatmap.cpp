@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "app/app.h"
+#include "app/export.h"
 #include "app/fonts.h"
 #include "app/item_registry.h"
 #include "imgui_internal.h"
@@ -106,7 +107,9 @@ HeatmapHover heatmap(const HeatmapSpec& spec, const MatrixView& m, uint64_t vers
                      HeatmapCache& cache, TextureHost& textures) {
   HeatmapHover hover;
   ImGui::PushID(spec.label);
+  const ImVec2 panel0 = ImGui::GetCursorScreenPos();  // the panel, title included, for PNG export
   ImGui::TextUnformatted(spec.title);
+  const float title_x1 = ImGui::GetItemRectMax().x;
   if (!m.data || m.rows == 0 || m.cols == 0) {
     ImGui::TextDisabled("(not computed)");
     ImGui::PopID();
@@ -227,6 +230,7 @@ HeatmapHover heatmap(const HeatmapSpec& spec, const MatrixView& m, uint64_t vers
       cache.u0 = cache.v0 = 0.0f;
     }
   }
+  export_context_menu(spec.label, m, MatrixLabels{spec.row_labels, spec.col_labels});  // right-click: export
   dl->PushClipRect(ImVec2(grid_clip.x, grid_clip.y), ImVec2(grid_clip.z, grid_clip.w), true);
 
   // Values inside cells when they fit.
@@ -279,6 +283,9 @@ HeatmapHover heatmap(const HeatmapSpec& spec, const MatrixView& m, uint64_t vers
   float below = zoom > 1.0f ? th + 2.0f : 0.0f;
   ImGui::SetCursorScreenPos(ImVec2(origin.x, grid0.y + std::max(grid_size.y + below, bar_h) + 4.0f));
   ImGui::Dummy(ImVec2(label_w + grid_size.x + bar_gap + bar_w + bar_text_w, 0.0f));
+  export_panel_drawn(spec.label, panel0,
+                     ImVec2(std::max(title_x1, origin.x + label_w + grid_size.x + bar_gap + bar_w + bar_text_w),
+                            grid0.y + std::max(grid_size.y + below, bar_h) + 2.0f));
   ImGui::PopID();
   return hover;
 }

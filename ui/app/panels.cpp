@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "app/app_model.h"
+#include "app/export.h"
 #include "app/fonts.h"
 #include "app/help.h"
 #include "app/item_registry.h"
@@ -23,6 +24,7 @@ nlohmann::json default_state() {
 
 static void menu_bar(AppModel& m) {
   if (!ImGui::BeginMainMenuBar()) return;
+  file_menu(m);  // export.h: Save/Open state, Export window as PNG
   edit_menu(m);  // share.h: Undo, Redo, Copy share link, Paste state
   if (ImGui::BeginMenu("Presets")) {
     // Titles in other scripts need their glyphs: add them once the menu opens.

@@ -4,6 +4,10 @@
 //   --state FILE start from a session state file instead of the default
 //   --screenshot FILE  with --frames: write the last frame as a PNG before exiting
 //   --link LINK  open a share link (the page's URL, its "#s1.…" part, or "s1.…")
+//   --export WHAT  with --frames: export heatmap WHAT ("weights h0") or the "window"
+//                as a 2× PNG into the working directory, as the menus do (tests)
+// Exports (File menu, a heatmap's right-click menu) are written to the working
+// directory; a .json state file dropped on the window is opened.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -13,7 +17,9 @@
 #include <string>
 
 #include "app/app.h"
+#include "app/export.h"
 #include "imgui.h"
+#include "platform/png_capture.h"
 #include "platform/runner.h"
 #include "platform/share_codec.h"
 
@@ -26,22 +32,57 @@ static std::vector<uint8_t> read_file(const char* path) {
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
 }
 
+// Writes an export into the working directory, never over an existing file
+// (attnviz-weights-h0.png, then attnviz-weights-h0-2.png, ...).
+static bool save_export(const attnviz::ui::ExportRequest& req, std::string* where) {
+  namespace fs = std::filesystem;
+  if (req.kind != attnviz::ui::ExportKind::file) {
+    *where = "There is no file picker here: use File > Open state… and type a path, or drop the file on the window.";
+    return false;
+  }
+  std::error_code ec;
+  fs::path dir = fs::current_path(ec);
+  fs::path stem = fs::path(req.filename).stem(), ext = fs::path(req.filename).extension();
+  fs::path file = dir / req.filename;
+  for (int k = 2; fs::exists(file, ec) && k < 1000; ++k) file = dir / (stem.string() + "-" + std::to_string(k) + ext.string());
+  std::ofstream f(file, std::ios::binary);
+  f.write(req.bytes.data(), (std::streamsize)req.bytes.size());
+  if (!f) {
+    *where = "Could not write " + file.string() + ".";
+    return false;
+  }
+  *where = "as " + file.string();
+  return true;
+}
+
+// SDL_DROPFILE: the dropped path is kept for the main loop and the event dropped
+// from SDL's queue (the filter owns the path string, so it frees it).
+static int drop_filter(void* userdata, SDL_Event* ev) {
+  if (ev->type != SDL_DROPFILE) return 1;
+  if (ev->drop.file) static_cast<std::vector<std::string>*>(userdata)->push_back(ev->drop.file);
+  SDL_free(ev->drop.file);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   long max_frames = -1;
   const char* state_path = nullptr;
   const char* link = nullptr;
   const char* shot_path = nullptr;
+  const char* export_what = nullptr;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--frames") && i + 1 < argc) {
       max_frames = std::strtol(argv[++i], nullptr, 10);
     } else if (!std::strcmp(argv[i], "--screenshot") && i + 1 < argc) {
       shot_path = argv[++i];
+    } else if (!std::strcmp(argv[i], "--export") && i + 1 < argc) {
+      export_what = argv[++i];
     } else if (!std::strcmp(argv[i], "--state") && i + 1 < argc) {
       state_path = argv[++i];
     } else if (!std::strcmp(argv[i], "--link") && i + 1 < argc) {
       link = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: attnviz [--frames N] [--state FILE] [--screenshot FILE] [--link LINK]\n");
+      std::fprintf(stderr, "usage: attnviz [--frames N] [--state FILE] [--screenshot FILE] [--link LINK] [--export WHAT]\n");
       return 2;
     }
   }
@@ -90,9 +131,18 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  static std::vector<std::string> dropped;
+  SDL_SetEventFilter(drop_filter, &dropped);
   while (!runner.quit && (max_frames < 0 || (long)runner.frames < max_frames)) {
     if (shot_path && max_frames >= 0 && (long)runner.frames == max_frames - 1) runner.screenshot_path = shot_path;
+    if (export_what && max_frames >= 0 && (long)runner.frames == max_frames - 3) {
+      std::string what = std::strcmp(export_what, "window") ? export_what : "";
+      attnviz::ui::export_request_png(what, attnviz::ui::export_file_stem(what.empty() ? "window" : what) + ".png");
+    }
     runner.frame();
+    attnviz::platform::exports_drain(runner, save_export);
+    for (const std::string& path : dropped) app.import_state_file(path);
+    dropped.clear();
   }
   int rc = 0;
   if (shot_path && !runner.screenshot_ok) {

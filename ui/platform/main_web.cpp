@@ -16,6 +16,11 @@
 
 using attnviz::platform::Runner;
 
+namespace attnviz::platform {  // web_export.cpp: downloads, the file picker, imports
+void web_export_init(ui::App* app);
+void web_export_after_frame(Runner& r);
+}  // namespace attnviz::platform
+
 static Runner g_runner;
 static attnviz::ui::App* g_app = nullptr;
 static bool g_fonts_announced = false;
@@ -60,6 +65,7 @@ static void update_live_region() {
 static void main_loop() {
   g_runner.frame();
   attnviz::platform::web_share_after_frame();  // hash, saved session, text focus
+  attnviz::platform::web_export_after_frame(g_runner);  // PNG/CSV/JSON/state files asked for this frame
   update_live_region();
   ImGuiIO& io = ImGui::GetIO();
   if (io.WantSaveIniSettings) {
@@ -140,6 +146,7 @@ int main(int, char**) {
   g_app = new attnviz::ui::App(&host);
   g_runner.app = g_app;
   attnviz::platform::web_share_init(g_app);  // clipboard, IME, restores the session
+  attnviz::platform::web_export_init(g_app);
   g_runner.request_cjk = [] { js_request_cjk_font(); };
   emscripten_set_main_loop(main_loop, 0, false);
   return 0;

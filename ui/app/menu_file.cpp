@@ -1,0 +1,135 @@
+// menu_file.cpp: the File menu (Save state, Open state…, Export window as PNG),
+// importing state files, and passing their sentences to the app's notice line.
+// Per-matrix exports live on the heatmaps (export.cpp, export_context_menu).
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "app/app_model.h"
+#include "app/export.h"
+#include "app/item_registry.h"
+#include "app/share.h"
+#include "imgui.h"
+#include "imgui_stdlib.h"
+
+namespace attnviz::ui {
+
+using json = nlohmann::json;
+
+namespace {
+
+// Desktop only (no file picker): the Open state dialog's path, kept between frames.
+struct OpenDialog {
+  bool request = false;  // open the popup this frame
+  std::string path;
+};
+OpenDialog g_open;
+
+json refuse(std::string sentence) {
+  export_notify(sentence, true);
+  return {{"ok", false}, {"error", std::move(sentence)}};
+}
+
+std::string in_quotes(std::string_view name) { return "“" + std::string(name.empty() ? "the file" : name) + "”"; }
+
+}  // namespace
+
+// --- [SECTION] Import
+
+json import_state_too_large(AppModel&, std::string_view name, double size) {
+  char buf[200];
+  std::snprintf(buf, sizeof buf, " is %.1f MB; a state file is at most %.0f MB, so it was not opened.",
+                size / (1024.0 * 1024.0), kMaxStateFileBytes / (1024.0 * 1024.0));
+  return refuse(in_quotes(name) + buf);
+}
+
+json import_state_text(AppModel& m, std::string_view name, std::string_view text) {
+  if ((double)text.size() > kMaxStateFileBytes) return import_state_too_large(m, name, (double)text.size());
+  json parsed;
+  try {
+    parsed = json::parse(text.begin(), text.end());
+  } catch (const json::parse_error& e) {
+    char where[80];
+    std::snprintf(where, sizeof where, " (at byte %zu)", (size_t)e.byte);
+    return refuse(in_quotes(name) + " is not a JSON file" + where + ", so it was not opened; the state is unchanged.");
+  }
+  if (!m.apply(parsed))  // the engine's validator says what is wrong; the last state stays
+    return refuse(in_quotes(name) + " is not a valid attnviz state: " + m.error);
+  m.pinned = CellRef{};  // a new scene, as when a preset is chosen
+  export_notify("Opened " + in_quotes(name) + ".", false);
+  return {{"ok", true}, {"error", ""}};
+}
+
+json import_state_path(AppModel& m, const std::string& path) {
+  namespace fs = std::filesystem;
+  const std::string name = fs::path(path).filename().string();
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) return refuse(in_quotes(path) + " is a folder; choose a .json state file.");
+  auto size = fs::file_size(path, ec);
+  if (ec) return refuse(in_quotes(path) + " could not be read (" + ec.message() + ").");
+  if ((double)size > kMaxStateFileBytes) return import_state_too_large(m, name, (double)size);
+  std::ifstream f(path, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (!f.good() && !f.eof()) return refuse(in_quotes(path) + " could not be read.");
+  return import_state_text(m, name, text);
+}
+
+// --- [SECTION] The File menu
+
+void file_menu(AppModel& m) {
+  bool open = ImGui::BeginMenu("File");
+  item_register("File");
+  if (!open) return;
+  if (menu_item("Save state (.json)")) {
+    // The same JSON as window.attnviz.getState(), indented.
+    export_request_file("attnviz-state.json", "application/json", m.engine.state().dump(2) + "\n");
+  }
+  if (menu_item("Open state…")) {
+    if (export_queue().has_file_picker) {
+      ExportRequest r;
+      r.kind = ExportKind::open_picker;
+      export_queue().pending.push_back(r);
+    } else {
+      g_open.request = true;
+    }
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Or drop a .json state file on the window.");
+  ImGui::Separator();
+  if (menu_item("Export window as PNG (2×)")) export_request_png("", "attnviz-window.png", 2.0f);
+  ImGui::TextDisabled("One matrix: right-click its heatmap");
+  ImGui::EndMenu();
+}
+
+// --- [SECTION] Notice line and the desktop's Open dialog
+
+static void open_dialog(AppModel& m) {
+  if (g_open.request) {
+    ImGui::OpenPopup("Open state");
+    g_open.request = false;
+  }
+  if (!ImGui::BeginPopupModal("Open state", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+  ImGui::TextUnformatted("Path of a .json state file (or drop the file on the window):");
+  if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+  ImGui::SetNextItemWidth(420);
+  bool enter = ImGui::InputText("##path", &g_open.path, ImGuiInputTextFlags_EnterReturnsTrue);
+  item_register("Open state path");
+  bool ok = ImGui::Button("Open") || enter;
+  item_register("Open");
+  ImGui::SameLine();
+  if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGuiKey_Escape)) ImGui::CloseCurrentPopup();
+  item_register("Cancel");
+  if (ok && !g_open.path.empty() && import_state_path(m, g_open.path).value("ok", false)) ImGui::CloseCurrentPopup();
+  ImGui::EndPopup();
+}
+
+void export_overlay(AppModel& m) {
+  open_dialog(m);
+  ExportQueue& q = export_queue();
+  if (q.notice_shown != q.notice_seq) {
+    q.notice_shown = q.notice_seq;
+    notify(m, q.notice, q.notice_error);  // drawn (next frame) under the menu bar
+  }
+}
+
+}  // namespace attnviz::ui

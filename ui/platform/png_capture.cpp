@@ -1,0 +1,162 @@
+// png_capture.cpp: see png_capture.h.
+#include "platform/png_capture.h"
+
+#include <SDL.h>
+#ifdef __EMSCRIPTEN__
+#include <GLES3/gl3.h>
+#else
+#define GL_GLEXT_PROTOTYPES 1  // framebuffer objects (GL 3.0) from libGL
+#include <SDL_opengl.h>
+#endif
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "imgui.h"
+#include "imgui_impl_opengl3.h"
+#include "platform/runner.h"
+#include "stb_image_write.h"  // the implementation is compiled in runner.cpp
+
+namespace attnviz::platform {
+
+static void append_bytes(void* ctx, void* data, int size) {
+  static_cast<std::string*>(ctx)->append(static_cast<const char*>(data), (size_t)size);
+}
+
+// Draws frames (up to 3, so a panel scrolled partly out of view can be scrolled in)
+// at `scale` until the panel is fully visible. The mouse is away meanwhile, so no
+// hover highlight or tooltip from the click that asked for the picture gets in.
+static bool draw_capture_frames(Runner& r, const std::string& label, float scale) {
+  ImGuiIO& io = ImGui::GetIO();
+  ui::ExportQueue& q = ui::export_queue();
+  const ImVec2 mouse = io.MousePos;
+  io.AddMousePosEvent(-FLT_MAX, -FLT_MAX);
+  q.capturing = true;
+  q.capture_label = label;
+  for (int pass = 0; pass < 3; ++pass) {
+    q.capture_seen = false;
+    ImGui_ImplOpenGL3_NewFrame();
+    io.DisplayFramebufferScale = ImVec2(scale, scale);  // the SDL backend resets it next frame
+    ImGui::NewFrame();
+    r.app->frame();
+    ImGui::Render();
+    if (label.empty()) break;
+    bool visible = q.capture_seen && q.capture_min.x >= q.capture_clip_min.x &&
+                   q.capture_min.y >= q.capture_clip_min.y && q.capture_max.x <= q.capture_clip_max.x &&
+                   q.capture_max.y <= q.capture_clip_max.y;
+    if (visible) break;
+  }
+  q.capturing = false;
+  io.AddMousePosEvent(mouse.x, mouse.y);
+  return label.empty() || q.capture_seen;
+}
+
+bool png_capture(Runner& r, const std::string& label, float scale, std::string* png_out, int* w_out, int* h_out,
+                 std::string* error) {
+  ImGuiIO& io = ImGui::GetIO();
+  const ImVec2 display = io.DisplaySize;
+  if (display.x <= 0 || display.y <= 0) {
+    *error = "The window has no size, so there is nothing to capture.";
+    return false;
+  }
+  // The offscreen framebuffer must fit the GPU's limits (a 4K window at 2× may not).
+  GLint max_rb = 0, max_vp[2] = {0, 0};
+  glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE, &max_rb);
+  glGetIntegerv(GL_MAX_VIEWPORT_DIMS, max_vp);
+  const float limit = (float)std::min({max_rb, max_vp[0], max_vp[1]});
+  if (limit > 0) scale = std::min(scale, std::floor(limit / std::max(display.x, display.y) * 100.0f) / 100.0f);
+  scale = std::max(scale, 0.25f);
+  // The size the OpenGL3 backend derives from the draw data, to the pixel.
+  const int fb_w = (int)(display.x * scale), fb_h = (int)(display.y * scale);
+
+  // Text rasterised at the capture scale; the next regular frame rebuilds it for the screen.
+  if (r.atlas_scale != scale) {
+    ui::fonts_build(io, r.fonts, scale);
+    ImGui_ImplOpenGL3_DestroyFontsTexture();
+    ImGui_ImplOpenGL3_CreateFontsTexture();
+    r.atlas_scale = scale;
+  }
+  if (!draw_capture_frames(r, label, scale)) {
+    *error = "“" + label + "” is not on screen any more, so it could not be captured.";
+    return false;
+  }
+
+  GLuint fbo = 0, rb = 0;
+  glGenFramebuffers(1, &fbo);
+  glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+  glGenRenderbuffers(1, &rb);
+  glBindRenderbuffer(GL_RENDERBUFFER, rb);
+  glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, fb_w, fb_h);
+  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rb);
+  bool ok = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+  if (ok) {
+    glViewport(0, 0, fb_w, fb_h);
+    glDisable(GL_SCISSOR_TEST);
+    glClearColor(0.09f, 0.09f, 0.11f, 1.0f);  // the window's background (runner.cpp)
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+
+    // The panel's rectangle (logical pixels), limited to what its window shows, in device pixels.
+    int x0 = 0, y0 = 0, x1 = fb_w, y1 = fb_h;
+    if (!label.empty()) {
+      const ui::ExportQueue& q = ui::export_queue();
+      auto px = [&](float v, int hi, bool up) { return std::clamp((int)(up ? std::ceil(v * scale) : std::floor(v * scale)), 0, hi); };
+      x0 = px(std::max(q.capture_min.x, q.capture_clip_min.x), fb_w, false);
+      y0 = px(std::max(q.capture_min.y, q.capture_clip_min.y), fb_h, false);
+      x1 = px(std::min(q.capture_max.x, q.capture_clip_max.x), fb_w, true);
+      y1 = px(std::min(q.capture_max.y, q.capture_clip_max.y), fb_h, true);
+    }
+    const int w = x1 - x0, h = y1 - y0;
+    ok = w > 0 && h > 0;
+    if (ok) {
+      std::vector<uint8_t> pixels((size_t)w * h * 4);  // (h × w × RGBA8), GL's rows bottom-up
+      glPixelStorei(GL_PACK_ALIGNMENT, 1);
+      glReadPixels(x0, fb_h - y1, w, h, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+      for (size_t k = 3; k < pixels.size(); k += 4) pixels[k] = 255;  // opaque, whatever blending left
+      png_out->clear();
+      // PNG rows run top-down: start at GL's last row with a negative stride.
+      ok = stbi_write_png_to_func(append_bytes, png_out, w, h, 4, pixels.data() + (size_t)(h - 1) * w * 4,
+                                  -w * 4) != 0;
+      *w_out = w;
+      *h_out = h;
+    }
+  }
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  glDeleteRenderbuffers(1, &rb);
+  glDeleteFramebuffers(1, &fbo);
+  if (!ok) *error = "The picture could not be rendered (the graphics driver refused the offscreen buffer).";
+  return ok;
+}
+
+void exports_drain(Runner& r, const ExportDeliver& deliver) {
+  ui::ExportQueue& q = ui::export_queue();
+  if (q.pending.empty()) return;
+  std::vector<ui::ExportRequest> requests;
+  requests.swap(q.pending);
+  for (ui::ExportRequest& req : requests) {
+    char detail[96] = "";
+    if (req.kind == ui::ExportKind::png) {
+      std::string error;
+      int w = 0, h = 0;
+      if (!png_capture(r, req.label, req.scale, &req.bytes, &w, &h, &error)) {
+        ui::export_notify(error, true);
+        continue;
+      }
+      std::snprintf(detail, sizeof detail, " (%d×%d pixels)", w, h);
+      req.kind = ui::ExportKind::file;
+    }
+    std::string where;
+    bool ok = deliver(req, &where);
+    if (req.kind == ui::ExportKind::open_picker) {
+      if (!ok) ui::export_notify(where, true);
+      continue;
+    }
+    if (ok) ui::export_notify("Saved " + req.filename + detail + " " + where + ".", false);
+    else ui::export_notify(where, true);
+  }
+}
+
+}  // namespace attnviz::platform

@@ -1,0 +1,108 @@
+// attnviz-export.js: the page side of export and import (docs/ui.md, "Export and
+// import"). Loaded after attnviz-glue.js.
+//   downloads   the module hands over finished files (PNG, CSV, JSON, state):
+//               Module.attnvizDownload(name, mime, bytes) saves them through a
+//               Blob and an <a download> click
+//   file picker File > Open state… clicks the hidden <input type=file id=attnviz-state-file>
+//   drop        a .json file dropped anywhere on the page is imported
+//   sentences   the app's notice line says what happened (window.attnviz.notice())
+// Files over 16 MB are refused before they are read; everything else goes to the
+// module, which parses and validates it and keeps the state when it is invalid.
+'use strict';
+(function () {
+  const MAX_BYTES = 16 * 1024 * 1024;  // = kMaxStateFileBytes in ui/app/export.h
+  if (!window.Module) return;  // the page could not start (no WebGL2): nothing to export
+  const M = () => window.Module;
+
+  function withCString(str, fn) {
+    const Module = M();
+    const n = Module.lengthBytesUTF8(str) + 1;
+    const p = Module._malloc(n);
+    Module.stringToUTF8(str, p, n);
+    try { return fn(p); } finally { Module._free(p); }
+  }
+
+  M().attnvizDownload = (name, mime, bytes) => {
+    try {
+      const url = URL.createObjectURL(new Blob([bytes], { type: mime }));
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = name;
+      a.style.display = 'none';
+      document.body.appendChild(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 60000);
+      return true;
+    } catch (e) {
+      console.warn('attnviz: download failed', e);
+      return false;
+    }
+  };
+
+  // The file picker for File > Open state…
+  const input = document.createElement('input');
+  input.type = 'file';
+  input.id = 'attnviz-state-file';
+  input.accept = '.json,application/json';
+  input.setAttribute('aria-label', 'Open an attnviz state file (.json)');
+  input.className = 'sr-only';
+  input.tabIndex = -1;
+  document.body.appendChild(input);
+  M().attnvizOpenPicker = () => {
+    input.value = '';
+    input.click();
+    return true;
+  };
+
+  // Reads a File and hands it to the module; resolves to {ok, error}.
+  async function importFile(file) {
+    const Module = M();
+    if (!Module || !Module._attnviz_import_state) return { ok: false, error: 'attnviz is still loading.' };
+    const name = String(file.name || 'the file');
+    if (file.size > MAX_BYTES) {
+      return JSON.parse(withCString(name, (p) => Module.UTF8ToString(Module._attnviz_import_too_large(p, file.size))));
+    }
+    let bytes;
+    try {
+      bytes = new Uint8Array(await file.arrayBuffer());
+    } catch (e) {
+      const msg = '“' + name + '” could not be read by the browser, so it was not opened.';
+      withCString(msg, (p) => Module._attnviz_notice_error(p));
+      return { ok: false, error: msg };
+    }
+    const ptr = Module._malloc(Math.max(1, bytes.length));
+    try {
+      Module.HEAPU8.set(bytes, ptr);
+      return JSON.parse(withCString(name, (p) => Module.UTF8ToString(Module._attnviz_import_state(p, ptr, bytes.length))));
+    } finally {
+      Module._free(ptr);
+    }
+  }
+
+  input.addEventListener('change', () => {
+    const f = input.files && input.files[0];
+    if (f) importFile(f);
+    input.value = '';
+    document.getElementById('canvas')?.focus();
+  });
+
+  // Drop anywhere on the page (SDL's drop events do not reach the browser build).
+  const hasFiles = (e) => e.dataTransfer && Array.from(e.dataTransfer.types || []).includes('Files');
+  window.addEventListener('dragover', (e) => {
+    if (!hasFiles(e)) return;
+    e.preventDefault();
+    e.dataTransfer.dropEffect = 'copy';
+  });
+  window.addEventListener('drop', (e) => {
+    if (!e.dataTransfer) return;
+    e.preventDefault();
+    const f = e.dataTransfer.files && e.dataTransfer.files[0];
+    if (f) {
+      importFile(f);
+    } else if (M()._attnviz_notice_error) {
+      withCString('Only files can be dropped here: drop a .json state file.', (p) => M()._attnviz_notice_error(p));
+    }
+  });
+
+})();
