@@ -133,7 +133,12 @@ void matmul_rows(const float* a, int lda, const float* b, int ldb, const float* 
   g.num_rows = num_rows;
   g.k_end = k_end;
   const Impl& im = current();
-  if (im.isa != Isa::portable) g.pack = pack_scratch(detail::pack_floats(k, n));
+  if (im.isa != Isa::portable) {
+    // [B panels (pack_floats, a multiple of 16 floats) | A row block (apack_floats)]
+    const size_t bf = detail::pack_floats(k, n);
+    g.pack = pack_scratch(bf + detail::apack_floats());
+    g.apack = g.pack + bf;
+  }
   im.gemm(g);
 }
 
@@ -144,6 +149,8 @@ size_t pack_floats(int k, int n) {
   const size_t kc = static_cast<size_t>(k < 256 ? k : 256);
   return kc * ((static_cast<size_t>(n) + 15) / 16 * 16);
 }
+
+size_t apack_floats() { return static_cast<size_t>(72) * 256; }
 
 void gemm_portable(const GemmArgs& g) {
   for (int t = 0; t < g.num_rows; ++t) {

@@ -33,6 +33,8 @@ namespace {
 struct Avx2Kernel {
   static constexpr int NR = 16;
   static constexpr int MR = 6;
+  static constexpr bool kPackA = false;  // x86 addressing makes a[r] + kk free
+  static void run_packed(const float*, int, const float*, size_t, float* const*, bool) {}
 
   template <int R>
   static void run(const float* const* a, int klen, const float* b, size_t ldb, float* const* c,

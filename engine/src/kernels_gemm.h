@@ -15,6 +15,10 @@
 //       for each panel                          (KC × NR: in L1)
 //         for each group of MR rows             (MR × NR accumulators in
 //                                               registers: the micro-kernel)
+//         (UK::kPackA: each MR-row group's k-block of A is first
+//          interleaved into (klen × MR) at g.apack, once per row block, so
+//          the micro-kernel walks two pointers with constant offsets; that
+//          is what lets V8 keep wasm's 4 × 8 tile free of address arithmetic)
 // With few rows (an incremental update) packing would cost as much as the
 // product, so B is read in place. Column panels narrower than NR (N not a
 // multiple of NR) go through a scalar edge loop with the same arithmetic.
@@ -32,6 +36,7 @@ namespace {
 
 constexpr int kKC = 256;  // rows of B per k-block (pack_floats in kernels.cpp assumes 256)
 constexpr int kMinRowsToPack = 8;
+constexpr int kMaxMC = 72;  // rows per row block at most (MR · 12, MR <= 6): apack_floats in kernels.cpp
 
 // One MR × nr tile (nr < NR) with plain loops: acc = acc + a·b in k order.
 inline void edge_tile(const float* const* a, int mr, int klen, const float* b, size_t ldb,
@@ -63,11 +68,16 @@ void tile(const float* const* a, int mr, int klen, const float* b, size_t ldb, f
 //     template <int R> static void run(a[R], klen, b, ldb, c[R], first):
 //         c[r][0..NR) = (first ? 0 : c[r][0..NR)) + Σ_{kk<klen} a[r][kk] · b[kk·ldb + 0..NR)
 //     static void add_bias(float* c, const float* bias, int n)
+//     kPackA (bool) and, when true,
+//     static void run_packed(ap, klen, b, ldb, c[MR], first): as run<MR> with
+//         a[r][kk] = ap[kk·MR + r]
 template <class UK>
 void gemm_blocked(const GemmArgs& g) {
   constexpr int NR = UK::NR, MR = UK::MR;
   constexpr int MC = MR * 12;
+  static_assert(MC <= kMaxMC, "apack_floats() is sized for kMaxMC rows");
   const bool pack = g.pack != nullptr && g.num_rows >= kMinRowsToPack;
+  const bool pack_a = UK::kPackA && pack && g.apack != nullptr;
   const int full_panels = g.n / NR;
   const int k_blocks = g.k > 0 ? (g.k + kKC - 1) / kKC : 1;
   const float* arow[MR];
@@ -106,6 +116,22 @@ void gemm_blocked(const GemmArgs& g) {
           for (int t = 0; t < mr; ++t) {
             arow[t] = g.a + static_cast<size_t>(g.rows[t0 + t]) * g.lda + kb;
             crow[t] = g.c + static_cast<size_t>(g.rows[t0 + t]) * g.ldc + j0;
+          }
+          if constexpr (UK::kPackA) {
+            if (pack_a && mr == MR) {
+              // group (t0 − rb) / MR: (klen × MR) at apack + (t0 − rb)·kKC, packed at
+              // the first panel and reused by the others (klen does not depend on j0).
+              float* ap = g.apack + static_cast<size_t>(t0 - rb) * kKC;
+              if (j0 == 0) {
+                for (int kk = 0; kk < klen; ++kk) {
+                  for (int t = 0; t < MR; ++t) ap[kk * MR + t] = arow[t][kk];
+                }
+              }
+              if (nr == NR) {
+                UK::run_packed(ap, klen, bp, ldb, crow, first);
+                continue;
+              }
+            }
           }
           if (nr == NR) {
             tile<UK>(arow, mr, klen, bp, ldb, crow, first);

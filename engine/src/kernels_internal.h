@@ -33,10 +33,13 @@ struct GemmArgs {
   int num_rows = 0;
   const int* k_end = nullptr;  // (num_rows) or null: terms k >= k_end[t] are exact zeros
   float* pack = nullptr;       // scratch of pack_floats(k, n) floats (64-byte aligned) or null
+  float* apack = nullptr;      // scratch of apack_floats() floats (64-byte aligned) or null
 };
 
 // Floats of packing scratch the vector gemms can use for a (K × N) B.
 size_t pack_floats(int k, int n);
+// Floats of packing scratch for one row block of A (72 rows × a k-block of 256).
+size_t apack_floats();
 
 // y = softmax(x) over one row, as kernels::softmax_row (x, y may alias).
 using SoftmaxFn = void (*)(const float* x, float* y, int n, bool safe);

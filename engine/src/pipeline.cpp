@@ -154,11 +154,19 @@ int nonzero_end(const float* d, int n) {
 void compute_context(const Plan& p, const Buffers& b, HeadBuffers& hb, int h, const int* rows, int n,
                      Scratch& sc) {
   const float* vh = b.V.data.data() + static_cast<size_t>(h) * p.head_dim;
-  bool v_finite = true;
-  for (int r = 0; r < p.S && v_finite; ++r) {
+  // inf and NaN are the floats whose exponent bits are all ones; OR-ing the
+  // test over a row has no branch, so it vectorises (this runs on every
+  // context update, incremental ones included).
+  uint32_t nonfinite = 0;
+  for (int r = 0; r < p.S; ++r) {
     const float* vr = vh + static_cast<size_t>(r) * p.d_out;
-    for (int c = 0; c < p.head_dim; ++c) v_finite = v_finite && vr[c] - vr[c] == 0.0f;
+    for (int c = 0; c < p.head_dim; ++c) {
+      uint32_t u;
+      std::memcpy(&u, vr + c, sizeof u);
+      nonfinite |= static_cast<uint32_t>((u & 0x7f800000u) == 0x7f800000u);
+    }
   }
+  const bool v_finite = nonfinite == 0;
   const Tensor& dropped = dropped_of(p, hb);
   const int* k_end = nullptr;
   if (v_finite) {

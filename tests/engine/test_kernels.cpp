@@ -68,10 +68,12 @@ struct Shape {
   int M, K, N;
 };
 
-// Shapes around the tiles (AVX2 6 × 16, wasm 4 × 12), the k-block (256) and
-// the packing threshold (8 rows).
+// Shapes around the tiles (AVX2 6 × 16, wasm 4 × 8), the k-block (256), the
+// packing threshold (8 rows) and the row blocks whose A rows the wasm kernel
+// packs (48 rows: {101, 300, 24} has three, the last one ragged).
 const Shape kShapes[] = {{1, 1, 1},    {1, 768, 64}, {7, 3, 5},     {13, 300, 17}, {6, 257, 16},
-                         {9, 64, 33},  {20, 513, 40}, {8, 256, 48}, {31, 70, 100}, {5, 0, 7}};
+                         {9, 64, 33},  {20, 513, 40}, {8, 256, 48}, {31, 70, 100}, {5, 0, 7},
+                         {101, 300, 24}};
 
 TEST(Kernels, MatmulRowsEqualsTheReferenceLoopBitwise) {
   IsaGuard guard;
@@ -139,7 +141,7 @@ TEST(Kernels, SkippingTrailingZeroTermsChangesNoBit) {
   // equal the full sum (a zero term never changes an accumulator, even a
   // negative zero term: the accumulator is never −0).
   IsaGuard guard;
-  const int M = 23, K = 600, N = 40;
+  const int M = 101, K = 600, N = 40;  // several row blocks, groups with different k_end spans
   auto a = random_floats(size_t(M) * K, 21);
   const auto b = random_floats(size_t(K) * N, 22);
   std::vector<int> rows, k_end;
