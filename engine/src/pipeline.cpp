@@ -437,10 +437,23 @@ class Updater {
       }
       return false;
     };
+    // Block by block (masked_row is elementwise, so a block at column j0 is
+    // row i − j0 of the shifted scores and key flags), stopping at the first
+    // block that differs: after a temperature change that is the first block
+    // of every row, after a causal toggle the one holding the diagonal.
     auto masked_differs = [&](int i, const float* o, const float* n) {
-      kernels::masked_row(o, tmp_old, S_, i, old.divisor, old.causal, old.padded(), old.fill);
-      kernels::masked_row(n, tmp_new, S_, i, p_.divisor, p_.causal, p_.padded(), p_.fill);
-      return std::memcmp(tmp_old, tmp_new, sizeof(float) * S) != 0;
+      constexpr int kBlock = 64;
+      const uint8_t* pad_old = old.padded();
+      const uint8_t* pad_new = p_.padded();
+      for (int j0 = 0; j0 < S_; j0 += kBlock) {
+        const int len = std::min(kBlock, S_ - j0);
+        kernels::masked_row(o + j0, tmp_old, len, i - j0, old.divisor, old.causal,
+                            pad_old ? pad_old + j0 : nullptr, old.fill);
+        kernels::masked_row(n + j0, tmp_new, len, i - j0, p_.divisor, p_.causal,
+                            pad_new ? pad_new + j0 : nullptr, p_.fill);
+        if (std::memcmp(tmp_old, tmp_new, sizeof(float) * static_cast<size_t>(len)) != 0) return true;
+      }
+      return false;
     };
     // A region's record as square_stage writes it.
     auto note_region = [&](Stage s, bool all, size_t rows, size_t cols, bool changed) {
