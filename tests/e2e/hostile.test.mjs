@@ -83,3 +83,38 @@ test('NaN and ∞ typed into a cell of Edit values change nothing and say why', 
   assert.equal(s.embedding.values[1][2], 0.5);
   await app.close();
 });
+
+// Pastes `text` into the Tokens box through the system clipboard (Ctrl+V), then Enter.
+async function pasteTokens(app, text) {
+  await app.page.evaluate((x) => navigator.clipboard.writeText(x), text);
+  await app.click('Tokens');
+  await app.page.keyboard.press('Control+A');
+  await app.frames(1);
+  await app.page.keyboard.press('Control+V');
+  await app.frames(3);
+  await app.page.keyboard.press('Enter');
+  await app.frames(3);
+}
+
+test('a 5000-token paste and a 1 MB token are refused; the page stays live and the state stays', async (t) => {
+  const app = await openApp(t, { permissions: ['clipboard-read', 'clipboard-write'] });
+  const before = await app.state();
+  const w = await app.matrix('weights', 0);
+  const many = Array.from({ length: 5000 }, (_, i) => 'w' + i).join(' ');
+  await pasteTokens(app, many);
+  await expectRefused(app, before, w, /2048|too many|at most/i);
+  await app.shot('hostile-5000-tokens');
+  const big = 'x'.repeat(1 << 20);
+  const t0 = Date.now();
+  await pasteTokens(app, big);
+  await expectRefused(app, before, w, /256|long|bytes/i);
+  t.diagnostic(`1 MB token: paste to refusal in ${Date.now() - t0} ms`);
+  // The page keeps drawing with the megabyte still in the box, and Esc-free recovery works:
+  // typing a short sentence over it applies normally.
+  const f0 = (await app.stats()).frames;
+  await app.frames(10);
+  assert.ok((await app.stats()).frames >= f0 + 10);
+  await typeInto(app, 'Tokens', 'back to normal');
+  assert.deepEqual((await app.state()).tokens, ['back', 'to', 'normal']);
+  await app.close();
+});

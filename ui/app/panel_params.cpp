@@ -261,8 +261,10 @@ void parameters_panel(AppModel& m) {
     d["tokens"] = toks;
     m.apply_draft();
   }
-  token_chips(m);
+  // The reason comes right under the box, before the chips: a refused 5000-token
+  // paste would otherwise push it thousands of pixels down.
   error_line(m, "tokens");
+  token_chips(m);
   error_line(m, "key_padding");
 
   // --- Shapes
