@@ -4,6 +4,7 @@
 // only repeats them where a loop needs them.
 //
 // [SECTION] implementation choice
+// [SECTION] comparison
 // [SECTION] matrix products
 // [SECTION] elementwise
 // [SECTION] softmax
@@ -23,7 +24,7 @@ namespace attnviz {
 bool tensors_bitwise_equal(const Tensor& a, const Tensor& b) {
   if (a.rows != b.rows || a.cols != b.cols) return false;
   if (a.data.empty()) return true;
-  return std::memcmp(a.data.data(), b.data.data(), a.data.size() * sizeof(float)) == 0;
+  return kernels::same_bytes(a.data.data(), b.data.data(), a.data.size() * sizeof(float));
 }
 
 namespace kernels {
@@ -112,6 +113,27 @@ bool set_isa(Isa isa) {
   if (!isa_supported(isa)) return false;
   current() = impl_for(isa);
   return true;
+}
+
+// ---- [SECTION] comparison ------------------------------------------------------------
+
+bool same_bytes(const void* a, const void* b, size_t bytes) {
+#if defined(__wasm__)
+  const unsigned char* p = static_cast<const unsigned char*>(a);
+  const unsigned char* q = static_cast<const unsigned char*>(b);
+  size_t i = 0;
+  for (; i + 64 <= bytes; i += 64) {
+    uint64_t x[8], y[8];
+    std::memcpy(x, p + i, 64);
+    std::memcpy(y, q + i, 64);
+    uint64_t d = 0;
+    for (int t = 0; t < 8; ++t) d |= x[t] ^ y[t];
+    if (d != 0) return false;
+  }
+  return i == bytes || std::memcmp(p + i, q + i, bytes - i) == 0;
+#else
+  return bytes == 0 || std::memcmp(a, b, bytes) == 0;  // glibc's is vectorised already
+#endif
 }
 
 // ---- [SECTION] matrix products -------------------------------------------------------

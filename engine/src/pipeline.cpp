@@ -277,7 +277,7 @@ class Updater {
     for (size_t k = 0; k < n; ++k) std::memcpy(snap.data() + k * w, t.row(rows[k]), sizeof(float) * w);
     if (n > 0) f(rows.data(), static_cast<int>(n));
     for (size_t k = 0; k < n; ++k) {
-      if (std::memcmp(snap.data() + k * w, t.row(rows[k]), sizeof(float) * w) != 0) changed.push_back(rows[k]);
+      if (!kernels::same_bytes(snap.data() + k * w, t.row(rows[k]), sizeof(float) * w)) changed.push_back(rows[k]);
     }
     note(s, h, kind_for(n), static_cast<int>(n), 0, !changed.empty());
     return changed;
@@ -302,7 +302,7 @@ class Updater {
       for (int h = 0; h < p_.H; ++h) {
         const float* before = snap.data() + k * w + static_cast<size_t>(h) * hd;
         const float* after = out.row(r) + static_cast<size_t>(h) * hd;
-        if (std::memcmp(before, after, sizeof(float) * hd) != 0) {
+        if (!kernels::same_bytes(before, after, sizeof(float) * hd)) {
           (*head_rows)[h].push_back(r);
           any = true;
           if (!all_finite(before, hd) || !all_finite(after, hd)) (*head_nonfinite)[h] = 1;
@@ -343,7 +343,7 @@ class Updater {
     f(in.rows.data(), static_cast<int>(R), in.cols.data(), static_cast<int>(C));
     std::vector<uint8_t> row_flag(S, 0);
     for (size_t k = 0; k < R; ++k) {
-      if (std::memcmp(snap + k * S, t.row(in.rows[k]), sizeof(float) * S) != 0) {
+      if (!kernels::same_bytes(snap + k * S, t.row(in.rows[k]), sizeof(float) * S)) {
         out.changed.rows.push_back(in.rows[k]);
         row_flag[static_cast<size_t>(in.rows[k])] = 1;
       }
@@ -386,7 +386,7 @@ class Updater {
       for (int r : w_rows) w_changed[static_cast<size_t>(r)] = 1;
       std::vector<int> changed;
       for (int r = 0; r < S_; ++r) {
-        if (w_changed[static_cast<size_t>(r)] || std::memcmp(hb.dropped.row(r), hb.weights.row(r), bytes) != 0) {
+        if (w_changed[static_cast<size_t>(r)] || !kernels::same_bytes(hb.dropped.row(r), hb.weights.row(r), bytes)) {
           changed.push_back(r);
         }
       }
@@ -396,7 +396,7 @@ class Updater {
     if (old.dropout_active) {  // switched off: dropped becomes the weights again
       std::vector<int> changed;
       for (int r = 0; r < S_; ++r) {
-        if (std::memcmp(hb.dropped.row(r), hb.weights.row(r), bytes) != 0) changed.push_back(r);
+        if (!kernels::same_bytes(hb.dropped.row(r), hb.weights.row(r), bytes)) changed.push_back(r);
       }
       hb.dropped = Tensor();  // its memory is not needed any more
       note(Stage::dropped, h, UpdateKind::full, S_, 0, !changed.empty());
@@ -451,7 +451,7 @@ class Updater {
                             pad_old ? pad_old + j0 : nullptr, old.fill);
         kernels::masked_row(n + j0, tmp_new, len, i - j0, p_.divisor, p_.causal,
                             pad_new ? pad_new + j0 : nullptr, p_.fill);
-        if (std::memcmp(tmp_old, tmp_new, sizeof(float) * static_cast<size_t>(len)) != 0) return true;
+        if (!kernels::same_bytes(tmp_old, tmp_new, sizeof(float) * static_cast<size_t>(len))) return true;
       }
       return false;
     };
@@ -647,7 +647,7 @@ void Pipeline::Impl::apply(const State& next) {
   std::vector<int> x_rows;
   if (x_spec_changed) {
     for (int r = 0; r < np.S; ++r) {
-      if (std::memcmp(buf.X.row(r), new_x.row(r), sizeof(float) * np.d_model) != 0) {
+      if (!kernels::same_bytes(buf.X.row(r), new_x.row(r), sizeof(float) * np.d_model)) {
         std::memcpy(buf.X.row(r), new_x.row(r), sizeof(float) * np.d_model);
         x_rows.push_back(r);
       }

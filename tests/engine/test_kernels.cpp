@@ -313,6 +313,28 @@ TEST(Kernels, EveryImplementationGivesThePipelineTheSameBits) {
   }
 }
 
+TEST(Kernels, SameBytesIsMemcmpEqualsZero) {
+  // Lengths around the 64-byte blocks; one flipped bit anywhere is seen, and
+  // +0 / −0 (equal as floats) differ as bytes.
+  for (size_t n : {size_t(0), size_t(1), size_t(63), size_t(64), size_t(65), size_t(130), size_t(4096 + 3)}) {
+    std::vector<unsigned char> a(n + 1), b(n + 1);
+    for (size_t i = 0; i < a.size(); ++i) a[i] = b[i] = static_cast<unsigned char>(i * 131 + 7);
+    EXPECT_TRUE(k::same_bytes(a.data(), b.data(), n)) << n;
+    for (size_t i = 0; i < n; i += (n > 200 ? 97 : 1)) {
+      for (int bit : {0, 7}) {
+        b[i] ^= static_cast<unsigned char>(1u << bit);
+        EXPECT_FALSE(k::same_bytes(a.data(), b.data(), n)) << n << " byte " << i << " bit " << bit;
+        EXPECT_EQ(k::same_bytes(a.data(), b.data(), n), std::memcmp(a.data(), b.data(), n) == 0);
+        b[i] ^= static_cast<unsigned char>(1u << bit);
+      }
+    }
+    b[n] ^= 1;  // past the end: not compared
+    EXPECT_TRUE(k::same_bytes(a.data(), b.data(), n)) << n;
+  }
+  const float pz = 0.0f, nz = -0.0f;
+  EXPECT_FALSE(k::same_bytes(&pz, &nz, sizeof(float)));
+}
+
 TEST(Kernels, TheBestImplementationIsTheDefault) {
   // Native x86-64 with AVX2 runs the AVX2 kernels, the wasm build SIMD128.
   std::printf("kernels: %s\n", k::isa_name(k::active_isa()));

@@ -45,6 +45,7 @@
 // matrix products.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace attnviz {
@@ -135,6 +136,14 @@ float max_f32_torch(const float* x, int n);
 // A row of all −inf gives NaN (−inf − −inf); with safe = true such a row gives
 // zeros instead (torch's _safe_softmax rule). x and y may alias.
 void softmax_row(const float* x, float* y, int n, bool safe);
+
+// ---- comparison -------------------------------------------------------------
+
+// Whether a and b hold the same bytes (memcmp(a, b, bytes) == 0). The
+// pipeline detects what changed by comparing old and new buffers; in
+// WebAssembly libc's memcmp runs at about half the speed of this 64-byte
+// XOR-OR loop (which the compiler turns into SIMD128).
+bool same_bytes(const void* a, const void* b, size_t bytes);
 
 // ---- dropout ---------------------------------------------------------------
 
