@@ -174,6 +174,9 @@ test('Ctrl+Z / Ctrl+Shift+Z / Ctrl+Y undo and redo; a slider drag is one step; a
   assert.equal((await app.state()).causal, true);
 
   // In the Tokens field Ctrl+Z is the field's own text undo: the state is untouched.
+  await app.page.mouse.move(params.x + params.w / 2, params.y + params.h / 2);
+  await app.page.mouse.wheel(0, -2000);  // back up to Tokens
+  await app.frames(4);
   await app.click('Tokens');
   await keys.press('Control+A');
   await keys.type('x y');

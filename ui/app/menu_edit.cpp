@@ -65,11 +65,12 @@ void notice_line(AppModel& m) {
   ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + vp->Size.x * 0.5f, vp->Pos.y + ImGui::GetFrameHeight() + 6),
                           ImGuiCond_Always, ImVec2(0.5f, 0.0f));
   ImGui::SetNextWindowSizeConstraints(ImVec2(w, 0), ImVec2(w, vp->Size.y * 0.5f));
-  ImGui::SetNextWindowBgAlpha(0.96f);
+  ImGui::SetNextWindowBgAlpha(1.0f);
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
                                  ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
                                  ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoMove;
   if (ImGui::Begin("##share notice", nullptr, flags)) {
+    ImGui::BringWindowToDisplayFront(ImGui::GetCurrentWindow());  // above the panels, without taking focus
     ImGui::PushStyleColor(ImGuiCol_Text, n.error ? IM_COL32(255, 138, 122, 255) : IM_COL32(160, 220, 160, 255));
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextUnformatted(n.text.c_str());
