@@ -16,6 +16,7 @@
 #include "app/app.h"
 #include "app/export.h"
 #include "app/fonts.h"
+#include "headless.h"
 #include "imgui.h"
 
 namespace {
@@ -118,46 +119,8 @@ TEST(ExportFormat, FileStems) {
 
 // --- The app, headless (as in test_ui_smoke.cpp)
 
-struct NullTextures final : ui::TextureHost {
-  intptr_t next = 1;
-  ImTextureID create(int, int) override { return (ImTextureID)next++; }
-  void upload(ImTextureID, int, int, const uint8_t*) override { ++uploads; }
-  void destroy(ImTextureID) override {}
-};
-
-struct Headless {
-  Headless() {
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.DisplaySize = ImVec2(1440, 900);
-    io.IniFilename = nullptr;
-    ui::fonts_build(io, ui::FontSources{}, 1.0f);
-    unsigned char* px;
-    int w, h;
-    io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);
-    ui::export_queue().pending.clear();
-  }
-  ~Headless() { ImGui::DestroyContext(); }
-  void frame(App& app) {
-    ImGui::GetIO().DeltaTime = 1.0f / 60.0f;
-    ImGui::NewFrame();
-    app.frame();
-    ImGui::Render();
-  }
-  // A click like a person's: move, press, release, each in its own frame.
-  void click(App& app, const char* label, int button = 0) {
-    float r[4];
-    ASSERT_TRUE(app.item_rect(label, r)) << label;
-    ImGuiIO& io = ImGui::GetIO();
-    io.AddMousePosEvent(r[0] + r[2] * 0.5f, r[1] + r[3] * 0.5f);
-    frame(app);
-    io.AddMouseButtonEvent(button, true);
-    frame(app);
-    io.AddMouseButtonEvent(button, false);
-    frame(app);
-    frame(app);
-  }
-};
+using ui::testing::Headless;
+using ui::testing::NullTextures;
 
 std::string expected(App& app, std::string (*format)(const MatrixView&, const MatrixLabels&)) {
   nlohmann::json st = nlohmann::json::parse(app.state_json());

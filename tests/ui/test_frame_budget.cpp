@@ -13,6 +13,7 @@
 
 #include "app/app.h"
 #include "app/fonts.h"
+#include "headless.h"
 #include "imgui.h"
 
 // Counting global allocator for this test binary: counts only while armed.
@@ -40,13 +41,7 @@ namespace {
 
 using attnviz::ui::App;
 
-struct CountingTextures final : attnviz::ui::TextureHost {
-  intptr_t next = 1;
-  long uploads_n = 0;
-  ImTextureID create(int, int) override { return (ImTextureID)next++; }
-  void upload(ImTextureID, int, int, const uint8_t*) override { ++uploads_n; }
-  void destroy(ImTextureID) override {}
-};
+using attnviz::ui::testing::NullTextures;
 
 // ImGui's own allocations go through its allocator hook: count those too.
 void* imgui_alloc(size_t n, void*) {
@@ -58,37 +53,14 @@ void* imgui_alloc(size_t n, void*) {
 }
 void imgui_free(void* p, void*) { std::free(p); }
 
-struct Headless {
-  Headless() {
+// The shared headless app (headless.h), with ImGui's allocations counted too and a
+// screen the size the bench uses.
+struct Headless : attnviz::ui::testing::Headless {
+  static ImVec2 counted_size() {
     ImGui::SetAllocatorFunctions(imgui_alloc, imgui_free);
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.DisplaySize = ImVec2(1600, 1000);
-    io.IniFilename = nullptr;
-    attnviz::ui::fonts_build(io, attnviz::ui::FontSources{}, 1.0f);
-    unsigned char* px;
-    int w, h;
-    io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);
+    return ImVec2(1600, 1000);
   }
-  ~Headless() { ImGui::DestroyContext(); }
-  void frame(App& app) {
-    ImGui::GetIO().DeltaTime = 1.0f / 60.0f;
-    ImGui::NewFrame();
-    app.frame();
-    ImGui::Render();
-  }
-  // A real click: the pointer arrives, presses, releases, each in its own frame.
-  void click(App& app, const char* label) {
-    float r[4];
-    ASSERT_TRUE(app.item_rect(label, r)) << label;
-    ImGuiIO& io = ImGui::GetIO();
-    io.AddMousePosEvent(r[0] + r[2] / 2, r[1] + r[3] / 2);
-    frame(app);
-    io.AddMouseButtonEvent(0, true);
-    frame(app);
-    io.AddMouseButtonEvent(0, false);
-    frame(app);
-  }
+  Headless() : attnviz::ui::testing::Headless(counted_size()) {}
 };
 
 std::string big_state(int S, int heads, int d) {
@@ -125,7 +97,7 @@ long steady(Headless& h, App& app, const char* what, int frames = 30) {
 
 TEST(FrameBudget, SteadyFramesAllocateNothingAndUploadNothingOnEveryTab) {
   Headless h;
-  CountingTextures tex;
+  NullTextures tex;
   App app(&tex);
   for (int i = 0; i < 3; ++i) h.frame(app);
   ASSERT_TRUE(app.set_state_text(big_state(256, 12, 768)).value("ok", false));
@@ -144,9 +116,9 @@ TEST(FrameBudget, SteadyFramesAllocateNothingAndUploadNothingOnEveryTab) {
     long before_uploads = -1;
     ImGui::GetIO().AddMousePosEvent(2, 990);
     for (int i = 0; i < 10; ++i) h.frame(app);
-    before_uploads = tex.uploads_n;
+    before_uploads = (long)tex.uploads;
     EXPECT_EQ(steady(h, app, what.c_str()), 0) << what << ": the per-frame path allocated";
-    EXPECT_EQ(tex.uploads_n, before_uploads) << what << ": a texture was re-uploaded with nothing changed";
+    EXPECT_EQ((long)tex.uploads, before_uploads) << what << ": a texture was re-uploaded with nothing changed";
   }
 }
 

@@ -8,6 +8,7 @@
 #include "app/app.h"
 #include "app/fonts.h"
 #include "app/history.h"
+#include "headless.h"
 #include "imgui.h"
 
 namespace {
@@ -16,45 +17,8 @@ using attnviz::ui::App;
 using attnviz::ui::History;
 using json = nlohmann::json;
 
-struct NullTextures final : attnviz::ui::TextureHost {
-  intptr_t next = 1;
-  ImTextureID create(int, int) override { return (ImTextureID)next++; }
-  void upload(ImTextureID, int, int, const uint8_t*) override {}
-  void destroy(ImTextureID) override {}
-};
-
-struct Headless {
-  Headless() {
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.DisplaySize = ImVec2(1440, 900);
-    io.IniFilename = nullptr;
-    attnviz::ui::fonts_build(io, attnviz::ui::FontSources{}, 1.0f);
-    unsigned char* px;
-    int w, h;
-    io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);
-  }
-  ~Headless() { ImGui::DestroyContext(); }
-  void frame(App& app) {
-    ImGui::GetIO().DeltaTime = 1.0f / 60.0f;
-    ImGui::NewFrame();
-    app.frame();
-    ImGui::Render();
-  }
-  // Presses a chord over two frames (down, then up), as a keyboard would.
-  void chord(App& app, ImGuiKey key, bool shift = false) {
-    ImGuiIO& io = ImGui::GetIO();
-    io.AddKeyEvent(ImGuiMod_Ctrl, true);
-    if (shift) io.AddKeyEvent(ImGuiMod_Shift, true);
-    io.AddKeyEvent(key, true);
-    frame(app);
-    io.AddKeyEvent(key, false);
-    io.AddKeyEvent(ImGuiMod_Ctrl, false);
-    if (shift) io.AddKeyEvent(ImGuiMod_Shift, false);
-    frame(app);
-    frame(app);
-  }
-};
+using attnviz::ui::testing::Headless;
+using attnviz::ui::testing::NullTextures;
 
 json state_of(const App& app) { return json::parse(app.state_json()); }
 

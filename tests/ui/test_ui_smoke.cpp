@@ -6,39 +6,15 @@
 #include "app/app.h"
 #include "app/fonts.h"
 #include "app/presets.h"
+#include "headless.h"
 #include "imgui.h"
 
 namespace {
 
 using attnviz::ui::App;
 
-struct NullTextures final : attnviz::ui::TextureHost {
-  intptr_t next = 1;
-  int live = 0;
-  ImTextureID create(int, int) override { ++live; return (ImTextureID)next++; }
-  void upload(ImTextureID, int, int, const uint8_t*) override { ++uploads; }
-  void destroy(ImTextureID) override { --live; }
-};
-
-struct Headless {
-  Headless() {
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.DisplaySize = ImVec2(1440, 900);
-    io.IniFilename = nullptr;
-    attnviz::ui::fonts_build(io, attnviz::ui::FontSources{}, 1.0f);
-    unsigned char* px;
-    int w, h;
-    io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);  // a backend would upload this
-  }
-  ~Headless() { ImGui::DestroyContext(); }
-  void frame(App& app, float dt = 1.0f / 60.0f) {
-    ImGui::GetIO().DeltaTime = dt;
-    ImGui::NewFrame();
-    app.frame();
-    ImGui::Render();
-  }
-};
+using attnviz::ui::testing::Headless;
+using attnviz::ui::testing::NullTextures;
 
 TEST(UiSmoke, RunsHundredsOfFramesAndRegistersItems) {
   Headless h;

@@ -37,6 +37,10 @@ bool AppModel::apply(const nlohmann::json& state, Change how) {
 
 App::App(TextureHost* textures) : model_(std::make_unique<AppModel>()) {
   model_->textures = textures;
+  // The export queue is global (heatmaps and the platform reach it without a model):
+  // a new app starts with nothing queued and no notice left from an earlier one.
+  export_queue().pending.clear();
+  export_queue().notice_shown = export_queue().notice_seq;
   model_->apply(default_state());
 }
 

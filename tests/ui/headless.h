@@ -1,0 +1,82 @@
+// headless.h: the app with no window and no graphics backend, for the UI tests.
+// ImGui is driven frame by frame through its IO queue, like a platform layer would,
+// and textures go to a host that only counts them.
+//
+//   Headless h;                 // ImGui context, 1440×900, fonts built at scale 1
+//   NullTextures tex;
+//   App app(&tex);
+//   h.frame(app);               // one frame
+//   h.click(app, "Causal mask");      // move, press, release: each its own frame
+//   h.chord(app, ImGuiKey_Z, true);   // Ctrl+Shift+Z over two frames
+#pragma once
+#include <gtest/gtest.h>
+
+#include "app/app.h"
+#include "app/fonts.h"
+#include "app/texture_host.h"
+#include "imgui.h"
+
+namespace attnviz::ui::testing {
+
+struct NullTextures final : TextureHost {
+  intptr_t next = 1;
+  int live = 0;  // created and not yet destroyed
+  ImTextureID create(int, int) override {
+    ++live;
+    return (ImTextureID)next++;
+  }
+  void upload(ImTextureID, int, int, const uint8_t*) override { ++uploads; }
+  void destroy(ImTextureID) override { --live; }
+};
+
+struct Headless {
+  explicit Headless(ImVec2 size = ImVec2(1440, 900)) {
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.DisplaySize = size;
+    io.IniFilename = nullptr;
+    fonts_build(io, FontSources{}, 1.0f);
+    unsigned char* px;
+    int w, h;
+    io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);  // a backend would upload this
+  }
+  ~Headless() { ImGui::DestroyContext(); }
+  Headless(const Headless&) = delete;
+  Headless& operator=(const Headless&) = delete;
+
+  void frame(App& app) {
+    ImGui::GetIO().DeltaTime = 1.0f / 60.0f;
+    ImGui::NewFrame();
+    app.frame();
+    ImGui::Render();
+  }
+  // A click like a person's at the labelled item's centre: the pointer arrives,
+  // presses, releases, each in its own frame (button 0 left, 1 right).
+  void click(App& app, const char* label, int button = 0) {
+    float r[4];
+    ASSERT_TRUE(app.item_rect(label, r)) << label;
+    ImGuiIO& io = ImGui::GetIO();
+    io.AddMousePosEvent(r[0] + r[2] * 0.5f, r[1] + r[3] * 0.5f);
+    frame(app);
+    io.AddMouseButtonEvent(button, true);
+    frame(app);
+    io.AddMouseButtonEvent(button, false);
+    frame(app);
+    frame(app);
+  }
+  // Ctrl (+Shift) + key: pressed in one frame, released in the next, as a keyboard would.
+  void chord(App& app, ImGuiKey key, bool shift = false) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.AddKeyEvent(ImGuiMod_Ctrl, true);
+    if (shift) io.AddKeyEvent(ImGuiMod_Shift, true);
+    io.AddKeyEvent(key, true);
+    frame(app);
+    io.AddKeyEvent(key, false);
+    io.AddKeyEvent(ImGuiMod_Ctrl, false);
+    if (shift) io.AddKeyEvent(ImGuiMod_Shift, false);
+    frame(app);
+    frame(app);
+  }
+};
+
+}  // namespace attnviz::ui::testing
