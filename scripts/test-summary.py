@@ -47,9 +47,12 @@ def main(folder):
         print(f"  {suite}: {counts['passed']} passed, {counts['failed']} failed{extra}")
 
     def count(path, counts, skip_names=()):
+        """Adds a report's cases; a ctest entry in skip_names was counted case by
+        case from its GoogleTest report, unless it failed with no failing case
+        there (a crash, or a leak reported at exit): then it counts once."""
         for _, name, bad, skip in cases(path):
-            if name in skip_names and not bad:
-                continue  # counted case by case from its GoogleTest report
+            if name in skip_names and (not bad or skip_names[name]):
+                continue
             counts["skipped"] += skip
             counts["failed"] += bad and not skip
             counts["passed"] += not bad and not skip
@@ -63,10 +66,12 @@ def main(folder):
             add(suite, counts)
             continue
         gtest = [f for f in files if f != ctest and f.endswith(".xml") and owner(f) == suite]
+        gtest_failed = {}  # ctest name -> whether its GoogleTest report has a failing case
         for f in gtest:
+            before = counts["failed"]
             count(os.path.join(folder, f), counts)
-        gtest_names = {os.path.splitext(f[len(suite) + 1:])[0] for f in gtest}
-        count(os.path.join(folder, ctest), counts, gtest_names)
+            gtest_failed[os.path.splitext(f[len(suite) + 1:])[0]] = counts["failed"] > before
+        count(os.path.join(folder, ctest), counts, gtest_failed)
         add(suite, counts)
     for suite, name, missing in SINGLE_SUITES:
         counts = {"passed": 0, "failed": 0, "skipped": 0}
