@@ -3,6 +3,7 @@
 //
 //   const app = await openApp(t);        // server + browser + page, ready resolved
 //   await app.click('Causal mask');      // real mouse click at itemRect's centre
+//   await app.type('Tokens', 'the cat'); // click, select all, type, Enter
 //   await app.shot('name');              // screenshot into tests/e2e/artifacts/
 //
 // Any console error or page error fails the test that saw it (checked in close()).
@@ -92,6 +93,21 @@ export async function openApp(t, opts = {}) {
       await page.mouse.up({ button: opts.button || 'left' });
       await app.frames(2);
       return r;
+    },
+    // Replaces the text of an ImGui field like a person: click it (number fields
+    // near their left edge with {number: true}, clear of the −/+ buttons; other
+    // click options pass through), select all, type (or Delete for ''), Enter,
+    // a frame between each step so no keystroke is lost.
+    type: async (label, text, opts = {}) => {
+      const { number = false, ...clickOpts } = opts;
+      await app.click(label, number ? { dx: 20, ...clickOpts } : clickOpts);
+      await page.keyboard.press('Control+A');
+      await app.frames(1);
+      if (text) await page.keyboard.type(text);
+      else await page.keyboard.press('Delete');
+      await app.frames(2);
+      await page.keyboard.press('Enter');
+      await app.frames(3);
     },
     // A fresh screenshot decoded to RGBA: {width, height, rgba: Buffer, at(x, y) → [r, g, b]}
     // in device pixels; `clip` ({x, y, width, height}, CSS pixels) limits it to a region.

@@ -8,19 +8,6 @@ import { openApp } from './harness.mjs';
 
 const live = (app) => app.page.evaluate(() => document.getElementById('live').textContent);
 
-// Clicks a field (number fields near their left edge, clear of the −/+ buttons),
-// selects all, types, presses Enter, a frame between each step as a person would.
-async function typeInto(app, label, text, opts = {}) {
-  await app.click(label, opts);
-  await app.page.keyboard.press('Control+A');
-  await app.frames(1);
-  if (text) await app.page.keyboard.type(text);
-  else await app.page.keyboard.press('Delete');
-  await app.frames(2);
-  await app.page.keyboard.press('Enter');
-  await app.frames(3);
-}
-
 // The state and weights before, the refusal after: same state, same numbers, a sentence.
 async function expectRefused(app, before, weightsBefore, pattern) {
   assert.deepEqual(await app.state(), before, 'the last valid state stays');
@@ -36,7 +23,7 @@ test('temperature ≤ 0 and p outside [0, 1] are refused with a sentence', async
   const before = await app.state();
   const w = await app.matrix('weights', 0);
   for (const value of ['0', '-2']) {
-    await typeInto(app, 'Temperature', value, { dx: 20 });
+    await app.type('Temperature', value, { number: true });
     await expectRefused(app, before, w, /temperature/i);
   }
   await app.shot('hostile-temperature');
@@ -59,7 +46,7 @@ test('an empty Tokens box is refused and the tokens come back', async (t) => {
   const app = await openApp(t);
   const before = await app.state();
   const w = await app.matrix('weights', 0);
-  await typeInto(app, 'Tokens', '');
+  await app.type('Tokens', '');
   await expectRefused(app, before, w, /token/i);
   await app.close();
 });
@@ -70,7 +57,7 @@ test('NaN and ∞ typed into a cell of Edit values change nothing and say why', 
   const before = await app.state();
   const w = await app.matrix('weights', 0);
   for (const value of ['nan', 'inf', '-inf', '1e999']) {
-    await typeInto(app, 'embedding[1][2]', value);
+    await app.type('embedding[1][2]', value);
     assert.deepEqual(await app.state(), before, `${value}: the state stays`);
     assert.deepEqual(await app.matrix('weights', 0), w, `${value}: the numbers stay`);
     const said = await live(app);
@@ -78,7 +65,7 @@ test('NaN and ∞ typed into a cell of Edit values change nothing and say why', 
   }
   await app.shot('hostile-cell-nan');
   // A finite value still goes through afterwards.
-  await typeInto(app, 'embedding[1][2]', '0.5');
+  await app.type('embedding[1][2]', '0.5');
   const s = await app.state();
   assert.equal(s.embedding.values[1][2], 0.5);
   await app.close();
@@ -114,7 +101,7 @@ test('a 5000-token paste and a 1 MB token are refused; the page stays live and t
   const f0 = (await app.stats()).frames;
   await app.frames(10);
   assert.ok((await app.stats()).frames >= f0 + 10);
-  await typeInto(app, 'Tokens', 'back to normal');
+  await app.type('Tokens', 'back to normal');
   assert.deepEqual((await app.state()).tokens, ['back', 'to', 'normal']);
   await app.close();
 });

@@ -105,13 +105,7 @@ test('Shift+arrows move the pinned cell and the Inspector and #live follow', asy
 test('a refused edit is spoken too', async (t) => {
   const app = await openApp(t);
   const before = (await app.state()).num_heads;
-  await app.click('Heads', { dx: 20 });
-  await app.page.keyboard.press('Control+A');
-  await app.frames(1);
-  await app.page.keyboard.type('5');
-  await app.frames(2);
-  await app.page.keyboard.press('Enter');
-  await app.frames(3);
+  await app.type('Heads', '5', { number: true });
   const text = await live(app);
   assert.match(text, /^Not applied: /, text);
   assert.match(text, /divisible|divide/, text);

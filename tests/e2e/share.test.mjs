@@ -28,15 +28,6 @@ async function noticeWith(app, text) {
   await app.frames(2);
   return notice(app);
 }
-async function typeInto(app, label, text) {
-  await app.click(label);
-  await app.page.keyboard.press('Control+A');
-  await app.frames(1);
-  await app.page.keyboard.type(text);
-  await app.frames(2);
-  await app.page.keyboard.press('Enter');
-  await app.frames(3);
-}
 
 test('a link restores the state and every view selection: head, tab, colormap, pinned cell', async (t) => {
   const app = await openApp(t);
@@ -282,7 +273,7 @@ test('non-ASCII typing into Tokens: accents from the keyboard, Chinese through a
   const app = await openApp(t);
   const keys = app.page.keyboard;
   // Accents: keyboard.type sends keys for ASCII and text input for é, ï, ü.
-  await typeInto(app, 'Tokens', 'café naïve über');
+  await app.type('Tokens', 'café naïve über');
   assert.deepEqual((await app.state()).tokens, ['café', 'naïve', 'über']);
 
   // Backspace and ordinary keys still work next to them, and a key whose character

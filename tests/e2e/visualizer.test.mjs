@@ -10,21 +10,9 @@ import { colour, distance, masked, maskedHatch } from './colormap.mjs';
 
 const preset = (file) => JSON.parse(fs.readFileSync(path.join(repoRoot, 'assets/presets', file), 'utf8')).state;
 
-// Replaces the text of an ImGui input by clicking it, selecting all and typing.
-// Number fields (InputInt) have −/+ buttons on the right: click near the left edge.
-async function typeInto(app, label, text, { number = false } = {}) {
-  await app.click(label, number ? { dx: 20 } : {});
-  await app.page.keyboard.press('Control+A');
-  await app.frames(1);
-  await app.page.keyboard.type(text);
-  await app.frames(2);  // as a person would, Enter comes after the text has landed
-  await app.page.keyboard.press('Enter');
-  await app.frames(3);
-}
-
 test('typing a sentence into Tokens re-splits it and every stage follows', async (t) => {
   const app = await openApp(t);
-  await typeInto(app, 'Tokens', 'the cat sat down');
+  await app.type('Tokens', 'the cat sat down');
   const s = await app.state();
   assert.deepEqual(s.tokens, ['the', 'cat', 'sat', 'down']);
   for (const stage of ['scores', 'scaled', 'masked', 'weights', 'dropped']) {
@@ -82,13 +70,13 @@ test('an invalid combination shows its reason and the views keep the last valid 
   const app = await openApp(t);
   const before = await app.matrix('weights', 0);
   // d_out is 4: three heads do not divide it.
-  await typeInto(app, 'Heads', '3', { number: true });
+  await app.type('Heads', '3', { number: true });
   assert.ok(await app.rect('error'), 'the reason is shown');
   const s = await app.state();
   assert.equal(s.num_heads, 1, 'the state keeps its last valid value');
   assert.deepEqual(await app.matrix('weights', 0), before, 'the views keep the last valid result');
   // Fix it through d_out: 6 is divisible by 3, and the draft's 3 heads now apply.
-  await typeInto(app, 'd_out', '6', { number: true });
+  await app.type('d_out', '6', { number: true });
   const s2 = await app.state();
   assert.equal(s2.d_out, 6);
   assert.equal(s2.num_heads, 3);
@@ -195,14 +183,14 @@ test('editing one embedding cell switches to explicit values and changes only th
   const app = await openApp(t);
   const X0 = await app.matrix('X', 0);
   await app.click('Edit values');
-  await typeInto(app, 'embedding[0][0]', '1.5');
+  await app.type('embedding[0][0]', '1.5');
   const s = await app.state();
   assert.equal(s.embedding.values[0][0], 1.5);
   const X1 = await app.matrix('X', 0);
   assert.equal(X1.data[0], 1.5);
   assert.deepEqual(X1.data.slice(1), X0.data.slice(1), 'every other number of X is unchanged, bit for bit');
   // A number that is not finite gets a sentence and changes nothing.
-  await typeInto(app, 'embedding[1][1]', 'nan');
+  await app.type('embedding[1][1]', 'nan');
   assert.ok(await app.rect('error'), 'the reason is shown');
   assert.deepEqual((await app.matrix('X', 0)).data, X1.data, 'the last valid values stay');
   await app.shot('edit-values');
