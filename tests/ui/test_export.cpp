@@ -195,6 +195,17 @@ TEST(Import, GoodFileAppliesBadFilesKeepTheStateWithASentence) {
   EXPECT_NE(r["error"].get<std::string>().find("not a JSON file"), std::string::npos) << r.dump();
   EXPECT_EQ(app.state_json(), before);
 
+  // Numbers beyond double and deep nesting make nlohmann throw out_of_range, not
+  // parse_error: the import must still answer with a sentence (in wasm an escaped
+  // exception aborts the page).
+  r = app.import_state("huge-number.json", "{\"temperature\": 1e400}");
+  EXPECT_FALSE(r["ok"].get<bool>());
+  EXPECT_NE(r["error"].get<std::string>().find("too large"), std::string::npos) << r.dump();
+  r = app.import_state("deep.json", std::string(100000, '[') + std::string(100000, ']'));
+  EXPECT_FALSE(r["ok"].get<bool>());
+  EXPECT_NE(r["error"].get<std::string>().find("nested"), std::string::npos) << r.dump();
+  EXPECT_EQ(app.state_json(), before);
+
   nlohmann::json bad = nlohmann::json::parse(before);
   bad["heads"] = 3;  // d_out 4 is not divisible by 3
   r = app.import_state("bad.json", bad.dump());

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "app/app_model.h"
+#include "attnviz/state.h"
 #include "app/export.h"
 #include "app/help.h"
 #include "app/panels.h"
@@ -65,9 +66,9 @@ nlohmann::json App::import_state_file(const std::string& path) { return import_s
 std::string App::state_json() const { return model_->engine.state().dump(); }
 
 nlohmann::json App::set_state_text(std::string_view text) {
-  nlohmann::json parsed = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
-  if (parsed.is_discarded())
-    return {{"ok", false}, {"error", "The state is not valid JSON."}, {"field", ""}};
+  nlohmann::json parsed;
+  Status st = parse_json_text(text, &parsed);  // never throws; says what is wrong and where
+  if (!st.ok) return {{"ok", false}, {"error", st.error}, {"field", st.field}};
   if (!model_->apply(parsed))
     return {{"ok", false}, {"error", model_->error}, {"field", model_->error_field}};
   return {{"ok", true}, {"error", ""}, {"field", ""}};

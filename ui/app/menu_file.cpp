@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "attnviz/state.h"
 #include "app/app_model.h"
 #include "app/export.h"
 #include "app/item_registry.h"
@@ -46,13 +47,14 @@ json import_state_too_large(AppModel&, std::string_view name, double size) {
 
 json import_state_text(AppModel& m, std::string_view name, std::string_view text) {
   if ((double)text.size() > kMaxStateFileBytes) return import_state_too_large(m, name, (double)text.size());
+  // The engine's strict reader: never throws (1e400, 100k-deep nesting, bad UTF-8 all
+  // come back as a sentence), so a hostile file cannot abort the page.
   json parsed;
-  try {
-    parsed = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    char where[80];
-    std::snprintf(where, sizeof where, " (at byte %zu)", (size_t)e.byte);
-    return refuse(in_quotes(name) + " is not a JSON file" + where + ", so it was not opened; the state is unchanged.");
+  Status st = parse_json_text(text, &parsed);
+  if (!st.ok) {
+    const bool syntax = st.error.rfind("this is not valid JSON", 0) == 0;
+    return refuse(in_quotes(name) + (syntax ? " is not a JSON file: " : " cannot be read: ") + st.error +
+                  "; it was not opened and the state is unchanged.");
   }
   if (!m.apply(parsed))  // the engine's validator says what is wrong; the last state stays
     return refuse(in_quotes(name) + " is not a valid attnviz state: " + m.error);
