@@ -201,6 +201,13 @@ test('the session survives a reload; a link wins over the saved session', async 
   await app.page.evaluate(() => window.attnviz.ready);
   assert.equal((await app.state()).causal, true, 'state restored from localStorage');
   assert.equal((await session(app)).view.cmap, 'cividis', 'view restored too');
+  // History starts at the restored session: Ctrl+Z has nothing to undo, rather than
+  // dropping the learner back to the default preset.
+  assert.equal((await app.page.evaluate(() => window.attnviz.history())).undo, 0, 'no undo step for the restore');
+  await app.click('Parameters window', { dy: 8 });
+  await app.page.keyboard.press('Control+Z');
+  await app.frames(3);
+  assert.equal((await app.state()).causal, true, 'Ctrl+Z right after opening keeps the restored state');
   await app.page.goto(app.server.url + '#' + link(JSON.stringify({ v: 1, state: {} })));
   await app.page.reload();  // a hash-only change is not a load: reload to start from the link
   await app.page.evaluate(() => window.attnviz.ready);

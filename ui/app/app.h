@@ -63,6 +63,7 @@ class App {
   void notify(std::string text, bool error);   // a sentence under the menu bar
   nlohmann::json notice() const;               // {"text", "error"} of that sentence
   nlohmann::json history_info() const;         // {"undo", "redo", "bytes"}
+  void history_clear();                        // the opening session starts the history
   ShareHooks& share_hooks();                   // the platform's clipboard side
 
   // Codepoints beyond the built-in font ranges that the session's text uses

@@ -38,6 +38,14 @@ class History {
   std::optional<std::string> undo(std::string current);
   std::optional<std::string> redo(std::string current);
 
+  // Forgets every step (the session the page opened with is where history starts).
+  void clear() {
+    undo_.clear();
+    redo_.clear();
+    bytes_ = 0;
+    open_group_ = 0;
+  }
+
   bool can_undo() const { return !undo_.empty(); }
   bool can_redo() const { return !redo_.empty(); }
   size_t undo_size() const { return undo_.size(); }

@@ -222,6 +222,8 @@ json App::notice() const {
   return {{"text", model_->notice.text}, {"error", model_->notice.error}};
 }
 
+void App::history_clear() { model_->history.clear(); }
+
 json App::history_info() const {
   const History& h = model_->history;
   return {{"undo", h.undo_size()}, {"redo", h.redo_size()}, {"bytes", h.bytes()}};

@@ -100,6 +100,8 @@ EMSCRIPTEN_KEEPALIVE const char* attnviz_notice() {
   s = g_app->notice().dump();
   return s.c_str();
 }
+// The page has applied the session it opened with (link or saved): undo starts there.
+EMSCRIPTEN_KEEPALIVE void attnviz_history_clear() { g_app->history_clear(); }
 EMSCRIPTEN_KEEPALIVE const char* attnviz_history_info() {
   static std::string s;
   s = g_app->history_info().dump();

@@ -160,6 +160,7 @@
         if (!r.ok && hash.length <= 1) notify('The session saved in this browser could not be restored: ' + lower(r.error), true);
       }
     }
+    Module._attnviz_history_clear();  // Ctrl+Z must not undo the opening into the default state
     started = true;
     startedResolve();
   }
