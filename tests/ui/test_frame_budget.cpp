@@ -105,6 +105,8 @@ TEST(FrameBudget, SteadyFramesAllocateNothingAndUploadNothingOnEveryTab) {
   const char* tabs[][2] = {{"Stages", "dropped h0"},
                            {"Q K V & output", "output"},
                            {"Compare heads", "weights h11"},
+                           {"A/B", "diff h0-h1"},  // sub-tabs of Compare heads
+                           {"Row statistics", "Row statistics"},
                            {"Lines", "lines"},
                            {"Edit values", "Edit values"}};  // 768 columns: too wide for its tables
   float r[4];

@@ -2,6 +2,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -61,6 +62,15 @@ struct AppModel {
 
   // --- retained per-heatmap textures, keyed by label ("weights h0")
   std::unordered_map<std::string, HeatmapCache> heatmaps;
+  // heatmaps[label] without building a std::string per call (a frame must not
+  // allocate; wasm's std::string holds only 10 chars inline).
+  HeatmapCache& heatmap_cache(std::string_view label) {
+    heatmap_key.assign(label.data(), label.size());
+    auto it = heatmaps.find(heatmap_key);
+    if (it == heatmaps.end()) it = heatmaps.emplace(heatmap_key, HeatmapCache{}).first;
+    return it->second;
+  }
+  std::string heatmap_key;  // reused lookup key
 
   // --- retained state of the Compare heads and Lines tabs, created by their panels on
   // first draw (shared_ptr because the types are private to those files)

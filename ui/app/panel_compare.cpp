@@ -240,7 +240,7 @@ static void difference_map(AppModel& m, CompareCache& c, int a, int b, float wid
   spec.max_width = width;
   spec.max_cell = 40.0f;
   HeatmapHover hv = heatmap(spec, MatrixView{c.diff.rows, c.diff.cols, c.diff.data.data()}, c.diff_version,
-                            m.heatmaps[label], *m.textures);
+                            m.heatmap_cache(label), *m.textures);
   if (hv.hovered) m.hover_next = CellRef{true, stage, a, hv.row, hv.col};  // the inspector explains A's cell
 }
 
@@ -268,7 +268,7 @@ static void similarity_map(AppModel& m, CompareCache& c) {
   spec.max_cell = 60.0f;  // wide enough for 4 decimals
   spec.max_width = ImGui::GetContentRegionAvail().x;
   HeatmapHover hv = heatmap(spec, MatrixView{c.similarity.rows, c.similarity.cols, c.similarity.data.data()},
-                            c.similarity_version, m.heatmaps["head similarity"], *m.textures);
+                            c.similarity_version, m.heatmap_cache("head similarity"), *m.textures);
   if (hv.hovered) {
     ImGui::SetTooltip("heads %d and %d: mean JSD %s", hv.row, hv.col,
                       format_value(c.similarity.at(hv.row, hv.col), 4).c_str());

@@ -48,7 +48,7 @@ void matrix_view(AppModel& m, const char* stage, int head, float max_width, floa
   spec.show_values = !small;
   spec.show_colour_bar = !small;
 
-  HeatmapHover h = heatmap(spec, v, m.engine.version(stage, per_head ? head : 0), m.heatmaps[label], *m.textures);
+  HeatmapHover h = heatmap(spec, v, m.engine.version(stage, per_head ? head : 0), m.heatmap_cache(label), *m.textures);
   if (h.hovered) {
     m.hover_next = CellRef{true, stage, per_head ? head : 0, h.row, h.col};
     if (h.clicked) {
