@@ -145,16 +145,22 @@ class CheckedDomBuilder {
     size_t index = 0;           // the next element's index (arrays)
   };
 
-  // The path of the value about to be read.
+  // The path of the value about to be read, at most kMaxPathBytes (+ "…"): 32
+  // levels of 40-byte keys would otherwise make a 1 KB field name. The head is
+  // kept, since callers match a field by its prefix ("embedding", "weights").
+  static constexpr size_t kMaxPathBytes = 120;
   std::string next_path() const {
     if (frames_.empty()) return "";
     const Frame& f = frames_.back();
+    std::string p;
     if (f.object) {
       if (f.key.empty()) return f.path;  // between fields
       const std::string k = path_key(f.key);
-      return f.path.empty() ? k : f.path + "." + k;
+      p = f.path.empty() ? k : f.path + "." + k;
+    } else {
+      p = f.path + "[" + std::to_string(f.index) + "]";
     }
-    return f.path + "[" + std::to_string(f.index) + "]";
+    return p.size() > kMaxPathBytes ? cut_utf8(p, kMaxPathBytes) + "…" : p;
   }
 
   static std::string path_key(const std::string& k) {

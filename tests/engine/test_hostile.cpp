@@ -325,3 +325,20 @@ TEST(Hostile, ValuesTypedIntoAStateBuiltInCode) {
 }
 
 }  // namespace
+
+// Found by the fuzzer: 25 levels of 40-byte keys made a 1 KB field path. The path
+// is cut (head kept, so callers matching "embedding…" still match) at 120 bytes + "…".
+TEST(Hostile, FieldPathsStayShortHoweverDeepTheLongKeys) {
+  const std::string key(60, 'k');
+  std::string text = "{\"embedding\": ";
+  for (int i = 0; i < 25; ++i) text += "{\"" + key + "\": ";
+  text += "NaN";
+  for (int i = 0; i < 25; ++i) text += "}";
+  text += "}";
+  nlohmann::json out;
+  attnviz::Status st = attnviz::parse_json_text(text, &out);
+  ASSERT_FALSE(st.ok);
+  EXPECT_LE(st.field.size(), 120u + std::string("…").size()) << st.field;
+  EXPECT_EQ(st.field.rfind("embedding.kkkk", 0), 0u) << st.field;
+  EXPECT_LT(st.error.size(), 400u) << st.error;
+}
