@@ -9,7 +9,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { openApp, artifactsDir } from './harness.mjs';
+import { openApp, artifactsDir, decodePng } from './harness.mjs';
 import { colour, distance } from './colormap.mjs';
 
 // Clicks `label` and returns the download it starts: {name, bytes}.
@@ -27,25 +27,6 @@ async function download(app, label) {
 async function panelExport(app, heatmap, item) {
   await app.click(heatmap, { button: 'right' });
   return download(app, item);
-}
-
-// PNG bytes decoded by the browser: {width, height, at(x, y) → [r, g, b]}.
-async function decodePng(page, bytes) {
-  const { width, height, b64 } = await page.evaluate(async (src) => {
-    const img = new Image();
-    img.src = 'data:image/png;base64,' + src;
-    await img.decode();
-    const c = new OffscreenCanvas(img.width, img.height);
-    const g = c.getContext('2d');
-    g.drawImage(img, 0, 0);
-    const d = g.getImageData(0, 0, img.width, img.height).data;
-    let bin = '';
-    for (let k = 0; k < d.length; k += 0x8000) bin += String.fromCharCode.apply(null, d.subarray(k, k + 0x8000));
-    return { width: img.width, height: img.height, b64: btoa(bin) };
-  }, bytes.toString('base64'));
-  const rgba = Buffer.from(b64, 'base64');
-  const at = (x, y) => { const k = (Math.round(y) * width + Math.round(x)) * 4; return [rgba[k], rgba[k + 1], rgba[k + 2]]; };
-  return { width, height, at };
 }
 
 // Exported text numbers → float32, with the spelled-out specials.

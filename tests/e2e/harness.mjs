@@ -46,6 +46,26 @@ export function startServer() {
   });
 }
 
+// PNG bytes decoded by the browser: {width, height, rgba: Buffer, at(x, y) → [r, g, b]}
+// (x, y in the image's pixels, rounded).
+export async function decodePng(page, bytes) {
+  const { width, height, b64 } = await page.evaluate(async (src) => {
+    const img = new Image();
+    img.src = 'data:image/png;base64,' + src;
+    await img.decode();
+    const c = new OffscreenCanvas(img.width, img.height);
+    const g = c.getContext('2d');
+    g.drawImage(img, 0, 0);
+    const d = g.getImageData(0, 0, img.width, img.height).data;
+    let bin = '';
+    for (let k = 0; k < d.length; k += 0x8000) bin += String.fromCharCode.apply(null, d.subarray(k, k + 0x8000));
+    return { width: img.width, height: img.height, b64: btoa(bin) };
+  }, bytes.toString('base64'));
+  const rgba = Buffer.from(b64, 'base64');
+  const at = (x, y) => { const k = (Math.round(y) * width + Math.round(x)) * 4; return [rgba[k], rgba[k + 1], rgba[k + 2]]; };
+  return { width, height, rgba, at };
+}
+
 // Opens the app and waits for window.attnviz.ready. Options: {viewport, deviceScaleFactor, hash,
 // permissions (e.g. ['clipboard-read', 'clipboard-write'])}.
 export async function openApp(t, opts = {}) {
@@ -111,24 +131,7 @@ export async function openApp(t, opts = {}) {
     },
     // A fresh screenshot decoded to RGBA: {width, height, rgba: Buffer, at(x, y) → [r, g, b]}
     // in device pixels; `clip` ({x, y, width, height}, CSS pixels) limits it to a region.
-    image: async (clip) => {
-      const png = await page.screenshot(clip ? { clip } : {});
-      const { width, height, b64 } = await page.evaluate(async (src) => {
-        const img = new Image();
-        img.src = 'data:image/png;base64,' + src;
-        await img.decode();
-        const c = new OffscreenCanvas(img.width, img.height);
-        const g = c.getContext('2d');
-        g.drawImage(img, 0, 0);
-        const d = g.getImageData(0, 0, img.width, img.height).data;
-        let bin = '';
-        for (let k = 0; k < d.length; k += 0x8000) bin += String.fromCharCode.apply(null, d.subarray(k, k + 0x8000));
-        return { width: img.width, height: img.height, b64: btoa(bin) };
-      }, png.toString('base64'));
-      const rgba = Buffer.from(b64, 'base64');
-      const at = (x, y) => { const k = (y * width + x) * 4; return [rgba[k], rgba[k + 1], rgba[k + 2]]; };
-      return { width, height, rgba, at };
-    },
+    image: async (clip) => decodePng(page, await page.screenshot(clip ? { clip } : {})),
     // Colours [r, g, b] at CSS-pixel points [[x, y], ...] of a fresh screenshot.
     pixels: async (points) => {
       const img = await app.image();
