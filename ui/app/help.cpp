@@ -40,8 +40,6 @@ constexpr Shortcut kShortcuts[] = {
     {"Right-click a heatmap", "export it (PNG, CSV, JSON) or copy it as TSV"},
 };
 
-bool square(const std::string& stage) { return is_square_stage(stage); }
-
 const char* token(const AppModel& m, int i) {
   const auto& t = m.engine.tokens();
   return i >= 0 && i < (int)t.size() ? t[i].c_str() : "?";
@@ -133,7 +131,8 @@ void register_nav_focus() {
 bool live_text(const AppModel& m, std::string& out) {
   out.clear();
   if (!m.error.empty()) {
-    out = "Not applied: " + m.error;
+    out = "Not applied: ";
+    out += m.error;
     return true;
   }
   const CellRef& c = m.focus();
@@ -141,27 +140,39 @@ bool live_text(const AppModel& m, std::string& out) {
   MatrixView v = m.engine.matrix(c.stage, c.head);
   if (!v.data || c.row < 0 || c.row >= v.rows || c.col < 0 || c.col >= v.cols) return false;
   const float x = v.data[(size_t)c.row * v.cols + c.col];
+  // Runs every frame while a cell is focused: appends into `out`'s kept capacity,
+  // no temporaries.
   char buf[96];
+  auto quoted = [&](int i) {
+    out += "\u201c";
+    out += token(m, i);
+    out += "\u201d";
+  };
   out = c.stage;
-  if (square(c.stage)) {
+  if (is_square_stage(c.stage)) {
     std::snprintf(buf, sizeof buf, ", head %d, query %d ", c.head, c.row);
     out += buf;
-    out += "\u201c" + std::string(token(m, c.row)) + "\u201d";
+    quoted(c.row);
     std::snprintf(buf, sizeof buf, ", key %d ", c.col);
     out += buf;
-    out += "\u201c" + std::string(token(m, c.col)) + "\u201d: ";
+    quoted(c.col);
+    out += ": ";
   } else {
     const bool token_rows = c.stage.rfind("W_", 0) != 0 && c.stage.rfind("b_", 0) != 0;
     std::snprintf(buf, sizeof buf, ", row %d", c.row);
     out += buf;
-    if (token_rows) out += " \u201c" + std::string(token(m, c.row)) + "\u201d";
+    if (token_rows) {
+      out += " ";
+      quoted(c.row);
+    }
     std::snprintf(buf, sizeof buf, ", column %d: ", c.col);
     out += buf;
   }
-  if (std::isinf(x) && x < 0)
+  if (std::isinf(x) && x < 0) {
     out += "minus infinity (masked)";
-  else
-    out += format_value(x, 4);
+  } else {
+    out += format_value(x, 4);  // a few characters: held inline, no allocation
+  }
   if (m.pinned.valid) out += ", pinned";
   return true;
 }
