@@ -151,6 +151,20 @@ void build_params(const State& s, Params* p) {
   const int dm = s.d_model, dout = s.d_out, H = s.num_heads, hd = s.head_dim();
   const bool qb = s.qkv_bias, op = s.out_proj, ob = s.out_proj && s.out_bias;
   *p = Params{};
+  const WeightSpec& w = s.weights;
+  if (w.init == WeightInit::values) {  // copied as they are (no zero fill first)
+    p->W_q = w.W_q;
+    p->W_k = w.W_k;
+    p->W_v = w.W_v;
+    if (op) p->W_o = w.W_o;
+    if (qb) {
+      p->b_q = w.b_q;
+      p->b_k = w.b_k;
+      p->b_v = w.b_v;
+    }
+    if (ob) p->b_o = w.b_o;
+    return;
+  }
   p->W_q.reset(dm, dout);
   p->W_k.reset(dm, dout);
   p->W_v.reset(dm, dout);
@@ -161,20 +175,9 @@ void build_params(const State& s, Params* p) {
     p->b_v.reset(1, dout);
   }
   if (ob) p->b_o.reset(1, dout);
-  const WeightSpec& w = s.weights;
   switch (w.init) {
     case WeightInit::values:
-      p->W_q = w.W_q;
-      p->W_k = w.W_k;
-      p->W_v = w.W_v;
-      if (op) p->W_o = w.W_o;
-      if (qb) {
-        p->b_q = w.b_q;
-        p->b_k = w.b_k;
-        p->b_v = w.b_v;
-      }
-      if (ob) p->b_o = w.b_o;
-      break;
+      break;  // handled above
     case WeightInit::torch_rand: {
       TorchGenerator g(w.seed);
       g.rand(p->W_q.data.data(), p->W_q.size());

@@ -38,21 +38,24 @@ struct Impl {
   detail::GemmFn gemm;
   detail::SoftmaxFn softmax;
   detail::MaskedRowFn masked;
+  detail::ExpFn exp;
 };
 
 Impl impl_for(Isa isa) {
   switch (isa) {
 #if defined(ATTNVIZ_HAVE_AVX2_KERNELS)
     case Isa::avx2:
-      return {Isa::avx2, detail::gemm_avx2, detail::softmax_row_avx2, detail::masked_row_avx2};
+      return {Isa::avx2, detail::gemm_avx2, detail::softmax_row_avx2, detail::masked_row_avx2,
+              detail::exp_row_avx2};
 #endif
 #if defined(__wasm_simd128__)
     case Isa::wasm_simd128:
-      return {Isa::wasm_simd128, detail::gemm_wasm, detail::softmax_row_wasm, detail::masked_row_wasm};
+      return {Isa::wasm_simd128, detail::gemm_wasm, detail::softmax_row_wasm, detail::masked_row_wasm,
+              detail::exp_row_wasm};
 #endif
     default:
       return {Isa::portable, detail::gemm_portable, detail::softmax_row_portable,
-              detail::masked_row_portable};
+              detail::masked_row_portable, detail::exp_row_portable};
   }
 }
 
@@ -312,8 +315,19 @@ float max_f32_torch(const float* x, int n) {
 }
 
 void softmax_row(const float* x, float* y, int n, bool safe) { current().softmax(x, y, n, safe); }
+void exp_row(const float* x, float* y, int n) { current().exp(x, y, n); }
+
+int softmax_cut(int live, int n) {
+  if (n < 8 || live >= n) return n;
+  const int cut = live < 8 ? 8 : (live + 7) / 8 * 8;
+  return cut < n ? cut : n;
+}
 
 namespace detail {
+
+void exp_row_portable(const float* x, float* y, int n) {
+  for (int j = 0; j < n; ++j) y[j] = exp_f32(x[j]);
+}
 
 void softmax_row_portable(const float* x, float* y, int n, bool safe) {
   if (n <= 0) return;

@@ -93,11 +93,11 @@ inline void exp8_n(const __m256* d, __m256* out) {
     const __m256 qff = _mm256_cvtepi32_ps(q[t]);
     qf[2 * t] = _mm256_cvtps_pd(_mm256_castps256_ps128(qff));
     qf[2 * t + 1] = _mm256_cvtps_pd(_mm256_extractf128_ps(qff, 1));
-    s[2 * t] = _mm256_cvtps_pd(_mm256_castps256_ps128(dc[t]));
-    s[2 * t + 1] = _mm256_cvtps_pd(_mm256_extractf128_ps(dc[t], 1));
+    // s = fma(qf, −l2u, d), exact in float32 (kernels.h, exp_f32); then s = fma(qf, −l2l, s)
+    const __m256 s0 = _mm256_add_ps(_mm256_mul_ps(qff, _mm256_set1_ps(-0.693145751953125f)), dc[t]);
+    s[2 * t] = _mm256_cvtps_pd(_mm256_castps256_ps128(s0));
+    s[2 * t + 1] = _mm256_cvtps_pd(_mm256_extractf128_ps(s0, 1));
   }
-  // s = fma(qf, −l2u, d); s = fma(qf, −l2l, s)
-  for (int k = 0; k < H; ++k) s[k] = fma_emu(qf[k], _mm256_set1_pd(static_cast<double>(-0.693145751953125f)), s[k]);
   for (int k = 0; k < H; ++k) s[k] = fma_emu(qf[k], _mm256_set1_pd(static_cast<double>(-1.428606765330187045e-06f)), s[k]);
   const double c[5] = {static_cast<double>(0.00139304355252534151077271f),
                        static_cast<double>(0.00833336077630519866943359f),
@@ -150,6 +150,22 @@ inline float max_row(const float* x, int n) {
 }  // namespace
 
 void gemm_avx2(const GemmArgs& g) { gemm_blocked<Avx2Kernel>(g); }
+
+void exp_row_avx2(const float* x, float* y, int n) {
+  int j = 0;
+  for (; j + 32 <= n; j += 32) {
+    __m256 v[4];
+    for (int t = 0; t < 4; ++t) v[t] = _mm256_loadu_ps(x + j + 8 * t);
+    exp8_n<4>(v, v);
+    for (int t = 0; t < 4; ++t) _mm256_storeu_ps(y + j + 8 * t, v[t]);
+  }
+  for (; j + 8 <= n; j += 8) {
+    __m256 v = _mm256_loadu_ps(x + j);
+    exp8_n<1>(&v, &v);
+    _mm256_storeu_ps(y + j, v);
+  }
+  for (; j < n; ++j) y[j] = exp_f32(x[j]);
+}
 
 void softmax_row_avx2(const float* x, float* y, int n, bool safe) {
   if (n <= 0) return;

@@ -44,17 +44,21 @@ size_t apack_floats();
 // y = softmax(x) over one row, as kernels::softmax_row (x, y may alias).
 using SoftmaxFn = void (*)(const float* x, float* y, int n, bool safe);
 using GemmFn = void (*)(const GemmArgs& g);
+// y_j = exp_f32(x_j) for n values, as kernels::exp_row (x, y may alias).
+using ExpFn = void (*)(const float* x, float* y, int n);
 using MaskedRowFn = void (*)(const float* scores, float* y, int n, int i, float divisor, bool causal,
                              const uint8_t* key_padded, float fill);
 
 void gemm_portable(const GemmArgs& g);
 void softmax_row_portable(const float* x, float* y, int n, bool safe);
+void exp_row_portable(const float* x, float* y, int n);
 void masked_row_portable(const float* scores, float* y, int n, int i, float divisor, bool causal,
                          const uint8_t* key_padded, float fill);
 
 #if defined(ATTNVIZ_HAVE_AVX2_KERNELS)
 void gemm_avx2(const GemmArgs& g);
 void softmax_row_avx2(const float* x, float* y, int n, bool safe);
+void exp_row_avx2(const float* x, float* y, int n);
 void masked_row_avx2(const float* scores, float* y, int n, int i, float divisor, bool causal,
                      const uint8_t* key_padded, float fill);
 #endif
@@ -62,6 +66,7 @@ void masked_row_avx2(const float* scores, float* y, int n, int i, float divisor,
 #if defined(__wasm_simd128__)
 void gemm_wasm(const GemmArgs& g);
 void softmax_row_wasm(const float* x, float* y, int n, bool safe);
+void exp_row_wasm(const float* x, float* y, int n);
 void masked_row_wasm(const float* scores, float* y, int n, int i, float divisor, bool causal,
                      const uint8_t* key_padded, float fill);
 #endif

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <new>
 
 #include "attnviz/kernels.h"
@@ -113,6 +114,18 @@ void compute_scores(const Plan& p, Buffers& b, int h, const int* rows, int nrows
 // weights row r = softmax(masked row r), masked built in the weights row itself.  (S)
 void compute_weights_row(const Plan& p, HeadBuffers& hb, int r) {
   float* w = hb.weights.row(r);
+  if (p.causal && p.fill == -std::numeric_limits<float>::infinity()) {
+    // keys after r are −inf: work on the first `cut` only (kernels::softmax_cut)
+    const int cut = kernels::softmax_cut(r + 1, p.S);
+    if (cut < p.S) {
+      kernels::masked_row(hb.scores.row(r), w, cut, r, p.divisor, p.causal, p.padded(), p.fill);
+      kernels::softmax_row(w, w, cut, false);
+      if (!std::isnan(w[0])) {
+        std::fill(w + cut, w + p.S, 0.0f);
+        return;
+      }
+    }
+  }
   kernels::masked_row(hb.scores.row(r), w, p.S, r, p.divisor, p.causal, p.padded(), p.fill);
   kernels::softmax_row(w, w, p.S, p.safe_softmax);
 }

@@ -212,6 +212,53 @@ std::vector<std::vector<float>> softmax_rows() {
   return rows;
 }
 
+// The vector exps (one step done in float32, kernels.h) against the portable
+// exp_f32 over every 251st float of [−inf, +inf] (about 17 M values, every
+// exponent and both signs), the clamp edges and the rounding points of q.
+TEST(Kernels, VectorExpIsThePortableOneBitwise) {
+  IsaGuard guard;
+  std::vector<float> x;
+  for (uint64_t bits = 0; bits <= 0xFFFFFFFFull; bits += 251) {
+    const uint32_t b = uint32_t(bits);
+    float f;
+    std::memcpy(&f, &b, sizeof f);
+    x.push_back(f);
+  }
+  for (float edge : {-104.0f, 100.0f, 0.0f}) {
+    float lo = edge, hi = edge;
+    for (int t = 0; t < 64; ++t) {
+      lo = std::nextafter(lo, -1e9f);
+      hi = std::nextafter(hi, 1e9f);
+      x.push_back(lo);
+      x.push_back(hi);
+    }
+  }
+  for (int q = -151; q <= 145; ++q) {  // where rint(d / ln2) switches from q to q + 1
+    float mid = float((q + 0.5) * 0.69314718055994530942);
+    for (int t = 0; t < 16; ++t) {
+      x.push_back(mid);
+      mid = std::nextafter(mid, 1e9f);
+    }
+  }
+  x.push_back(std::numeric_limits<float>::infinity());
+  x.push_back(-std::numeric_limits<float>::infinity());
+  x.push_back(std::numeric_limits<float>::quiet_NaN());
+  const int n = int(x.size());
+  ASSERT_TRUE(k::set_isa(Isa::portable));
+  std::vector<float> want(x.size());
+  k::exp_row(x.data(), want.data(), n);
+  for (size_t j = 0; j < x.size(); j += 99991) ASSERT_TRUE(same_bits(want[j], k::exp_f32(x[j])));
+  for (Isa isa : supported()) {
+    ASSERT_TRUE(k::set_isa(isa));
+    std::vector<float> got(x.size());
+    k::exp_row(x.data(), got.data(), n);
+    for (size_t j = 0; j < x.size(); ++j) {
+      ASSERT_TRUE(same_bits(got[j], want[j]) || (std::isnan(got[j]) && std::isnan(want[j])))
+          << k::isa_name(isa) << " exp(" << x[j] << "): " << got[j] << " vs " << want[j];
+    }
+  }
+}
+
 TEST(Kernels, VectorSoftmaxIsThePortableOneBitwise) {
   IsaGuard guard;
   for (const auto& x : softmax_rows()) {
@@ -234,6 +281,59 @@ TEST(Kernels, VectorSoftmaxIsThePortableOneBitwise) {
       }
     }
   }
+}
+
+// kernels.h, softmax_cut: a row whose keys from `live` on are −inf, done over
+// the cut only (rest zero), is bitwise the whole row's softmax whenever the
+// cut's first result is a number, and that is exactly when its max is finite.
+TEST(Kernels, SoftmaxOverTheCutOfACausalRowIsTheWholeRowBitwise) {
+  IsaGuard guard;
+  const float inf = std::numeric_limits<float>::infinity();
+  int checked = 0, fell_back = 0;
+  for (int n : {1, 5, 7, 8, 9, 15, 16, 17, 31, 33, 100, 512}) {
+    for (int live : {1, 2, 7, 8, 9, 15, 16, 17, 24, 31, 50, 99, 255, 256, 300, 511, 512}) {
+      if (live > n) continue;
+      for (int variant = 0; variant < 5; ++variant) {
+        auto x = random_floats(size_t(n), uint32_t(1000 * n + 7 * live + variant), -9.0f, 9.0f);
+        for (int j = live; j < n; ++j) x[size_t(j)] = -inf;
+        if (variant == 1) for (int j = 0; j < live; j += 3) x[size_t(j)] = -inf;  // padded keys too
+        if (variant == 2) for (int j = 0; j < live; ++j) x[size_t(j)] = -inf;     // nothing live
+        if (variant == 3) x[size_t(live / 2)] = std::numeric_limits<float>::quiet_NaN();
+        if (variant == 4) x[size_t(live - 1)] = inf;
+        float m = -inf;
+        bool nan = false;
+        for (int j = 0; j < live; ++j) {
+          nan = nan || std::isnan(x[size_t(j)]);
+          m = std::max(m, x[size_t(j)]);
+        }
+        const bool finite_max = !nan && std::isfinite(m);
+        const int cut = k::softmax_cut(live, n);
+        ASSERT_TRUE(cut == n || (cut >= 8 && cut % 8 == 0 && cut >= live)) << n << " " << live;
+        for (Isa isa : supported()) {
+          ASSERT_TRUE(k::set_isa(isa));
+          std::vector<float> y(x.size(), 123.0f);
+          k::softmax_row(x.data(), y.data(), cut, false);
+          ASSERT_EQ(!std::isnan(y[0]), finite_max) << k::isa_name(isa) << " n=" << n << " live=" << live;
+          if (!finite_max) {
+            ++fell_back;
+            continue;
+          }
+          for (int j = cut; j < n; ++j) y[size_t(j)] = 0.0f;
+          for (bool safe : {false, true}) {
+            std::vector<float> want(x.size());
+            k::softmax_row(x.data(), want.data(), n, safe);
+            for (int j = 0; j < n; ++j) {
+              ASSERT_TRUE(same_bits(y[size_t(j)], want[size_t(j)]))
+                  << k::isa_name(isa) << " n=" << n << " live=" << live << " j=" << j;
+            }
+          }
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 300);
+  EXPECT_GT(fell_back, 100);
 }
 
 TEST(Kernels, PortableSoftmaxIsTheDocumentedFormula) {

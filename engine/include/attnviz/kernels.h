@@ -121,7 +121,16 @@ void masked_row(const float* scores, float* y, int n, int i, float divisor, bool
 
 // PyTorch's float exp on AVX2 CPUs (SLEEF's expf, 1-ulp): bitwise what
 // torch.exp / torch.softmax compute on this kind of machine.
+//
+// Its first step s = fma(q, −l2u, d) is exact, so the vector versions do it as
+// a float32 multiply and add (one emulated FMA fewer): d is clamped to
+// [−104, 100], so |q| = |rint(d / ln2)| ≤ 151 (8 bits) and l2u = 45425 · 2^-16
+// (16 bits), making q · l2u exact in float32; when q ≠ 0, |d| > 0.34 and
+// d − q · l2u is a multiple of ulp(d) no larger than 0.35 < 2^24 · ulp(d), so
+// the sum is exact too (tested against this function in test_kernels).
 float exp_f32(float x);
+// y_j = exp_f32(x_j) for j < n, vectorised (x and y may alias).
+void exp_row(const float* x, float* y, int n);
 
 // Sum of x (n) in the order of PyTorch's vectorised reduce_all with 8 lanes:
 // lane k accumulates x[k], x[k+8], ...; lanes combine as (0+4, 1+5, 2+6, 3+7),
@@ -136,6 +145,18 @@ float max_f32_torch(const float* x, int n);
 // A row of all −inf gives NaN (−inf − −inf); with safe = true such a row gives
 // zeros instead (torch's _safe_softmax rule). x and y may alias.
 void softmax_row(const float* x, float* y, int n, bool safe);
+
+// Softmax of a row whose keys from `live` on are masked to −inf (a causal row
+// i has live = i + 1) can skip them: softmax_row over the first
+// softmax_cut(live, n) entries, with the rest set to 0, gives the same bits as
+// softmax_row over all n, provided the max of those entries is finite (then
+// softmax_row's first result is a number; if it is NaN, do the whole row).
+// Why: the max is the row's max (the rest are −inf); their exps are exactly 0,
+// and adding +0 to a lane of sum_f32_torch changes nothing, so the sum is the
+// same as long as every kept entry lands in the same lane, which holds when
+// the cut is n or a multiple of 8 that is at least 8 (rows shorter than 8 are
+// summed in order instead of by lanes); 0 · (1/sum) = 0 for a finite sum ≥ 1.
+int softmax_cut(int live, int n);
 
 // ---- comparison -------------------------------------------------------------
 
