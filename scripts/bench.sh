@@ -15,6 +15,9 @@
 # Environment (all optional):
 #   NATIVE_BUILD=build/native  WASM_BUILD=build/wasm   the builds to measure
 #   BENCH_SIZES="64 256 512 1024"  BENCH_REPS=5  BENCH_DMODEL=768  BENCH_HEADS=12
+#   BENCH_ROUNDS=3            every program runs this many times, the rounds
+#                             interleaved; the report takes each figure's median
+#                             over them (one noisy neighbour skews one round)
 #   BENCH_COMMIT=<hash>       the builds come from a clean export of that commit (recorded)
 #   BENCH_OUT=bench/results   BENCH_FRAME=1 also measures the browser frame time
 #                             (bench/frame_bench.mjs, needs the site in $WASM_BUILD/site)
@@ -31,6 +34,7 @@ d=${BENCH_DMODEL:-768}
 heads=${BENCH_HEADS:-12}
 out=${BENCH_OUT:-bench/results}
 frame=${BENCH_FRAME:-1}
+rounds=${BENCH_ROUNDS:-3}
 
 for f in "$native/attnviz-cli" "$wasm/attnviz-cli.js" node_modules/@tensorflow/tfjs-backend-wasm/package.json; do
   if [ ! -e "$f" ]; then
@@ -107,17 +111,19 @@ EOF
 record download "$sizes_json"
 
 args_for() { echo "--tokens $1 --d-model $d --heads $heads --causal --reps $reps"; }
-for s in $sizes; do
-  echo "== S = $s (d_model $d, $heads heads, causal, $reps reps)"
-  a=$(args_for "$s")
-  # shellcheck disable=SC2086
-  {
-    record attnviz-wasm "$(node --no-experimental-fetch "$wasm/attnviz-cli.js" bench $a)"
-    record attnviz-native "$("$native/attnviz-cli" bench $a)"
-    record tfjs-wasm "$(node bench/tfjs_bench.mjs $a)"
-    record torch-1 "$(/usr/bin/python3 bench/torch_bench.py $a --threads 1)"
-    record torch-2 "$(/usr/bin/python3 bench/torch_bench.py $a --threads 2)"
-  }
+for round in $(seq "$rounds"); do
+  for s in $sizes; do
+    echo "== round $round of $rounds: S = $s (d_model $d, $heads heads, causal, $reps reps)"
+    a=$(args_for "$s")
+    # shellcheck disable=SC2086
+    {
+      record attnviz-wasm "$(node --no-experimental-fetch "$wasm/attnviz-cli.js" bench $a)"
+      record attnviz-native "$("$native/attnviz-cli" bench $a)"
+      record tfjs-wasm "$(node bench/tfjs_bench.mjs $a)"
+      record torch-1 "$(/usr/bin/python3 bench/torch_bench.py $a --threads 1)"
+      record torch-2 "$(/usr/bin/python3 bench/torch_bench.py $a --threads 2)"
+    }
+  done
 done
 
 if [ "$frame" = 1 ] && [ -f "$wasm/site/attnviz.wasm" ] && [ -f bench/frame_bench.mjs ]; then

@@ -14,6 +14,8 @@
 // Keys (docs/bench.md defines each one precisely):
 //   full_ms          median over reps: a fresh Pipeline's set_state(state)
 //   incremental_ms   median: negate row S/2 of X (and back), set_state
+//                    (extras: row 0, the most expensive edit under a causal
+//                    mask, and row S−1, the cheapest: typing at the end)
 //   toggle_ms        the slowest of the three toggle medians (causal, dropout, temperature)
 //   (times are wall clock; the *_cpu_ms extras are this process's CPU time,
 //   which a busy shared machine disturbs far less)
@@ -317,9 +319,10 @@ int cmd_bench(int argc, char** argv) {
 
   attnviz::Pipeline p;
   timed_set_state(&p, s, nullptr);
-  int q_rows_mid = 0, q_rows_first = 0;
+  int q_rows_mid = 0, q_rows_first = 0, q_rows_last = 0;
   const Times inc_mid = time_edits(&p, &s, o.tokens / 2, o.reps, &q_rows_mid);
   const Times inc_first = time_edits(&p, &s, 0, o.reps, &q_rows_first);
+  const Times inc_last = time_edits(&p, &s, o.tokens - 1, o.reps, &q_rows_last);
   const bool causal0 = s.causal;
   const Times t_causal = time_toggle(
       &p, &s, o.reps, [causal0](attnviz::State* st, bool on) { st->causal = on ? !causal0 : causal0; });
@@ -365,6 +368,8 @@ int cmd_bench(int argc, char** argv) {
   j["incremental_min_ms"] = round3(min_of(inc_mid.wall));
   j["incremental_first_ms"] = round3(median(inc_first.wall));
   j["incremental_first_cpu_ms"] = round3(median(inc_first.cpu));
+  j["incremental_last_ms"] = round3(median(inc_last.wall));
+  j["incremental_last_cpu_ms"] = round3(median(inc_last.cpu));
   j["incremental_q_rows"] = q_rows_mid;
   j["toggle_causal_ms"] = round3(toggle_causal);
   j["toggle_dropout_ms"] = round3(toggle_dropout);
