@@ -244,12 +244,6 @@ bool same_bits(float a, float b) {
   return x == y;
 }
 
-bool all_finite(const float* x, int n) {
-  for (int i = 0; i < n; ++i) {
-    if (!std::isfinite(x[i])) return false;
-  }
-  return true;
-}
 
 // ---- [SECTION] incremental update ----------------------------------------------------
 
@@ -318,7 +312,7 @@ class Updater {
         if (!kernels::same_bytes(before, after, sizeof(float) * hd)) {
           (*head_rows)[h].push_back(r);
           any = true;
-          if (!all_finite(before, hd) || !all_finite(after, hd)) (*head_nonfinite)[h] = 1;
+          if (!kernels::all_finite(before, size_t(hd)) || !kernels::all_finite(after, size_t(hd))) (*head_nonfinite)[h] = 1;
         }
       }
     }

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 
+#include "attnviz/kernels.h"
 #include "json_numbers.h"
 #include "state_internal.h"
 
@@ -74,29 +75,9 @@ std::string gib(uint64_t bytes) {
   return buf;
 }
 
-// Whether x (n) holds only finite floats. Blocks of 64 are tested without
-// branches (all exponent bits set = inf or NaN) so the compiler vectorises
-// them: every set_state checks the explicit weights, 2.4 M values at d 768.
-bool all_finite(const float* x, size_t n) {
-  size_t i = 0;
-  for (; i + 64 <= n; i += 64) {
-    uint32_t bad = 0;
-    for (size_t k = 0; k < 64; ++k) {
-      uint32_t b;
-      std::memcpy(&b, x + i + k, sizeof b);
-      bad |= static_cast<uint32_t>((b & 0x7f800000u) == 0x7f800000u);
-    }
-    if (bad != 0) return false;
-  }
-  for (; i < n; ++i) {
-    if (!std::isfinite(x[i])) return false;
-  }
-  return true;
-}
-
 Status check_finite(const Tensor& t, const std::string& field) {
   const size_t n = static_cast<size_t>(t.rows) * static_cast<size_t>(t.cols);
-  if (!all_finite(t.data.data(), std::min(n, t.data.size()))) {
+  if (!kernels::all_finite(t.data.data(), std::min(n, t.data.size()))) {
     return Status::failure(field + " must contain finite numbers only", field);
   }
   return Status::success();

@@ -160,6 +160,9 @@ int softmax_cut(int live, int n);
 
 // ---- comparison -------------------------------------------------------------
 
+// Whether x (n) holds only finite floats (no inf, no NaN).
+bool all_finite(const float* x, size_t n);
+
 // Whether a and b hold the same bytes (memcmp(a, b, bytes) == 0). The
 // pipeline detects what changed by comparing old and new buffers; in
 // WebAssembly libc's memcmp runs at about half the speed of this 64-byte
