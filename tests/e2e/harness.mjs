@@ -92,8 +92,12 @@ export async function openApp(t, opts = {}) {
     setState: (s) => page.evaluate((x) => window.attnviz.setState(x), s),
     matrix: (name, head = 0) => page.evaluate(([n, h]) => window.attnviz.getMatrix(n, h), [name, head]),
     stats: () => page.evaluate(() => window.attnviz.frameStats()),
-    // Waits until n more frames have been drawn (the UI reacts to input on the next frame).
+    // Waits until the app has taken in all input sent so far, then until n more frames
+    // have been drawn (the UI reacts to input on the next frame). Input can queue up:
+    // ImGui trickles a key's down and up, or a key and then text, that arrived within
+    // one frame over a frame each, so fast typing runs ahead of a fixed frame count.
     frames: async (n = 2) => {
+      await page.waitForFunction(() => window.attnviz.frameStats().input_pending === 0);
       const start = (await app.stats()).frames;
       await page.waitForFunction((s) => window.attnviz.frameStats().frames >= s, start + n);
     },

@@ -3,6 +3,7 @@
 // web/site/attnviz-glue.js wraps as window.attnviz (docs/test-api.md).
 #include <emscripten.h>
 #include <emscripten/html5.h>
+#include <SDL.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 
 #include "app/app.h"
 #include "imgui.h"
+#include "imgui_internal.h"  // GImGui->InputEventsQueue: input not yet consumed, for frameStats
 #include "platform/runner.h"
 #include "platform/web_share.h"
 
@@ -120,12 +122,18 @@ EMSCRIPTEN_KEEPALIVE int attnviz_item_rect(const char* label, float* out) {
 // {"frames", "frame_ms_avg", "engine_ms_last"} as JSON text.
 EMSCRIPTEN_KEEPALIVE const char* attnviz_frame_stats() {
   static std::string s;
-  char buf[160];
+  char buf[200];
   double avg = g_runner.frames ? g_runner.frame_ms_sum / (double)g_runner.frames : 0.0;
+  // Input the app has not acted on yet: browser events SDL holds for the next frame,
+  // plus events ImGui trickles out one change per frame (a key's down and up, or a
+  // key then text, that arrived within one frame take a frame each).
+  const int input_pending = SDL_PeepEvents(nullptr, 0, SDL_PEEKEVENT, SDL_FIRSTEVENT, SDL_LASTEVENT) +
+                            GImGui->InputEventsQueue.Size;
   std::snprintf(buf, sizeof buf,
-                "{\"frames\":%llu,\"frame_ms_avg\":%.4f,\"engine_ms_last\":%.4f,\"fonts_pending\":%s}",
+                "{\"frames\":%llu,\"frame_ms_avg\":%.4f,\"engine_ms_last\":%.4f,\"fonts_pending\":%s,"
+                "\"input_pending\":%d}",
                 (unsigned long long)g_runner.frames, avg, g_app->engine_ms_last(),
-                g_runner.fonts_pending() ? "true" : "false");
+                g_runner.fonts_pending() ? "true" : "false", input_pending);
   s = buf;
   return s.c_str();
 }
