@@ -18,6 +18,7 @@
 #include <iostream>
 #include <new>
 #include <string>
+#include <utility>
 
 #include <sys/stat.h>
 
@@ -95,7 +96,7 @@ int cmd_run(int argc, char** argv) {
   text.clear();
   text.shrink_to_fit();
   attnviz::Pipeline pipeline;
-  st = pipeline.set_state(state);
+  st = pipeline.set_state(std::move(state));
   if (!st.ok) return report_error(kExitBadInput, st.error, st.field);
   const std::string out = attnviz::report_text(pipeline);
   std::fwrite(out.data(), 1, out.size(), stdout);

@@ -83,10 +83,12 @@ void build_keep_mask(const Plan& plan, std::vector<uint8_t>* keep) {
 
 void build_x(const State& s, Tensor* x) {
   const int S = s.seq_len(), dm = s.d_model;
-  x->reset(S, dm);
   if (s.embedding.init == EmbeddingInit::values) {
-    x->data = s.embedding.values.data;
+    x->rows = S;
+    x->cols = dm;
+    x->data = s.embedding.values.data;  // (S × d_model), validate_state checked
   } else {
+    x->reset_for_overwrite(S, dm);  // every row is copied from the table below
     // nn.Embedding(vocab, d_model) after torch.manual_seed(seed); vocab is the
     // distinct tokens in order of first appearance.
     std::unordered_map<std::string, int> index;
@@ -241,20 +243,22 @@ bool same_param_inputs(const State& a, const State& b) {
 
 // ---- [SECTION] buffers -------------------------------------------------------------
 
+// Every buffer here is written whole by build_x and compute_everything before
+// anything reads it, so none is zeroed first.
 void allocate_buffers(const Plan& plan, Buffers* b) {
   const int S = plan.S;
-  b->X.reset(S, plan.d_model);
-  b->Q.reset(S, plan.d_out);
-  b->K.reset(S, plan.d_out);
-  b->V.reset(S, plan.d_out);
+  b->X.reset_for_overwrite(S, plan.d_model);
+  b->Q.reset_for_overwrite(S, plan.d_out);
+  b->K.reset_for_overwrite(S, plan.d_out);
+  b->V.reset_for_overwrite(S, plan.d_out);
   b->heads.assign(static_cast<size_t>(plan.H), HeadBuffers{});
   for (HeadBuffers& h : b->heads) {
-    h.scores.reset(S, S);  // scaled, masked: materialised on request; dropped: by the pipeline under dropout
-    h.weights.reset(S, S);
-    h.context.reset(S, plan.head_dim);
+    h.scores.reset_for_overwrite(S, S);  // scaled, masked: materialised on request; dropped: by the pipeline under dropout
+    h.weights.reset_for_overwrite(S, S);
+    h.context.reset_for_overwrite(S, plan.head_dim);
   }
-  b->concat.reset(S, plan.d_out);
-  b->output.reset(S, plan.d_out);
+  b->concat.reset_for_overwrite(S, plan.d_out);
+  b->output.reset_for_overwrite(S, plan.d_out);
 }
 
 const Tensor* stage_tensor(const Buffers& b, Stage stage, int head) {

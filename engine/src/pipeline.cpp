@@ -11,6 +11,8 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <string>
+#include <utility>
 
 #include "attnviz/kernels.h"
 #include "pipeline_internal.h"
@@ -167,19 +169,12 @@ int nonzero_end(const float* d, int n) {
 void compute_context(const Plan& p, const Buffers& b, HeadBuffers& hb, int h, const int* rows, int n,
                      Scratch& sc) {
   const float* vh = b.V.data.data() + static_cast<size_t>(h) * p.head_dim;
-  // inf and NaN are the floats whose exponent bits are all ones; OR-ing the
-  // test over a row has no branch, so it vectorises (this runs on every
-  // context update, incremental ones included).
-  uint32_t nonfinite = 0;
-  for (int r = 0; r < p.S; ++r) {
-    const float* vr = vh + static_cast<size_t>(r) * p.d_out;
-    for (int c = 0; c < p.head_dim; ++c) {
-      uint32_t u;
-      std::memcpy(&u, vr + c, sizeof u);
-      nonfinite |= static_cast<uint32_t>((u & 0x7f800000u) == 0x7f800000u);
-    }
+  // Each row's head_dim values through the branch-free all_finite (this runs
+  // on every context update, incremental ones included).
+  bool v_finite = true;
+  for (int r = 0; r < p.S && v_finite; ++r) {
+    v_finite = kernels::all_finite(vh + static_cast<size_t>(r) * p.d_out, static_cast<size_t>(p.head_dim));
   }
-  const bool v_finite = nonfinite == 0;
   const Tensor& dropped = dropped_of(p, hb);
   const int* k_end = nullptr;
   if (v_finite) {
@@ -279,7 +274,7 @@ class Updater {
   std::vector<int> rows_stage(Stage s, int h, Tensor& t, const std::vector<int>& rows, F f) {
     std::vector<int> changed;
     const size_t w = static_cast<size_t>(t.cols), n = rows.size();
-    std::vector<float>& snap = im_.row_snapshot;  // (n × w), grows only
+    FloatBuffer& snap = im_.row_snapshot;  // (n × w), grows only
     if (snap.size() < n * w) snap.resize(n * w);
     for (size_t k = 0; k < n; ++k) std::memcpy(snap.data() + k * w, t.row(rows[k]), sizeof(float) * w);
     if (n > 0) f(rows.data(), static_cast<int>(n));
@@ -299,7 +294,7 @@ class Updater {
     head_rows->assign(static_cast<size_t>(p_.H), {});
     head_nonfinite->assign(static_cast<size_t>(p_.H), 0);
     const size_t w = static_cast<size_t>(p_.d_out), n = rows.size();
-    std::vector<float>& snap = im_.row_snapshot;  // (n × d_out), grows only
+    FloatBuffer& snap = im_.row_snapshot;  // (n × d_out), grows only
     if (snap.size() < n * w) snap.resize(n * w);
     for (size_t k = 0; k < n; ++k) std::memcpy(snap.data() + k * w, out.row(rows[k]), sizeof(float) * w);
     if (n > 0) compute_projection(p_, b_.X, W, b, &out, rows.data(), static_cast<int>(n));
@@ -576,7 +571,7 @@ void Pipeline::Impl::rebuild(State next, const detail::Plan& np, detail::Buffers
   has_result = true;
 }
 
-void Pipeline::Impl::apply(const State& next) {
+void Pipeline::Impl::apply(State&& next) {
   const detail::Plan np = detail::make_plan(next);
   const size_t S = static_cast<size_t>(np.S);
   const size_t widest = std::max({S, static_cast<size_t>(np.d_out)});
@@ -585,8 +580,8 @@ void Pipeline::Impl::apply(const State& next) {
     // allocations have succeeded.
     detail::Buffers fresh;
     detail::allocate_buffers(np, &fresh);
-    fresh.QT.reset(np.d_out, np.S);
-    fresh.KT.reset(np.d_out, np.S);
+    fresh.QT.reset_for_overwrite(np.d_out, np.S);  // written whole by compute_everything
+    fresh.KT.reset_for_overwrite(np.d_out, np.S);
     if (np.dropout_active) {
       for (detail::HeadBuffers& hb : fresh.heads) hb.dropped.reset(np.S, np.S);
     }
@@ -597,7 +592,9 @@ void Pipeline::Impl::apply(const State& next) {
     keep_cache_valid = false;
     // Scratch for incremental updates, sized for the worst case up front so
     // an update never fails half way for lack of memory.
-    std::vector<float> cells(S * S), rows(S * widest);
+    FloatBuffer cells, rows;  // written before they are read, so not zeroed
+    cells.resize(S * S);
+    rows.resize(S * widest);
     detail::Scratch sc;
     sc.cols.resize(S * (S + static_cast<size_t>(np.head_dim)));
     sc.idx.resize(S);
@@ -608,16 +605,14 @@ void Pipeline::Impl::apply(const State& next) {
     sc.old_row.resize(S);
     sc.tmp_old.resize(S);
     sc.tmp_new.resize(S);
-    State copy = next;
     cell_scratch.swap(cells);
     row_snapshot.swap(rows);
     scratch = std::move(sc);
-    rebuild(std::move(copy), np, std::move(fresh));
+    rebuild(std::move(next), np, std::move(fresh));
     return;
   }
 
   // Same shapes: rebuild inputs whose spec changed (allocates), then update.
-  State copy = next;
   const bool x_spec_changed = !detail::same_x_inputs(state, next);
   Tensor new_x;
   if (x_spec_changed) detail::build_x(next, &new_x);
@@ -644,7 +639,7 @@ void Pipeline::Impl::apply(const State& next) {
 
   const detail::Plan old = plan;
   plan = np;
-  state = std::move(copy);
+  state = std::move(next);  // next is not read below
   for (auto& per_stage : updates) {
     for (StageUpdate& u : per_stage) u = StageUpdate{};
   }
@@ -773,11 +768,13 @@ Pipeline& Pipeline::operator=(Pipeline&& other) {
   return *this;
 }
 
-Status Pipeline::set_state(const State& state) {
-  Status st = validate_state(state);
-  if (!st.ok) return st;
+namespace {
+
+// Runs f (an apply), turning what it throws into a sentence: set_state never throws.
+template <class F>
+Status guarded_apply(F&& f) {
   try {
-    impl_->apply(state);
+    f();
   } catch (const std::bad_alloc&) {
     return Status::failure("there is not enough memory for this state: use fewer tokens, heads or "
                            "dimensions",
@@ -786,6 +783,20 @@ Status Pipeline::set_state(const State& state) {
     return Status::failure(std::string("the engine could not apply this state: ") + e.what(), "");
   }
   return Status::success();
+}
+
+}  // namespace
+
+Status Pipeline::set_state(const State& state) {
+  Status st = validate_state(state);
+  if (!st.ok) return st;
+  return guarded_apply([&] { impl_->apply(State(state)); });  // the copy may run out of memory too
+}
+
+Status Pipeline::set_state(State&& state) {
+  Status st = validate_state(state);
+  if (!st.ok) return st;
+  return guarded_apply([&] { impl_->apply(std::move(state)); });
 }
 
 bool Pipeline::has_result() const { return impl_->has_result; }

@@ -80,7 +80,7 @@ struct Buffers {
 // Working memory of the kernels' callers; grows to the largest need and is
 // reused, so incremental updates do not allocate once warmed up.
 struct Scratch {
-  std::vector<float> cols;  // (ncols × (head_dim + S)): gathered K rows and their score columns
+  FloatBuffer cols;  // (ncols × (head_dim + S)): gathered K rows and their score columns
   std::vector<int> idx;     // (ncols): 0, 1, ...
   std::vector<int> k_end;   // (S): per row, 1 + the last key with a non-zero dropped weight
   std::vector<int> row_slot, col_slot;  // (S): where a recomputed score row / column's old values are, or −1
@@ -105,8 +105,8 @@ struct Pipeline::Impl {
   std::array<std::vector<StageUpdate>, kStageCount> updates;  // [stage][head]
   uint64_t stamp = 0;                                         // last version handed out
 
-  std::vector<float> cell_scratch;  // (S × S): snapshot of the cells being recomputed
-  std::vector<float> row_snapshot;  // (rows × row width): snapshot of the rows being recomputed; grows only
+  FloatBuffer cell_scratch;  // (S × S): snapshot of the cells being recomputed
+  FloatBuffer row_snapshot;  // (rows × row width): snapshot of the rows being recomputed; grows only
   detail::Scratch scratch;
   // The dropout keep mask of the last time dropout was switched off, with its
   // p and seed (same shapes), so switching it back on does not redraw it.
@@ -115,7 +115,7 @@ struct Pipeline::Impl {
   uint64_t keep_cache_seed = 0;
   bool keep_cache_valid = false;
 
-  void apply(const State& next);   // may throw std::bad_alloc before it mutates anything
+  void apply(State&& next);   // may throw std::bad_alloc before it mutates anything (or moves next)
   void rebuild(State next, const detail::Plan& plan, detail::Buffers fresh);
   void bump(Stage s, int head) { versions[static_cast<int>(s)][head] = ++stamp; }
 };

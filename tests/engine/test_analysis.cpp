@@ -31,7 +31,7 @@ const float kNegInf = -std::numeric_limits<float>::infinity();
 
 Tensor matrix(int rows, int cols, std::vector<float> values) {
   Tensor t(rows, cols);
-  t.data = std::move(values);
+  t.data.assign(values.begin(), values.end());
   return t;
 }
 

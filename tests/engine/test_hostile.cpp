@@ -274,7 +274,7 @@ TEST(Hostile, ValuesTypedIntoAStateBuiltInCode) {
                   .ok);
   attnviz::Pipeline p;
   ASSERT_TRUE(p.set_state(good).ok);
-  const std::vector<float> weights_before = p.matrix(attnviz::Stage::weights, 0)->data;
+  const auto weights_before = p.matrix(attnviz::Stage::weights, 0)->data;
 
   struct Edit {
     const char* field;

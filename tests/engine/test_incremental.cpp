@@ -8,7 +8,9 @@
 
 #include <random>
 #include <string>
+#include <utility>
 
+#include "attnviz/materialize.h"
 #include "attnviz/pipeline.h"
 #include "engine_test_util.h"
 
@@ -234,6 +236,41 @@ TEST(Incremental, BadStateKeepsThePreviousResult) {
   EXPECT_EQ(p.state().num_heads, 2);
   EXPECT_EQ(p.version(Stage::output), v);
   EXPECT_TRUE(attnviz::tensors_bitwise_equal(before, *p.matrix(Stage::output)));
+}
+
+// set_state(State&&) takes the state over: the same result and the same
+// updates as the copying set_state, fresh and incremental, and a refused state
+// comes back untouched.
+TEST(Incremental, HandedOverStateGivesTheSameResultAsACopiedOne) {
+  Pipeline copied, handed;
+  auto s = attnviz::materialize_weights(base_state(true));  // explicit values: what a move saves
+  ASSERT_TRUE(copied.set_state(s).ok);
+  auto give = s;
+  ASSERT_TRUE(handed.set_state(std::move(give)).ok);
+  expect_same_as_fresh(handed, "handed over, fresh");
+  EXPECT_TRUE(attnviz::tensors_bitwise_equal(handed.state().weights.W_q, s.weights.W_q));
+
+  s.embedding.values.at(2, 1) = -1.5f;  // one token edited
+  s.temperature = 0.75;                 // and a toggle
+  ASSERT_TRUE(copied.set_state(s).ok);
+  give = s;
+  ASSERT_TRUE(handed.set_state(std::move(give)).ok);
+  for (Stage st : kGlobal) {
+    EXPECT_EQ(upd(copied, st).rows, upd(handed, st).rows) << attnviz::stage_name(st);
+    EXPECT_EQ(upd(copied, st).changed, upd(handed, st).changed) << attnviz::stage_name(st);
+  }
+  EXPECT_EQ(handed.state().temperature, 0.75);
+  EXPECT_EQ(handed.state().embedding.values.at(2, 1), -1.5f);
+  expect_same_as_fresh(handed, "handed over, after an edit");
+  EXPECT_TRUE(attnviz::tensors_bitwise_equal(*copied.matrix(Stage::output), *handed.matrix(Stage::output)));
+
+  auto bad = s;
+  bad.num_heads = 3;  // 4 is not divisible by 3
+  const auto kept = bad;
+  EXPECT_FALSE(handed.set_state(std::move(bad)).ok);
+  EXPECT_TRUE(attnviz::tensors_bitwise_equal(bad.weights.W_q, kept.weights.W_q));  // not taken
+  EXPECT_EQ(bad.tokens, kept.tokens);
+  EXPECT_EQ(handed.state().num_heads, 2);
 }
 
 // Random edits, each checked against a fresh pipeline: the incremental paths

@@ -2,6 +2,7 @@
 #include "app/engine_session.h"
 
 #include <chrono>
+#include <utility>
 
 #include "app/app.h"
 
@@ -12,7 +13,7 @@ Status EngineSession::set_state(const nlohmann::json& j) {
   Status st = parse_state(j, &s);
   if (!st.ok) return st;
   auto t0 = std::chrono::steady_clock::now();
-  st = pipeline_.set_state(s);
+  st = pipeline_.set_state(std::move(s));  // s is not needed again: no copy of its values
   engine_ms_last_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (!st.ok) return st;
   state_json_ = state_to_json(pipeline_.state());

@@ -62,6 +62,10 @@ class Pipeline {
   // Validates and applies a state. On error returns !ok (sentence + field)
   // and keeps the previous valid state and result untouched. Never throws.
   Status set_state(const State& state);
+  // The same, taking the state over instead of copying it: explicit values
+  // (X, weights) can be megabytes, e.g. 11 MB at S = 512, d_model 768, and the
+  // pipeline keeps the state it shows. A state refused as invalid is left as it was.
+  Status set_state(State&& state);
 
   bool has_result() const;     // false until the first successful set_state()
   const State& state() const;  // the state of the current result
