@@ -93,7 +93,17 @@ inline v128_t hi_half(v128_t x) { return wasm_i32x4_shuffle(x, x, 2, 3, 0, 1); }
 // floats is exact-product-then-one-rounding in double, and demoting that to
 // float32 gives kernels::fma_f32 exactly. rnd() rounds a double lane to
 // float32 precision and back.
-inline v128_t rnd(v128_t x) { return wasm_f64x2_promote_low_f32x4(wasm_f32x4_demote_f64x2_zero(x)); }
+//
+// opaque() hides a value from LLVM's optimiser (an empty asm statement; no
+// instruction). Without it LLVM 14 folds promote_low(demote_zero(x)) into an
+// fpext of an fptrunc to <2 x float>, a type wasm has no instruction for, and
+// lowers that lane by lane: extract, f32.demote_f64, f64.promote_f32, replace,
+// 104 scalar conversions in this file, which made exp 2-3× slower.
+inline v128_t opaque(v128_t x) {
+  __asm__("" : "+r"(x));
+  return x;
+}
+inline v128_t rnd(v128_t x) { return wasm_f64x2_promote_low_f32x4(opaque(wasm_f32x4_demote_f64x2_zero(x))); }
 inline v128_t fma_emu(v128_t a, v128_t b, v128_t c) { return rnd(wasm_f64x2_add(wasm_f64x2_mul(a, b), c)); }
 inline v128_t f64(float x) { return wasm_f64x2_splat(static_cast<double>(x)); }
 
