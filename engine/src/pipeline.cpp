@@ -239,7 +239,6 @@ bool same_bits(float a, float b) {
   return x == y;
 }
 
-
 // ---- [SECTION] incremental update ----------------------------------------------------
 
 // Cells of an (S × S) stage: whole rows plus whole columns, or everything.
@@ -307,7 +306,8 @@ class Updater {
         if (!kernels::same_bytes(before, after, sizeof(float) * hd)) {
           (*head_rows)[h].push_back(r);
           any = true;
-          if (!kernels::all_finite(before, size_t(hd)) || !kernels::all_finite(after, size_t(hd))) (*head_nonfinite)[h] = 1;
+          const size_t nh = static_cast<size_t>(hd);
+          if (!kernels::all_finite(before, nh) || !kernels::all_finite(after, nh)) (*head_nonfinite)[h] = 1;
         }
       }
     }

@@ -119,7 +119,8 @@ EMSCRIPTEN_KEEPALIVE int attnviz_item_rect(const char* label, float* out) {
   return g_app->item_rect(label ? label : "", out) ? 1 : 0;
 }
 
-// {"frames", "frame_ms_avg", "engine_ms_last"} as JSON text.
+// {"frames", "frame_ms_avg", "engine_ms_last", "fonts_pending", "input_pending"} as JSON
+// text (docs/test-api.md).
 EMSCRIPTEN_KEEPALIVE const char* attnviz_frame_stats() {
   static std::string s;
   char buf[200];
