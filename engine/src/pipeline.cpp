@@ -45,6 +45,16 @@ bool stage_from_name(std::string_view name, Stage* out) {
 
 bool stage_is_per_head(Stage s) { return s >= Stage::scores && s <= Stage::context; }
 
+int detail::stage_level(Stage s) {
+  switch (s) {
+    case Stage::scores: case Stage::scaled: case Stage::masked: return kScores;
+    case Stage::weights: case Stage::dropped: return kWeights;
+    case Stage::context: return kContext;
+    case Stage::concat: case Stage::output: return kTail;
+    default: return 0;
+  }
+}
+
 // ---- [SECTION] stage computations ----------------------------------------------------
 
 namespace {
@@ -210,8 +220,10 @@ std::vector<int> iota_rows(int n) {
   return v;
 }
 
-// Every stage from X and the parameters (which must be in place).
-void compute_everything(const Plan& p, Buffers& b, Scratch& sc) {
+// Every stage from X and the parameters (which must be in place), except
+// that head h stops after level want[h] (detail::Level) and concat and output
+// are computed only when tail (which needs every head at kContext).
+void compute_everything(const Plan& p, Buffers& b, Scratch& sc, const std::vector<uint8_t>& want, bool tail) {
   const std::vector<int> all = iota_rows(p.S);
   const int S = p.S;
   compute_projection(p, b.X, b.params.W_q, b.params.b_q, &b.Q, all.data(), S);
@@ -222,12 +234,15 @@ void compute_everything(const Plan& p, Buffers& b, Scratch& sc) {
   for (int h = 0; h < p.H; ++h) {
     HeadBuffers& hb = b.heads[h];
     compute_scores(p, b, h, all.data(), S, nullptr, 0, sc);
+    if (want[static_cast<size_t>(h)] < detail::kWeights) continue;
     for (int r = 0; r < S; ++r) compute_weights_row(p, hb, r);
     if (p.dropout_active) {
       for (int r = 0; r < S; ++r) compute_dropped_row(p, b, hb, h, r);
     }
+    if (want[static_cast<size_t>(h)] < detail::kContext) continue;
     compute_context(p, b, hb, h, all.data(), S, sc);
   }
+  if (!tail) return;
   for (int r = 0; r < S; ++r) compute_concat_row(p, b, r);
   compute_output(p, b, all.data(), S);
 }
@@ -548,10 +563,165 @@ std::vector<int> merge_rows(const std::vector<int>& a, const std::vector<int>& b
   return out;
 }
 
+// What changed upstream of one head's weights (its masked rows, the softmax
+// flavour, dropout) and of its context (V_h) in one update.
+struct HeadChange {
+  std::vector<int> masked_rows;              // rows whose masked row changed
+  bool safe_changed = false;                 // safe_softmax switched: every weights row
+  bool dropout_changed = false;              // dropout switched, or another p / seed
+  const std::vector<int>* v_rows = nullptr;  // rows of V_h that changed (nullptr: none)
+  bool v_nonfinite = false;                  // one of those holds (or held) inf / NaN
+};
+
+// Brings head h's weights, dropped and context up to level want: in part where
+// they were current, in full where they were stale (lazy mode). A level above
+// want whose inputs changed becomes stale. Returns the context rows that changed.
+std::vector<int> update_head(Pipeline::Impl& im, Updater& up, const Plan& old, int h, int want,
+                             const HeadChange& c) {
+  using detail::kContext;
+  using detail::kScores;
+  using detail::kWeights;
+  const Plan& np = im.plan;
+  Buffers& buf = im.buf;
+  HeadBuffers& hb = buf.heads[static_cast<size_t>(h)];
+  const int before = im.valid[static_cast<size_t>(h)];
+  int now = before;
+  std::vector<int> d_rows;
+  if (want >= kWeights) {
+    auto weights_f = [&](const int* r, int n) {
+      for (int t = 0; t < n; ++t) compute_weights_row(np, hb, r[t]);
+    };
+    auto dropped_f = [&](const int* r, int n) {
+      for (int t = 0; t < n; ++t) compute_dropped_row(np, buf, hb, h, r[t]);
+    };
+    if (before >= kWeights) {
+      const std::vector<int> w_rows =
+          up.rows_stage(Stage::weights, h, hb.weights, c.safe_changed ? up.all() : c.masked_rows, weights_f);
+      d_rows = up.dropped_stage(old, h, w_rows, c.dropout_changed, dropped_f);
+    } else {
+      // Stale: every row, compared with what the buffer held when last current.
+      const std::vector<int> w_rows = up.rows_stage(Stage::weights, h, hb.weights, up.all(), weights_f);
+      if (np.dropout_active) {
+        // Its old contents may belong to another mask or to no dropout at
+        // all: counted as changed rather than compared.
+        dropped_f(up.all().data(), np.S);
+        up.note(Stage::dropped, h, UpdateKind::full, np.S, 0, true);
+        d_rows = up.all();
+      } else {
+        const StageUpdate w = im.updates[static_cast<int>(Stage::weights)][static_cast<size_t>(h)];
+        up.note(Stage::dropped, h, w.kind, w.rows, 0, w.changed);
+        d_rows = w_rows;
+      }
+    }
+    now = std::max(now, static_cast<int>(kWeights));
+  } else if (!c.masked_rows.empty() || c.safe_changed || c.dropout_changed) {
+    now = std::min(now, static_cast<int>(kScores));
+    if (!np.dropout_active) hb.dropped = Tensor();  // a stale head keeps no dropout buffer without dropout
+  }
+  const bool v_changed = c.v_rows != nullptr && !c.v_rows->empty();
+  std::vector<int> c_rows;
+  if (now >= kWeights && want >= kContext) {
+    std::vector<int> ctx_rows = up.all();
+    if (before >= kContext) {
+      // context row r depends on dropped row r and on every V_h row s with
+      // dropped[r][s] != 0 (an exact zero term never changes a sum, unless V
+      // holds inf/NaN, where 0·inf = NaN).
+      ctx_rows = d_rows;
+      if (v_changed && !c.v_nonfinite) {
+        std::vector<int> touched;
+        for (int r = 0; r < np.S; ++r) {
+          for (int s : *c.v_rows) {
+            const float d = dropped_of(np, hb).at(r, s);
+            if (d != 0.0f || std::isnan(d)) {
+              touched.push_back(r);
+              break;
+            }
+          }
+        }
+        ctx_rows = merge_rows(d_rows, touched, np.S);
+      } else if (v_changed) {
+        ctx_rows = up.all();
+      }
+    }
+    c_rows = up.rows_stage(Stage::context, h, hb.context, ctx_rows,
+                           [&](const int* r, int n) { compute_context(np, buf, hb, h, r, n, im.scratch); });
+    now = kContext;
+  } else if (now < kWeights || !d_rows.empty() || v_changed) {
+    now = std::min(now, static_cast<int>(kWeights));
+  }
+  im.valid[static_cast<size_t>(h)] = static_cast<uint8_t>(now);
+  return c_rows;
+}
+
+// Concat and output after the heads' contexts changed in rows concat_rows
+// (out_changed: W_o or b_o changed): in part when they were current, in full
+// when stale, or marked stale when not wanted or a head's context is stale.
+void update_tail(Pipeline::Impl& im, Updater& up, const std::vector<int>& concat_rows, bool out_changed) {
+  const Plan& np = im.plan;
+  bool contexts = true;
+  for (uint8_t v : im.valid) contexts = contexts && v >= detail::kContext;
+  if (!contexts || !im.tail_wanted()) {
+    if (!contexts || !concat_rows.empty() || out_changed) im.tail_valid = false;
+    return;
+  }
+  const bool part = im.tail_valid;
+  const std::vector<int> cat_rows = up.rows_stage(Stage::concat, 0, im.buf.concat, part ? concat_rows : up.all(),
+                                                  [&](const int* r, int n) {
+                                                    for (int t = 0; t < n; ++t) compute_concat_row(np, im.buf, r[t]);
+                                                  });
+  up.rows_stage(Stage::output, 0, im.buf.output, part && !out_changed ? cat_rows : up.all(),
+                [&](const int* r, int n) { compute_output(np, im.buf, r, n); });
+  im.tail_valid = true;
+}
+
 }  // namespace
 
+int Pipeline::Impl::wanted(int head) const {
+  if (!lazy || tail_wanted()) return detail::kContext;
+  const size_t h = static_cast<size_t>(head);
+  const int now = h < read_now.size() ? read_now[h] : 0;
+  const int before = h < read_before.size() ? read_before[h] : 0;
+  return std::max({static_cast<int>(detail::kScores), now, before});
+}
+
+bool Pipeline::Impl::tail_wanted() const { return !lazy || tail_read_now || tail_read_before; }
+
+void Pipeline::Impl::note_read(Stage s, int head) {
+  const int level = detail::stage_level(s);
+  if (level == detail::kTail) {
+    tail_read_now = true;
+  } else if (level > 0 && head >= 0 && static_cast<size_t>(head) < read_now.size()) {
+    read_now[static_cast<size_t>(head)] = std::max(read_now[static_cast<size_t>(head)], static_cast<uint8_t>(level));
+  }
+}
+
+void Pipeline::Impl::materialize(Stage s, int head) {
+  const int level = detail::stage_level(s);
+  if (!has_result || level <= detail::kScores) return;
+  if (level == detail::kTail ? tail_valid : valid[static_cast<size_t>(head)] >= level) return;
+  Updater up(*this);
+  const HeadChange none;
+  std::vector<int> concat_rows;
+  for (int h = 0; h < plan.H; ++h) {
+    if (level != detail::kTail && h != head) continue;
+    concat_rows = merge_rows(concat_rows, update_head(*this, up, plan, h, std::min(level, int{detail::kContext}), none),
+                             plan.S);
+  }
+  if (level == detail::kTail) {
+    tail_valid = false;  // every row, compared with what the buffers held when last current
+    tail_read_now = true;
+    update_tail(*this, up, concat_rows, false);
+  } else if (!concat_rows.empty()) {
+    tail_valid = false;
+  }
+}
+
 void Pipeline::Impl::rebuild(State next, const detail::Plan& np, detail::Buffers fresh) {
-  compute_everything(np, fresh, scratch);
+  std::vector<uint8_t> want(static_cast<size_t>(np.H));
+  for (int h = 0; h < np.H; ++h) want[static_cast<size_t>(h)] = static_cast<uint8_t>(wanted(h));
+  compute_everything(np, fresh, scratch, want, tail_wanted());
+  valid = std::move(want);
+  tail_valid = tail_wanted();
   state = std::move(next);
   plan = np;
   buf = std::move(fresh);
@@ -573,6 +743,8 @@ void Pipeline::Impl::rebuild(State next, const detail::Plan& np, detail::Buffers
 
 void Pipeline::Impl::apply(State&& next) {
   const detail::Plan np = detail::make_plan(next);
+  read_now.resize(static_cast<size_t>(np.H), 0);  // another head count keeps the first heads' demand
+  read_before.resize(static_cast<size_t>(np.H), 0);
   const size_t S = static_cast<size_t>(np.S);
   const size_t widest = std::max({S, static_cast<size_t>(np.d_out)});
   if (!has_result || !detail::same_shapes(plan, np)) {
@@ -709,49 +881,15 @@ void Pipeline::Impl::apply(State&& next) {
                                       [&](const int* r, int nr, const int* c, int nc) {
                                         compute_scores(np, buf, h, r, nr, c, nc, scratch);
                                       });
-    const std::vector<int> mk_rows = up.derive_stages(old, h, sc, divisor_changed, mask_changed);
-    const std::vector<int> w_rows = up.rows_stage(
-        Stage::weights, h, hb.weights, safe_changed ? up.all() : mk_rows,
-        [&](const int* r, int n) {
-          for (int t = 0; t < n; ++t) compute_weights_row(np, hb, r[t]);
-        });
-    const std::vector<int> d_rows = up.dropped_stage(old, h, w_rows, dropout_changed,
-                                                     [&](const int* r, int n) {
-                                                       for (int t = 0; t < n; ++t) compute_dropped_row(np, buf, hb, h, r[t]);
-                                                     });
-    // context row r depends on dropped row r and on every V_h row s with
-    // dropped[r][s] != 0 (an exact zero term never changes a sum, unless V
-    // holds inf/NaN, where 0·inf = NaN).
-    std::vector<int> ctx_rows = d_rows;
-    if (!v_rows[h].empty()) {
-      if (v_nf[h]) {
-        ctx_rows = up.all();
-      } else {
-        std::vector<int> touched;
-        for (int r = 0; r < np.S; ++r) {
-          for (int s : v_rows[h]) {
-            const float d = dropped_of(np, hb).at(r, s);
-            if (d != 0.0f || std::isnan(d)) {
-              touched.push_back(r);
-              break;
-            }
-          }
-        }
-        ctx_rows = merge_rows(d_rows, touched, np.S);
-      }
-    }
-    const std::vector<int> c_rows = up.rows_stage(
-        Stage::context, h, hb.context, ctx_rows,
-        [&](const int* r, int n) { compute_context(np, buf, hb, h, r, n, scratch); });
-    concat_rows = merge_rows(concat_rows, c_rows, np.S);
+    HeadChange change;
+    change.masked_rows = up.derive_stages(old, h, sc, divisor_changed, mask_changed);
+    change.safe_changed = safe_changed;
+    change.dropout_changed = dropout_changed;
+    change.v_rows = &v_rows[static_cast<size_t>(h)];
+    change.v_nonfinite = v_nf[static_cast<size_t>(h)] != 0;
+    concat_rows = merge_rows(concat_rows, update_head(*this, up, old, h, wanted(h), change), np.S);
   }
-  const std::vector<int> cat_rows = up.rows_stage(Stage::concat, 0, buf.concat, concat_rows,
-                                                  [&](const int* r, int n) {
-                                                    for (int t = 0; t < n; ++t) compute_concat_row(np, buf, r[t]);
-                                                  });
-  const bool out_params_changed = np.out_proj && (pchanged[3] || pchanged[7]);
-  up.rows_stage(Stage::output, 0, buf.output, out_params_changed ? up.all() : cat_rows,
-                [&](const int* r, int n) { compute_output(np, buf, r, n); });
+  update_tail(*this, up, concat_rows, np.out_proj && (pchanged[3] || pchanged[7]));
 }
 
 // ---- [SECTION] Pipeline API ---------------------------------------------------------
@@ -799,6 +937,15 @@ Status Pipeline::set_state(State&& state) {
   return guarded_apply([&] { impl_->apply(std::move(state)); });
 }
 
+void Pipeline::track_demand() {
+  Impl& im = *impl_;
+  im.lazy = true;
+  im.read_before.swap(im.read_now);
+  im.read_now.assign(im.read_before.size(), 0);
+  im.tail_read_before = im.tail_read_now;
+  im.tail_read_now = false;
+}
+
 bool Pipeline::has_result() const { return impl_->has_result; }
 const State& Pipeline::state() const { return impl_->state; }
 int Pipeline::seq_len() const { return impl_->has_result ? impl_->plan.S : 0; }
@@ -814,7 +961,10 @@ int Pipeline::head_dim() const { return impl_->has_result ? impl_->plan.head_dim
 const Tensor* Pipeline::matrix(Stage stage, int head) const {
   if (!impl_->has_result) return nullptr;
   const Tensor* t = detail::stage_tensor(impl_->buf, stage, head);
-  if (t == nullptr || !stage_is_per_head(stage)) return t;
+  if (t == nullptr) return nullptr;
+  impl_->note_read(stage, head);
+  impl_->materialize(stage, head);
+  if (!stage_is_per_head(stage)) return t;
   const detail::Plan& p = impl_->plan;
   detail::HeadBuffers& hb = impl_->buf.heads[static_cast<size_t>(head)];
   const uint64_t v = impl_->versions[static_cast<int>(stage)][head];
@@ -856,12 +1006,24 @@ TensorView Pipeline::head_slice(Stage qkv, int head) const {
 uint64_t Pipeline::version(Stage stage, int head) const {
   // stage_tensor, not matrix(): asking for a version must not materialise.
   if (!impl_->has_result || detail::stage_tensor(impl_->buf, stage, head) == nullptr) return 0;
+  impl_->note_read(stage, head);
+  impl_->materialize(stage, head);  // a stale stage's version is that of its current contents
   return impl_->versions[static_cast<int>(stage)][head];
 }
 
 StageUpdate Pipeline::last_update(Stage stage, int head) const {
   if (!impl_->has_result || detail::stage_tensor(impl_->buf, stage, head) == nullptr) return {};
+  impl_->note_read(stage, head);
+  impl_->materialize(stage, head);
   return impl_->updates[static_cast<int>(stage)][head];
+}
+
+bool Pipeline::current(Stage stage, int head) const {
+  const Impl& im = *impl_;
+  if (!im.has_result || detail::stage_tensor(im.buf, stage, head) == nullptr) return false;
+  const int level = detail::stage_level(stage);
+  if (level <= detail::kScores) return true;
+  return level == detail::kTail ? im.tail_valid : im.valid[static_cast<size_t>(head)] >= level;
 }
 
 float Pipeline::divisor() const { return impl_->plan.divisor; }

@@ -88,6 +88,16 @@ struct Scratch {
   std::vector<float> old_row, tmp_old, tmp_new;  // (S) each: an old scores row, old / new masked rows
 };
 
+// Lazy mode (Pipeline::track_demand): how far one head's stages are current.
+// Scores are always current (scaled and masked derive from them); weights and
+// dropped need kWeights, context kContext. Concat and output (the "tail")
+// need every head at kContext.
+enum Level : uint8_t { kScores = 1, kWeights = 2, kContext = 3 };
+// The level a stage belongs to: kScores ... kContext for per-head stages,
+// kTail for concat and output, 0 for X, parameters, Q, K and V (always current).
+constexpr int kTail = 4;
+int stage_level(Stage s);
+
 // Sizes every buffer of b for plan (contents zero).
 void allocate_buffers(const Plan& plan, Buffers* b);
 
@@ -114,6 +124,21 @@ struct Pipeline::Impl {
   double keep_cache_p = 0.0;
   uint64_t keep_cache_seed = 0;
   bool keep_cache_valid = false;
+
+  // Lazy mode. Eager (the default) keeps every head at kContext and the tail
+  // valid after each set_state. Lazy, set_state brings only the levels read
+  // since the last-but-one track_demand() up to date and marks the rest
+  // stale; reading a stale stage brings it up to date first (materialize).
+  bool lazy = false;
+  std::vector<uint8_t> valid;                  // (H) detail::Level each head is current through
+  bool tail_valid = true;                      // concat and output are current
+  std::vector<uint8_t> read_now, read_before;  // (H) the deepest level read since / before the last track_demand()
+  bool tail_read_now = false, tail_read_before = false;
+
+  int wanted(int head) const;  // the level set_state brings head to
+  bool tail_wanted() const;
+  void note_read(Stage s, int head);
+  void materialize(Stage s, int head);  // no-op unless that stage is stale
 
   void apply(State&& next);   // may throw std::bad_alloc before it mutates anything (or moves next)
   void rebuild(State next, const detail::Plan& plan, detail::Buffers fresh);

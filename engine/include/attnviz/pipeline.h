@@ -23,8 +23,11 @@
 //   const attnviz::Tensor* w = p.matrix(attnviz::Stage::weights, head);
 //   if (p.version(attnviz::Stage::weights, head) != uploaded) upload(*w);
 //
-// Not thread-safe; read accessors return pointers that stay valid until the
-// next set_state().
+// A UI that shows only some stages calls track_demand() once per frame: then
+// set_state() computes only what was read lately, and the rest on first read.
+//
+// Not thread-safe (reading a stale stage in lazy mode computes it); read
+// accessors return pointers that stay valid until the next set_state().
 #pragma once
 
 #include <cstdint>
@@ -67,6 +70,18 @@ class Pipeline {
   // pipeline keeps the state it shows. A state refused as invalid is left as it was.
   Status set_state(State&& state);
 
+  // Lazy mode, for a UI that shows a few stages at a time. The first call
+  // turns it on; call it once per frame. From then on set_state() brings up to
+  // date only X, the parameters, Q, K, V, scores (hence scaled and masked) and
+  // the stages read (matrix, version, last_update, explain) since the
+  // last-but-one call; other heads' weights, dropped and context, and concat
+  // and output, are left stale. Reading a stale stage brings it up to date
+  // first, with the same bits an eager pipeline holds, so a reader never sees
+  // a stale value: laziness changes when work is done, never a result. A stage
+  // brought up to date that way gets a new version and last_update() if its
+  // contents changed (dropped under dropout: always).
+  void track_demand();
+
   bool has_result() const;     // false until the first successful set_state()
   const State& state() const;  // the state of the current result
 
@@ -90,6 +105,10 @@ class Pipeline {
   uint64_t version(Stage stage, int head = 0) const;
   // What the last successful set_state() did to that buffer.
   StageUpdate last_update(Stage stage, int head = 0) const;
+  // Whether that stage is up to date, asked without reading it (so without
+  // computing it or counting as demand): always true in eager mode; false
+  // when absent or before the first result.
+  bool current(Stage stage, int head = 0) const;
 
   // Derived parameters of the current result.
   float divisor() const;                  // float32(√head_dim | √d_out | 1 × temperature)
