@@ -1,7 +1,7 @@
 // bench.cpp: `attnviz-cli bench`, the engine's timings as one JSON line.
 //
 //   attnviz-cli bench --tokens S --d-model D --heads H [--causal] [--reps N]
-//                     [--d-out D2] [--seed N]
+//                     [--d-out D2] [--seed N] [--view all|stages|compare]
 //
 // The state is a multi-head attention layer with every stage the report has:
 // S generated tokens "t0" ... "t{S-1}" (all distinct), seeded embedding
@@ -23,6 +23,15 @@
 //   peak_heap_mb     wasm: WebAssembly memory size at the end (it only grows);
 //                    native: peak resident set size (getrusage ru_maxrss)
 // plus extras (S, reps, the three toggle medians, minima, the seeded path, ...).
+//
+// --view: `all` (the default) keeps every stage current after each set_state
+// (an eager Pipeline), the figure. `stages` and `compare` run the
+// pipeline as the UI does (lazy, Pipeline::track_demand) with what one of
+// its views shows: the Stages tab (scores ... context of head 0) or the
+// Compare heads tab (every head's weights). Every timed call is then
+// set_state plus reading that view, each followed by a new frame
+// (track_demand); reading a view right after a full build computes the
+// stages set_state left stale, inside the timing.
 #include "bench.h"
 
 #include <algorithm>
@@ -63,7 +72,7 @@ constexpr int kExitBadInput = 2;
 constexpr int kMaxReps = 1000;
 constexpr const char* kUsage =
     "usage: attnviz-cli bench --tokens S --d-model D --heads H [--causal] [--reps N] "
-    "[--d-out D2] [--seed N]";
+    "[--d-out D2] [--seed N] [--view all|stages|compare]";
 
 // The same one-line error format as the other subcommands (main.cpp).
 int bench_error(int code, const std::string& error, const std::string& field) {
@@ -81,6 +90,7 @@ struct Options {
   bool causal = false;
   int reps = 5;
   uint64_t seed = 123;
+  std::string view = "all";  // all | stages | compare (see the top of this file)
 };
 
 // A whole decimal number in [lo, hi]; false when text is anything else.
@@ -110,6 +120,17 @@ bool parse_options(int argc, char** argv, Options* o, std::string* error, std::s
     const std::string arg = argv[i];
     if (arg == "--causal") {
       o->causal = true;
+      continue;
+    }
+    if (arg == "--view") {
+      *field = arg;
+      const std::string v = i + 1 < argc ? argv[i + 1] : "";
+      if (v != "all" && v != "stages" && v != "compare") {
+        *error = "--view must be all, stages or compare, not \"" + v + "\"";
+        return false;
+      }
+      o->view = v;
+      ++i;
       continue;
     }
     IntFlag* flag = nullptr;
@@ -243,14 +264,45 @@ double peak_heap_mb(const char** source) {
 #endif
 }
 
-// Times one set_state; throws (caught in main) if the engine refuses a state
-// the bench built itself, which would be a bug. The state is handed over
-// (set_state(State&&)) as the UI hands over each state it parses; the copy
-// handed over is made before the clock starts, as the UI parses before it.
+// The view being measured (--view): empty for `all`, else the matrices that
+// view reads each frame.
+std::string g_view = "all";
+
+// Reads what the view shows, as its panels do each frame (a stale stage is
+// computed here). Returns a checksum of one cell per matrix so the reads
+// cannot be optimised away.
+float read_view(const attnviz::Pipeline& p) {
+  float sum = 0;
+  auto touch = [&](attnviz::Stage s, int h) {
+    const attnviz::Tensor* t = p.matrix(s, h);
+    if (t != nullptr && !t->empty()) sum += t->data[0];
+    p.version(s, h);
+  };
+  if (g_view == "stages") {
+    for (attnviz::Stage s : {attnviz::Stage::scores, attnviz::Stage::scaled, attnviz::Stage::masked,
+                             attnviz::Stage::weights, attnviz::Stage::dropped, attnviz::Stage::context}) {
+      touch(s, 0);
+    }
+  } else if (g_view == "compare") {
+    for (int h = 0; h < p.num_heads(); ++h) touch(attnviz::Stage::weights, h);
+  }
+  return sum;
+}
+
+volatile float g_sink = 0;
+
+// Times one set_state (plus reading the view, in a lazy view); throws
+// (caught in main) if the engine refuses a state the bench built itself,
+// which would be a bug. The state is handed over (set_state(State&&)) as the
+// UI hands over each state it parses; the copy handed over is made before the
+// clock starts, as the UI parses before it.
 void timed_set_state(attnviz::Pipeline* p, const attnviz::State& s, Times* t) {
   attnviz::State handed = s;
+  const bool lazy = g_view != "all";
+  if (lazy) p->track_demand();  // a new frame
   const double c0 = now_cpu_ms(), t0 = now_ms();
   const attnviz::Status st = p->set_state(std::move(handed));
+  if (lazy && st.ok) g_sink = g_sink + read_view(*p);
   const double t1 = now_ms(), c1 = now_cpu_ms();
   if (!st.ok) throw std::runtime_error("bench state refused: " + st.error);
   if (t) t->add(t1 - t0, c1 - c0);
@@ -306,6 +358,7 @@ int cmd_bench(int argc, char** argv) {
     if (flag == "num_heads") flag = "--heads";
     return bench_error(kExitBadInput, valid.error, flag);
   }
+  g_view = o.view;
   // Explicit X and weights (the same numbers the seeded state gives).
   attnviz::State s = attnviz::materialize_weights(attnviz::materialize_embedding(seeded));
 
@@ -358,6 +411,7 @@ int cmd_bench(int argc, char** argv) {
   j["gflops"] = round3(full_ms > 0 ? flops / (full_ms * 1e6) : 0);
   j["peak_heap_mb"] = round3(heap);
   j["build"] = build;
+  j["view"] = o.view;
   j["S"] = o.tokens;
   j["d_model"] = o.d_model;
   j["d_out"] = o.d_out;
