@@ -51,6 +51,7 @@ App::~App() {
 }
 
 void App::frame() {
+  model_->engine.new_frame();  // the engine computes what the panels read (lazy pipeline)
   draw_panels(*model_);
   export_overlay(*model_);  // export/import notice; the desktop's Open state dialog
 }

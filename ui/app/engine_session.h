@@ -33,6 +33,11 @@ class EngineSession {
   // texture only when the version they drew differs.
   uint64_t version(std::string_view name, int head) const;
 
+  // Called once at the start of every frame: from then on the engine keeps
+  // up to date only the stages the panels read in the last frame or two and
+  // computes any other stage when a panel first reads it (Pipeline::track_demand).
+  void new_frame() { pipeline_.track_demand(); }
+
   const std::vector<std::string>& tokens() const { return pipeline_.state().tokens; }
   int num_heads() const { return has_result() ? pipeline_.num_heads() : 0; }
   double engine_ms_last() const { return engine_ms_last_; }

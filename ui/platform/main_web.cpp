@@ -119,11 +119,11 @@ EMSCRIPTEN_KEEPALIVE int attnviz_item_rect(const char* label, float* out) {
   return g_app->item_rect(label ? label : "", out) ? 1 : 0;
 }
 
-// {"frames", "frame_ms_avg", "engine_ms_last", "fonts_pending", "input_pending"} as JSON
+// {"frames", "frame_ms_avg", "frame_ms_max", "engine_ms_last", "fonts_pending", "input_pending"} as JSON
 // text (docs/test-api.md).
 EMSCRIPTEN_KEEPALIVE const char* attnviz_frame_stats() {
   static std::string s;
-  char buf[200];
+  char buf[240];
   double avg = g_runner.frames ? g_runner.frame_ms_sum / (double)g_runner.frames : 0.0;
   // Input the app has not acted on yet: browser events SDL holds for the next frame,
   // plus events ImGui trickles out one change per frame (a key's down and up, or a
@@ -131,9 +131,9 @@ EMSCRIPTEN_KEEPALIVE const char* attnviz_frame_stats() {
   const int input_pending = SDL_PeepEvents(nullptr, 0, SDL_PEEKEVENT, SDL_FIRSTEVENT, SDL_LASTEVENT) +
                             GImGui->InputEventsQueue.Size;
   std::snprintf(buf, sizeof buf,
-                "{\"frames\":%llu,\"frame_ms_avg\":%.4f,\"engine_ms_last\":%.4f,\"fonts_pending\":%s,"
-                "\"input_pending\":%d}",
-                (unsigned long long)g_runner.frames, avg, g_app->engine_ms_last(),
+                "{\"frames\":%llu,\"frame_ms_avg\":%.4f,\"frame_ms_max\":%.4f,\"engine_ms_last\":%.4f,"
+                "\"fonts_pending\":%s,\"input_pending\":%d}",
+                (unsigned long long)g_runner.frames, avg, g_runner.frame_ms_max, g_app->engine_ms_last(),
                 g_runner.fonts_pending() ? "true" : "false", input_pending);
   s = buf;
   return s.c_str();

@@ -125,7 +125,9 @@ void Runner::frame() {
     screenshot_path = nullptr;
   }
   ++frames;
-  frame_ms_sum += now_ms() - t0;  // CPU time only: the swap below waits for vsync
+  const double ms = now_ms() - t0;  // CPU time only: the swap below waits for vsync
+  frame_ms_sum += ms;
+  if (ms > frame_ms_max) frame_ms_max = ms;
   SDL_GL_SwapWindow(window);
 }
 

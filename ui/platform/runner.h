@@ -29,6 +29,7 @@ struct Runner {
   bool quit = false;
   uint64_t frames = 0;
   double frame_ms_sum = 0.0;    // CPU time of frames, for frameStats()
+  double frame_ms_max = 0.0;    // the longest frame so far (a stage computed on first read shows here)
 
   // Creates the window, GL context and ImGui context. Returns false (after
   // printing why) when SDL or GL cannot start.
