@@ -76,6 +76,7 @@ nlohmann::json App::set_state_text(std::string_view text) {
 }
 
 MatrixView App::matrix(std::string_view name, int head) const { return model_->engine.matrix(name, head); }
+bool App::stage_current(std::string_view name, int head) const { return model_->engine.current(name, head); }
 
 bool App::item_rect(std::string_view label, float out[4]) const {
   const ItemRect* r = item_registry().find(label);

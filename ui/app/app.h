@@ -40,6 +40,9 @@ class App {
   // On error nothing changes: the app keeps the last valid state and results.
   nlohmann::json set_state_text(std::string_view text);
   MatrixView matrix(std::string_view name, int head) const;
+  // Whether the engine holds that stage up to date (it computes a stage no
+  // panel reads only when one first does; engine_session.h).
+  bool stage_current(std::string_view name, int head) const;
   // Rectangle (x, y, w, h in logical = CSS pixels) of the labelled item as last drawn.
   bool item_rect(std::string_view label, float out[4]) const;
   double engine_ms_last() const;

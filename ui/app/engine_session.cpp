@@ -35,4 +35,9 @@ uint64_t EngineSession::version(std::string_view name, int head) const {
   return pipeline_.version(stage, head);
 }
 
+bool EngineSession::current(std::string_view name, int head) const {
+  Stage stage;
+  return stage_from_name(name, &stage) && pipeline_.current(stage, head);
+}
+
 }  // namespace attnviz::ui

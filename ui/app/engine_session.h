@@ -32,6 +32,8 @@ class EngineSession {
   // Changes exactly when that matrix's contents change: panels re-upload a
   // texture only when the version they drew differs.
   uint64_t version(std::string_view name, int head) const;
+  // Whether that stage is up to date, asked without computing it (tests).
+  bool current(std::string_view name, int head) const;
 
   // Called once at the start of every frame: from then on the engine keeps
   // up to date only the stages the panels read in the last frame or two and

@@ -113,6 +113,12 @@ EMSCRIPTEN_KEEPALIVE const float* attnviz_matrix(const char* name, int head, int
   return m.data;
 }
 
+// 1 when the engine holds that stage up to date, 0 when it is stale (no panel
+// read it lately: it is computed when first read) or unknown.
+EMSCRIPTEN_KEEPALIVE int attnviz_stage_current(const char* name, int head) {
+  return g_app->stage_current(name ? name : "", head) ? 1 : 0;
+}
+
 // The rectangle (CSS pixels) of the ImGui item with that label as last drawn:
 // out[0..3] = x, y, w, h. Returns 0 when no such item was drawn.
 EMSCRIPTEN_KEEPALIVE int attnviz_item_rect(const char* label, float* out) {

@@ -109,6 +109,7 @@
       return { rows, cols, data: out };
     } finally { Module._free(dims); }
   });
+  api.stageCurrent = (name, head) => withCString(String(name), (p) => Module._attnviz_stage_current(p, head | 0) === 1);
   api.itemRect = (label) => withCString(String(label), (p) => {
     const out = Module._malloc(16);
     try {
