@@ -10,7 +10,8 @@
 //   * small accepted states (estimate_pipeline_bytes ≤ 4 MiB) also run through
 //     a Pipeline: set_state() accepts them, every attention weight is in
 //     [0, 1] or NaN, and reaching the state from a different one
-//     (incrementally) gives bitwise the stages of a fresh Pipeline.
+//     (incrementally) gives bitwise the stages of a fresh Pipeline, also in
+//     lazy mode (Pipeline::track_demand: stages computed on first read).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -66,15 +67,24 @@ void check_pipeline(const State& s) {
   other.temperature = s.temperature == 1.0 ? 2.0 : 1.0;
   if (!other.tokens.empty()) other.tokens[0] += "x";
   if (other.tokens[0].size() > attnviz::Limits::kMaxTokenBytes) other.tokens[0] = "x";
-  Pipeline inc;
+  Pipeline inc, lazy;
   check(inc.set_state(other).ok, "a nearby state was refused");
   check(inc.set_state(s).ok, "the state was refused after another one");
+  // Lazy: head 0's weights read between the two states (so kept current), the
+  // rest computed when the comparison below reads them.
+  lazy.track_demand();
+  check(lazy.set_state(other).ok, "a nearby state was refused (lazy)");
+  check(lazy.matrix(Stage::weights, 0) != nullptr, "no weights (lazy)");
+  lazy.track_demand();
+  check(lazy.set_state(s).ok, "the state was refused after another one (lazy)");
   for (int k = 0; k < attnviz::kStageCount; ++k) {
     const Stage stage = static_cast<Stage>(k);
     const int heads = attnviz::stage_is_per_head(stage) ? s.num_heads : 1;
     for (int h = 0; h < heads; ++h) {
       check(same_bits(fresh.matrix(stage, h), inc.matrix(stage, h)),
             "incremental result differs from a fresh one", attnviz::stage_name(stage));
+      check(same_bits(fresh.matrix(stage, h), lazy.matrix(stage, h)),
+            "lazy result differs from a fresh one", attnviz::stage_name(stage));
     }
   }
 }
