@@ -19,6 +19,9 @@
 #                             interleaved; the report takes each figure's median
 #                             over them (one noisy neighbour skews one round)
 #   BENCH_COMMIT=<hash>       the builds come from a clean export of that commit (recorded)
+#   BENCH_VIEW_SIZES="512 1024"  sizes at which the wasm engine is also run as the
+#                             app runs it (bench --view stages / compare: lazy, with
+#                             the Stages or Compare heads tab open)
 #   BENCH_OUT=bench/results   BENCH_FRAME=1 also measures the browser frame time
 #                             (bench/frame_bench.mjs, needs the site in $WASM_BUILD/site)
 set -euo pipefail
@@ -35,6 +38,7 @@ heads=${BENCH_HEADS:-12}
 out=${BENCH_OUT:-bench/results}
 frame=${BENCH_FRAME:-1}
 rounds=${BENCH_ROUNDS:-3}
+view_sizes=${BENCH_VIEW_SIZES:-512 1024}
 
 for f in "$native/attnviz-cli" "$wasm/attnviz-cli.js" node_modules/@tensorflow/tfjs-backend-wasm/package.json; do
   if [ ! -e "$f" ]; then
@@ -122,6 +126,10 @@ for round in $(seq "$rounds"); do
       record tfjs-wasm "$(node bench/tfjs_bench.mjs $a)"
       record torch-1 "$(/usr/bin/python3 bench/torch_bench.py $a --threads 1)"
       record torch-2 "$(/usr/bin/python3 bench/torch_bench.py $a --threads 2)"
+      if [[ " $view_sizes " == *" $s "* ]]; then
+        record attnviz-wasm-stages "$(node --no-experimental-fetch "$wasm/attnviz-cli.js" bench $a --view stages)"
+        record attnviz-wasm-compare "$(node --no-experimental-fetch "$wasm/attnviz-cli.js" bench $a --view compare)"
+      fi
     }
   done
 done
