@@ -646,7 +646,7 @@ std::vector<int> update_head(Pipeline::Impl& im, Updater& up, const Plan& old, i
     c_rows = up.rows_stage(Stage::context, h, hb.context, ctx_rows,
                            [&](const int* r, int n) { compute_context(np, buf, hb, h, r, n, im.scratch); });
     now = kContext;
-  } else if (now < kWeights || !d_rows.empty() || v_changed) {
+  } else if (!d_rows.empty() || v_changed) {
     now = std::min(now, static_cast<int>(kWeights));
   }
   im.valid[static_cast<size_t>(h)] = static_cast<uint8_t>(now);
@@ -686,17 +686,13 @@ int Pipeline::Impl::wanted(int head) const {
 
 bool Pipeline::Impl::tail_wanted() const { return !lazy || tail_read_now || tail_read_before; }
 
-void Pipeline::Impl::note_read(Stage s, int head) {
+void Pipeline::Impl::read(Stage s, int head) {
   const int level = detail::stage_level(s);
   if (level == detail::kTail) {
     tail_read_now = true;
   } else if (level > 0 && head >= 0 && static_cast<size_t>(head) < read_now.size()) {
     read_now[static_cast<size_t>(head)] = std::max(read_now[static_cast<size_t>(head)], static_cast<uint8_t>(level));
   }
-}
-
-void Pipeline::Impl::materialize(Stage s, int head) {
-  const int level = detail::stage_level(s);
   if (!has_result || level <= detail::kScores) return;
   if (level == detail::kTail ? tail_valid : valid[static_cast<size_t>(head)] >= level) return;
   Updater up(*this);
@@ -708,9 +704,7 @@ void Pipeline::Impl::materialize(Stage s, int head) {
                              plan.S);
   }
   if (level == detail::kTail) {
-    tail_valid = false;  // every row, compared with what the buffers held when last current
-    tail_read_now = true;
-    update_tail(*this, up, concat_rows, false);
+    update_tail(*this, up, concat_rows, false);  // stale: every row, compared with what the buffers held
   } else if (!concat_rows.empty()) {
     tail_valid = false;
   }
@@ -962,8 +956,7 @@ const Tensor* Pipeline::matrix(Stage stage, int head) const {
   if (!impl_->has_result) return nullptr;
   const Tensor* t = detail::stage_tensor(impl_->buf, stage, head);
   if (t == nullptr) return nullptr;
-  impl_->note_read(stage, head);
-  impl_->materialize(stage, head);
+  impl_->read(stage, head);
   if (!stage_is_per_head(stage)) return t;
   const detail::Plan& p = impl_->plan;
   detail::HeadBuffers& hb = impl_->buf.heads[static_cast<size_t>(head)];
@@ -1004,17 +997,17 @@ TensorView Pipeline::head_slice(Stage qkv, int head) const {
 }
 
 uint64_t Pipeline::version(Stage stage, int head) const {
-  // stage_tensor, not matrix(): asking for a version must not materialise.
+  // stage_tensor, not matrix(): asking for a version must not materialise
+  // scaled / masked; a stale stage (lazy mode) is brought up to date, so its
+  // version is that of its current contents.
   if (!impl_->has_result || detail::stage_tensor(impl_->buf, stage, head) == nullptr) return 0;
-  impl_->note_read(stage, head);
-  impl_->materialize(stage, head);  // a stale stage's version is that of its current contents
+  impl_->read(stage, head);
   return impl_->versions[static_cast<int>(stage)][head];
 }
 
 StageUpdate Pipeline::last_update(Stage stage, int head) const {
   if (!impl_->has_result || detail::stage_tensor(impl_->buf, stage, head) == nullptr) return {};
-  impl_->note_read(stage, head);
-  impl_->materialize(stage, head);
+  impl_->read(stage, head);
   return impl_->updates[static_cast<int>(stage)][head];
 }
 

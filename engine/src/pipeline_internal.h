@@ -128,7 +128,7 @@ struct Pipeline::Impl {
   // Lazy mode. Eager (the default) keeps every head at kContext and the tail
   // valid after each set_state. Lazy, set_state brings only the levels read
   // since the last-but-one track_demand() up to date and marks the rest
-  // stale; reading a stale stage brings it up to date first (materialize).
+  // stale; reading a stale stage brings it up to date first (read()).
   bool lazy = false;
   std::vector<uint8_t> valid;                  // (H) detail::Level each head is current through
   bool tail_valid = true;                      // concat and output are current
@@ -137,8 +137,9 @@ struct Pipeline::Impl {
 
   int wanted(int head) const;  // the level set_state brings head to
   bool tail_wanted() const;
-  void note_read(Stage s, int head);
-  void materialize(Stage s, int head);  // no-op unless that stage is stale
+  // A reader asks for a stage: counts it as demand and, when it is stale,
+  // brings it up to date first.
+  void read(Stage s, int head);
 
   void apply(State&& next);   // may throw std::bad_alloc before it mutates anything (or moves next)
   void rebuild(State next, const detail::Plan& plan, detail::Buffers fresh);
