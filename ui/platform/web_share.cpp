@@ -9,7 +9,10 @@
 //              through attnviz_text_input
 #include <emscripten.h>
 
+#include <cstring>
 #include <string>
+
+#include <SDL.h>
 
 #include "app/app.h"
 #include "imgui.h"
@@ -122,8 +125,24 @@ EMSCRIPTEN_KEEPALIVE void attnviz_paste_into_text(const char* text) {
 }
 
 // Text committed by an input method or typed on a layout SDL does not turn into text.
+// Through SDL's event queue rather than straight into ImGui: keys the browser
+// sent just before (Ctrl+A, say) wait in that queue for the next frame, and
+// the text must arrive after them, not overtake them. An SDL_TEXTINPUT event
+// holds 31 bytes, so longer text goes in pieces cut between characters.
 EMSCRIPTEN_KEEPALIVE void attnviz_text_input(const char* utf8) {
-  if (utf8) ImGui::GetIO().AddInputCharactersUTF8(utf8);
+  if (!utf8) return;
+  const size_t n = std::strlen(utf8);
+  SDL_Event ev;
+  const size_t room = sizeof ev.text.text - 1;
+  for (size_t i = 0; i < n;) {
+    size_t len = n - i < room ? n - i : room;
+    while (len > 0 && i + len < n && (static_cast<unsigned char>(utf8[i + len]) & 0xC0) == 0x80) --len;
+    std::memset(&ev, 0, sizeof ev);
+    ev.type = SDL_TEXTINPUT;
+    std::memcpy(ev.text.text, utf8 + i, len);
+    if (SDL_PushEvent(&ev) != 1) ImGui::GetIO().AddInputCharactersUTF8(ev.text.text);  // queue full or filtered
+    i += len;
+  }
 }
 
 }  // extern "C"
