@@ -7,6 +7,7 @@
 // [SECTION] buffers
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <unordered_map>
 
@@ -51,6 +52,8 @@ Plan make_plan(const State& s) {
   p.p = p.dropout_active ? s.dropout.p : 0.0;
   p.dropout_seed = p.dropout_active ? s.dropout.seed : 0;
   p.dropout_scale = !p.dropout_active ? 1.0f : (p.p >= 1.0 ? 0.0f : attnviz::dropout_scale(p.p));
+  const uint64_t S64 = static_cast<uint64_t>(p.S);
+  p.keep_exps = S64 * S64 * static_cast<uint64_t>(p.H) * sizeof(float) <= kKeepExpsMaxBytes;
   return p;
 }
 
@@ -255,6 +258,10 @@ void allocate_buffers(const Plan& plan, Buffers* b) {
   for (HeadBuffers& h : b->heads) {
     h.scores.reset_for_overwrite(S, S);  // scaled, masked: materialised on request; dropped: by the pipeline under dropout
     h.weights.reset_for_overwrite(S, S);
+    if (plan.keep_exps) {
+      h.exps.reset_for_overwrite(S, S);
+      h.row_max.assign(static_cast<size_t>(S), std::numeric_limits<float>::quiet_NaN());
+    }
     h.context.reset_for_overwrite(S, plan.head_dim);
   }
   b->concat.reset_for_overwrite(S, plan.d_out);

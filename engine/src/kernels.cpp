@@ -57,7 +57,8 @@ namespace {
 struct Impl {
   Isa isa;
   detail::GemmFn gemm;
-  detail::SoftmaxFn softmax;
+  detail::SoftmaxExpsFn exps;
+  detail::SoftmaxNormalizeFn normalize;
   detail::MaskedRowFn masked;
   detail::ExpFn exp;
 };
@@ -66,16 +67,19 @@ Impl impl_for(Isa isa) {
   switch (isa) {
 #if defined(ATTNVIZ_HAVE_AVX2_KERNELS)
     case Isa::avx2:
-      return {Isa::avx2, detail::gemm_avx2, detail::softmax_row_avx2, detail::masked_row_avx2,
+      return {Isa::avx2, detail::gemm_avx2, detail::softmax_exps_avx2,
+              detail::softmax_normalize_avx2, detail::masked_row_avx2,
               detail::exp_row_avx2};
 #endif
 #if defined(__wasm_simd128__)
     case Isa::wasm_simd128:
-      return {Isa::wasm_simd128, detail::gemm_wasm, detail::softmax_row_wasm, detail::masked_row_wasm,
+      return {Isa::wasm_simd128, detail::gemm_wasm, detail::softmax_exps_wasm,
+              detail::softmax_normalize_wasm, detail::masked_row_wasm,
               detail::exp_row_wasm};
 #endif
     default:
-      return {Isa::portable, detail::gemm_portable, detail::softmax_row_portable,
+      return {Isa::portable, detail::gemm_portable, detail::softmax_exps_portable,
+              detail::softmax_normalize_portable,
               detail::masked_row_portable, detail::exp_row_portable};
   }
 }
@@ -335,7 +339,26 @@ float max_f32_torch(const float* x, int n) {
   return m;
 }
 
-void softmax_row(const float* x, float* y, int n, bool safe) { current().softmax(x, y, n, safe); }
+void softmax_row(const float* x, float* y, int n, bool safe) {
+  if (n <= 0) return;
+  if (safe) {
+    bool all_neg_inf = true;
+    for (int j = 0; j < n && all_neg_inf; ++j) all_neg_inf = x[j] == -std::numeric_limits<float>::infinity();
+    if (all_neg_inf) {
+      for (int j = 0; j < n; ++j) y[j] = 0.0f;
+      return;
+    }
+  }
+  const Impl& k = current();
+  k.exps(x, y, n);
+  k.normalize(y, y, n);
+}
+float softmax_exps(const float* x, float* e, int n) {
+  return n <= 0 ? -std::numeric_limits<float>::infinity() : current().exps(x, e, n);
+}
+void softmax_normalize(const float* e, float* y, int n) {
+  if (n > 0) current().normalize(e, y, n);
+}
 void exp_row(const float* x, float* y, int n) { current().exp(x, y, n); }
 
 int softmax_cut(int live, int n) {
@@ -350,22 +373,15 @@ void exp_row_portable(const float* x, float* y, int n) {
   for (int j = 0; j < n; ++j) y[j] = exp_f32(x[j]);
 }
 
-void softmax_row_portable(const float* x, float* y, int n, bool safe) {
-  if (n <= 0) return;
-  if (safe) {
-    bool all_neg_inf = true;
-    for (int j = 0; j < n && all_neg_inf; ++j) {
-      all_neg_inf = x[j] == -std::numeric_limits<float>::infinity();
-    }
-    if (all_neg_inf) {
-      for (int j = 0; j < n; ++j) y[j] = 0.0f;
-      return;
-    }
-  }
+float softmax_exps_portable(const float* x, float* e, int n) {
   const float m = max_f32_torch(x, n);
-  for (int j = 0; j < n; ++j) y[j] = exp_f32(x[j] - m);
-  const float inv = 1.0f / sum_f32_torch(y, n);
-  for (int j = 0; j < n; ++j) y[j] = y[j] * inv;
+  for (int j = 0; j < n; ++j) e[j] = exp_f32(x[j] - m);
+  return m;
+}
+
+void softmax_normalize_portable(const float* e, float* y, int n) {
+  const float inv = 1.0f / sum_f32_torch(e, n);
+  for (int j = 0; j < n; ++j) y[j] = e[j] * inv;
 }
 
 }  // namespace detail

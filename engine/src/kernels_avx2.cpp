@@ -167,17 +167,8 @@ void exp_row_avx2(const float* x, float* y, int n) {
   for (; j < n; ++j) y[j] = exp_f32(x[j]);
 }
 
-void softmax_row_avx2(const float* x, float* y, int n, bool safe) {
-  if (n <= 0) return;
+float softmax_exps_avx2(const float* x, float* e, int n) {
   const float neg_inf = -__builtin_inff();
-  if (safe) {
-    bool all_neg_inf = true;
-    for (int j = 0; j < n && all_neg_inf; ++j) all_neg_inf = x[j] == neg_inf;
-    if (all_neg_inf) {
-      for (int j = 0; j < n; ++j) y[j] = 0.0f;
-      return;
-    }
-  }
   const float m = max_row(x, n);
   const __m256 mv = _mm256_set1_ps(m);
   const bool m_finite = m - m == 0.0f;
@@ -192,40 +183,44 @@ void softmax_row_avx2(const float* x, float* y, int n, bool safe) {
     }
     // 32 −inf (masked keys) under a finite max: exp(−inf) = 0.
     if (m_finite && all_masked == 0xff) {
-      for (int t = 0; t < 4; ++t) _mm256_storeu_ps(y + j + 8 * t, _mm256_setzero_ps());
+      for (int t = 0; t < 4; ++t) _mm256_storeu_ps(e + j + 8 * t, _mm256_setzero_ps());
       continue;
     }
     for (int t = 0; t < 4; ++t) v[t] = _mm256_sub_ps(v[t], mv);
     exp8_n<4>(v, v);
-    for (int t = 0; t < 4; ++t) _mm256_storeu_ps(y + j + 8 * t, v[t]);
+    for (int t = 0; t < 4; ++t) _mm256_storeu_ps(e + j + 8 * t, v[t]);
   }
   for (; j + 8 <= n; j += 8) {
     __m256 v = _mm256_sub_ps(_mm256_loadu_ps(x + j), mv);
     exp8_n<1>(&v, &v);
-    _mm256_storeu_ps(y + j, v);
+    _mm256_storeu_ps(e + j, v);
   }
-  for (; j < n; ++j) y[j] = exp_f32(x[j] - m);
+  for (; j < n; ++j) e[j] = exp_f32(x[j] - m);
+  return m;
+}
+
+void softmax_normalize_avx2(const float* e, float* y, int n) {
   // sum_f32_torch: 8 lanes, then (0+4, 1+5, 2+6, 3+7), pairs, the last two.
   float sum;
   if (n < 8) {
-    sum = y[0];
-    for (int t = 1; t < n; ++t) sum = sum + y[t];
+    sum = e[0];
+    for (int t = 1; t < n; ++t) sum = sum + e[t];
   } else {
-    __m256 acc = _mm256_loadu_ps(y);
+    __m256 acc = _mm256_loadu_ps(e);
     int d = 8;
-    for (; d + 8 <= n; d += 8) acc = _mm256_add_ps(acc, _mm256_loadu_ps(y + d));
+    for (; d + 8 <= n; d += 8) acc = _mm256_add_ps(acc, _mm256_loadu_ps(e + d));
     float lane[8];
     _mm256_storeu_ps(lane, acc);
-    for (int t = 0; d + t < n; ++t) lane[t] = lane[t] + y[d + t];
+    for (int t = 0; d + t < n; ++t) lane[t] = lane[t] + e[d + t];
     const float a0 = lane[0] + lane[4], a1 = lane[1] + lane[5];
     const float a2 = lane[2] + lane[6], a3 = lane[3] + lane[7];
     sum = (a0 + a2) + (a1 + a3);
   }
   const float inv = 1.0f / sum;
   const __m256 iv = _mm256_set1_ps(inv);
-  j = 0;
-  for (; j + 8 <= n; j += 8) _mm256_storeu_ps(y + j, _mm256_mul_ps(_mm256_loadu_ps(y + j), iv));
-  for (; j < n; ++j) y[j] = y[j] * inv;
+  int j = 0;
+  for (; j + 8 <= n; j += 8) _mm256_storeu_ps(y + j, _mm256_mul_ps(_mm256_loadu_ps(e + j), iv));
+  for (; j < n; ++j) y[j] = e[j] * inv;
 }
 
 void masked_row_avx2(const float* scores, float* y, int n, int i, float divisor, bool causal,

@@ -41,8 +41,10 @@ size_t pack_floats(int k, int n);
 // Floats of packing scratch for one row block of A (72 rows × a k-block of 256).
 size_t apack_floats();
 
-// y = softmax(x) over one row, as kernels::softmax_row (x, y may alias).
-using SoftmaxFn = void (*)(const float* x, float* y, int n, bool safe);
+// The two halves of kernels::softmax_row over n >= 1 values, as
+// kernels::softmax_exps and kernels::softmax_normalize (x, e and y may alias).
+using SoftmaxExpsFn = float (*)(const float* x, float* e, int n);
+using SoftmaxNormalizeFn = void (*)(const float* e, float* y, int n);
 using GemmFn = void (*)(const GemmArgs& g);
 // y_j = exp_f32(x_j) for n values, as kernels::exp_row (x, y may alias).
 using ExpFn = void (*)(const float* x, float* y, int n);
@@ -50,14 +52,16 @@ using MaskedRowFn = void (*)(const float* scores, float* y, int n, int i, float 
                              const uint8_t* key_padded, float fill);
 
 void gemm_portable(const GemmArgs& g);
-void softmax_row_portable(const float* x, float* y, int n, bool safe);
+float softmax_exps_portable(const float* x, float* e, int n);
+void softmax_normalize_portable(const float* e, float* y, int n);
 void exp_row_portable(const float* x, float* y, int n);
 void masked_row_portable(const float* scores, float* y, int n, int i, float divisor, bool causal,
                          const uint8_t* key_padded, float fill);
 
 #if defined(ATTNVIZ_HAVE_AVX2_KERNELS)
 void gemm_avx2(const GemmArgs& g);
-void softmax_row_avx2(const float* x, float* y, int n, bool safe);
+float softmax_exps_avx2(const float* x, float* e, int n);
+void softmax_normalize_avx2(const float* e, float* y, int n);
 void exp_row_avx2(const float* x, float* y, int n);
 void masked_row_avx2(const float* scores, float* y, int n, int i, float divisor, bool causal,
                      const uint8_t* key_padded, float fill);
@@ -65,7 +69,8 @@ void masked_row_avx2(const float* scores, float* y, int n, int i, float divisor,
 
 #if defined(__wasm_simd128__)
 void gemm_wasm(const GemmArgs& g);
-void softmax_row_wasm(const float* x, float* y, int n, bool safe);
+float softmax_exps_wasm(const float* x, float* e, int n);
+void softmax_normalize_wasm(const float* e, float* y, int n);
 void exp_row_wasm(const float* x, float* y, int n);
 void masked_row_wasm(const float* scores, float* y, int n, int i, float divisor, bool causal,
                      const uint8_t* key_padded, float fill);

@@ -201,17 +201,8 @@ void exp_row_wasm(const float* x, float* y, int n) {
   for (; j < n; ++j) y[j] = exp_f32(x[j]);
 }
 
-void softmax_row_wasm(const float* x, float* y, int n, bool safe) {
-  if (n <= 0) return;
+float softmax_exps_wasm(const float* x, float* e, int n) {
   const float neg_inf = -__builtin_inff();
-  if (safe) {
-    bool all_neg_inf = true;
-    for (int j = 0; j < n && all_neg_inf; ++j) all_neg_inf = x[j] == neg_inf;
-    if (all_neg_inf) {
-      for (int j = 0; j < n; ++j) y[j] = 0.0f;
-      return;
-    }
-  }
   const float m = max_row(x, n);
   const v128_t mv = wasm_f32x4_splat(m);
   const bool m_finite = m - m == 0.0f;
@@ -226,44 +217,48 @@ void softmax_row_wasm(const float* x, float* y, int n, bool safe) {
     }
     // 16 −inf (masked keys) under a finite max: exp(−inf) = 0.
     if (m_finite && wasm_i32x4_all_true(all_masked)) {
-      for (int t = 0; t < 4; ++t) wasm_v128_store(y + j + 4 * t, wasm_f32x4_splat(0.0f));
+      for (int t = 0; t < 4; ++t) wasm_v128_store(e + j + 4 * t, wasm_f32x4_splat(0.0f));
       continue;
     }
     for (int t = 0; t < 4; ++t) v[t] = wasm_f32x4_sub(v[t], mv);
     exp4_n<4>(v, v);
-    for (int t = 0; t < 4; ++t) wasm_v128_store(y + j + 4 * t, v[t]);
+    for (int t = 0; t < 4; ++t) wasm_v128_store(e + j + 4 * t, v[t]);
   }
   for (; j + 4 <= n; j += 4) {
     v128_t v = wasm_f32x4_sub(wasm_v128_load(x + j), mv);
     exp4_n<1>(&v, &v);
-    wasm_v128_store(y + j, v);
+    wasm_v128_store(e + j, v);
   }
-  for (; j < n; ++j) y[j] = exp_f32(x[j] - m);
+  for (; j < n; ++j) e[j] = exp_f32(x[j] - m);
+  return m;
+}
+
+void softmax_normalize_wasm(const float* e, float* y, int n) {
   // sum_f32_torch: lanes 0-3 and 4-7 as two vectors.
   float sum;
   if (n < 8) {
-    sum = y[0];
-    for (int t = 1; t < n; ++t) sum = sum + y[t];
+    sum = e[0];
+    for (int t = 1; t < n; ++t) sum = sum + e[t];
   } else {
-    v128_t lo = wasm_v128_load(y), hi = wasm_v128_load(y + 4);
+    v128_t lo = wasm_v128_load(e), hi = wasm_v128_load(e + 4);
     int d = 8;
     for (; d + 8 <= n; d += 8) {
-      lo = wasm_f32x4_add(lo, wasm_v128_load(y + d));
-      hi = wasm_f32x4_add(hi, wasm_v128_load(y + d + 4));
+      lo = wasm_f32x4_add(lo, wasm_v128_load(e + d));
+      hi = wasm_f32x4_add(hi, wasm_v128_load(e + d + 4));
     }
     float lane[8];
     wasm_v128_store(lane, lo);
     wasm_v128_store(lane + 4, hi);
-    for (int t = 0; d + t < n; ++t) lane[t] = lane[t] + y[d + t];
+    for (int t = 0; d + t < n; ++t) lane[t] = lane[t] + e[d + t];
     const float a0 = lane[0] + lane[4], a1 = lane[1] + lane[5];
     const float a2 = lane[2] + lane[6], a3 = lane[3] + lane[7];
     sum = (a0 + a2) + (a1 + a3);
   }
   const float inv = 1.0f / sum;
   const v128_t iv = wasm_f32x4_splat(inv);
-  j = 0;
-  for (; j + 4 <= n; j += 4) wasm_v128_store(y + j, wasm_f32x4_mul(wasm_v128_load(y + j), iv));
-  for (; j < n; ++j) y[j] = y[j] * inv;
+  int j = 0;
+  for (; j + 4 <= n; j += 4) wasm_v128_store(y + j, wasm_f32x4_mul(wasm_v128_load(e + j), iv));
+  for (; j < n; ++j) y[j] = e[j] * inv;
 }
 
 void masked_row_wasm(const float* scores, float* y, int n, int i, float divisor, bool causal,

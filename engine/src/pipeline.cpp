@@ -123,23 +123,63 @@ void compute_scores(const Plan& p, Buffers& b, int h, const int* rows, int nrows
 // kernels::masked_row (bitwise the masked stage) and softmax; Pipeline::matrix
 // materialises scaled / masked per head on request (materialize_derived).
 
-// weights row r = softmax(masked row r), masked built in the weights row itself.  (S)
+// The entries of weights row r that compute_weights_row works on: all S, or
+// under a causal −inf mask the first kernels::softmax_cut (the rest are 0).
+int weights_len(const Plan& p, int r) {
+  return p.causal && p.fill == -std::numeric_limits<float>::infinity() ? kernels::softmax_cut(r + 1, p.S) : p.S;
+}
+
+// weights row r = softmax(masked row r).  (S)
+// masked is built in the weights row itself, or in the exps row when the head
+// keeps its numerators (then row_max[r] records the max, or NaN).
 void compute_weights_row(const Plan& p, HeadBuffers& hb, int r) {
   float* w = hb.weights.row(r);
-  if (p.causal && p.fill == -std::numeric_limits<float>::infinity()) {
-    // keys after r are −inf: work on the first `cut` only (kernels::softmax_cut)
-    const int cut = kernels::softmax_cut(r + 1, p.S);
-    if (cut < p.S) {
-      kernels::masked_row(hb.scores.row(r), w, cut, r, p.divisor, p.causal, p.padded(), p.fill);
-      kernels::softmax_row(w, w, cut, false);
-      if (!std::isnan(w[0])) {
-        std::fill(w + cut, w + p.S, 0.0f);
-        return;
-      }
+  const int cut = weights_len(p, r);
+  if (p.keep_exps) {
+    float* e = hb.exps.row(r);
+    float& m = hb.row_max[static_cast<size_t>(r)];
+    m = std::numeric_limits<float>::quiet_NaN();
+    kernels::masked_row(hb.scores.row(r), e, cut, r, p.divisor, p.causal, p.padded(), p.fill);
+    const float mx = kernels::softmax_exps(e, e, cut);
+    if (mx - mx == 0.0f) {  // a finite max: the exps are numbers in [0, 1] with a 1 among them
+      kernels::softmax_normalize(e, w, cut);
+      std::fill(w + cut, w + p.S, 0.0f);
+      std::fill(e + cut, e + p.S, 0.0f);
+      m = mx;
+      return;
+    }
+  } else if (cut < p.S) {
+    kernels::masked_row(hb.scores.row(r), w, cut, r, p.divisor, p.causal, p.padded(), p.fill);
+    kernels::softmax_row(w, w, cut, false);
+    if (!std::isnan(w[0])) {
+      std::fill(w + cut, w + p.S, 0.0f);
+      return;
     }
   }
   kernels::masked_row(hb.scores.row(r), w, p.S, r, p.divisor, p.causal, p.padded(), p.fill);
   kernels::softmax_row(w, w, p.S, p.safe_softmax);
+}
+
+// weights row r after only the cells (r, c), c in cols, of masked changed:
+// redoes those exps and the normalisation, the same bits as
+// compute_weights_row as long as the row's max stays where it was. Returns
+// false, touching nothing a fallback would not rewrite, when it may not: no
+// usable exps, a new value above the max (or NaN / inf), or a cell that held
+// the max (exp 1) and now holds less.
+bool patch_weights_row(const Plan& p, HeadBuffers& hb, int r, const std::vector<int>& cols) {
+  if (!p.keep_exps) return false;
+  const float m = hb.row_max[static_cast<size_t>(r)];
+  if (m != m) return false;
+  float* e = hb.exps.row(r);
+  const float* s = hb.scores.row(r);
+  for (int c : cols) {
+    if (kernels::is_masked(r, c, p.causal, p.padded())) continue;  // holds the fill either way
+    const float x = s[c] / p.divisor;                               // masked_row's value
+    if (!(x <= m) || (e[c] == 1.0f && x != m)) return false;
+    e[c] = kernels::exp_f32(x - m);
+  }
+  kernels::softmax_normalize(e, hb.weights.row(r), weights_len(p, r));
+  return true;
 }
 
 // dropped row r = dropout(weights row r) with head h's slice of the keep mask.  (S)
@@ -427,10 +467,12 @@ class Updater {
   // scaled and masked of head h after its scores were updated by
   // square_stage (whose snapshot holds the old scores): records what changed
   // in each, exactly as if they were stored, and returns the rows whose masked
-  // row changed (the softmax rows to recompute).
+  // row changed (the softmax rows to recompute). Rows whose masked row changed
+  // only in score columns that changed get scratch.cells_only = 1, and
+  // *patch_cols lists those columns (patch_weights_row).
   //   old: the plan of the previous result; full: the divisor or the mask changed
   std::vector<int> derive_stages(const Plan& old, int h, const SquareChange& scores_change,
-                                 bool divisor_changed, bool mask_changed) {
+                                 bool divisor_changed, bool mask_changed, std::vector<int>* patch_cols) {
     const Tensor& sc_t = b_.heads[h].scores;
     const size_t S = static_cast<size_t>(S_);
     detail::Scratch& sc = im_.scratch;
@@ -483,6 +525,8 @@ class Updater {
     };
     const Region& in = scores_change.changed;  // scores cells that changed
     std::vector<int> masked_rows;
+    std::fill(sc.cells_only.begin(), sc.cells_only.end(), 0);
+    patch_cols->clear();
     if (divisor_changed || mask_changed) {
       // Every row: compare old and new masked rows whole.
       bool scaled_changed = false;
@@ -524,12 +568,17 @@ class Updater {
         masked_cols_changed = masked_cols_changed || mcol_changed;
       }
     }
+    for (size_t i = 0; i < S; ++i) sc.cells_only[i] = row_flag[i];
     for (int r : sc_rows) {
-      if (masked_differs(r, old_scores_row(r), sc_t.row(r))) row_flag[static_cast<size_t>(r)] = 1;
+      if (masked_differs(r, old_scores_row(r), sc_t.row(r))) {
+        row_flag[static_cast<size_t>(r)] = 1;
+        sc.cells_only[static_cast<size_t>(r)] = 0;
+      }
     }
     for (size_t i = 0; i < S; ++i) {
       if (row_flag[i]) masked_rows.push_back(static_cast<int>(i));
     }
+    *patch_cols = sc_cols;
     note_region(Stage::scaled, false, in.rows.size(), in.cols.size(), !sc_rows.empty() || !sc_cols.empty());
     note_region(Stage::masked, false, sc_rows.size(), n_masked_cols, !masked_rows.empty());
     (void)masked_cols_changed;
@@ -570,6 +619,9 @@ struct HeadChange {
   bool safe_changed = false;                 // safe_softmax switched: every weights row
   bool dropout_changed = false;              // dropout switched, or another p / seed
   const std::vector<int>* v_rows = nullptr;  // rows of V_h that changed (nullptr: none)
+  // With scratch.cells_only: the score columns whose cells alone changed in
+  // the rows marked there (nullptr: recompute every masked row whole).
+  const std::vector<int>* patch_cols = nullptr;
   bool v_nonfinite = false;                  // one of those holds (or held) inf / NaN
 };
 
@@ -588,8 +640,17 @@ std::vector<int> update_head(Pipeline::Impl& im, Updater& up, const Plan& old, i
   int now = before;
   std::vector<int> d_rows;
   if (want >= kWeights) {
+    const bool patch = before >= kWeights && c.patch_cols != nullptr && !c.safe_changed;
+    const std::vector<uint8_t>& cells_only = im.scratch.cells_only;
+    int patched = 0;
     auto weights_f = [&](const int* r, int n) {
-      for (int t = 0; t < n; ++t) compute_weights_row(np, hb, r[t]);
+      for (int t = 0; t < n; ++t) {
+        if (patch && cells_only[static_cast<size_t>(r[t])] && patch_weights_row(np, hb, r[t], *c.patch_cols)) {
+          ++patched;
+          continue;
+        }
+        compute_weights_row(np, hb, r[t]);
+      }
     };
     auto dropped_f = [&](const int* r, int n) {
       for (int t = 0; t < n; ++t) compute_dropped_row(np, buf, hb, h, r[t]);
@@ -597,6 +658,7 @@ std::vector<int> update_head(Pipeline::Impl& im, Updater& up, const Plan& old, i
     if (before >= kWeights) {
       const std::vector<int> w_rows =
           up.rows_stage(Stage::weights, h, hb.weights, c.safe_changed ? up.all() : c.masked_rows, weights_f);
+      im.updates[static_cast<int>(Stage::weights)][static_cast<size_t>(h)].patched = patched;
       d_rows = up.dropped_stage(old, h, w_rows, c.dropout_changed, dropped_f);
     } else {
       // Stale: every row, compared with what the buffer held when last current.
@@ -768,6 +830,7 @@ void Pipeline::Impl::apply(State&& next) {
     sc.row_slot.resize(S);
     sc.col_slot.resize(S);
     sc.row_flag.resize(S);
+    sc.cells_only.resize(S);
     sc.old_row.resize(S);
     sc.tmp_old.resize(S);
     sc.tmp_new.resize(S);
@@ -865,7 +928,7 @@ void Pipeline::Impl::apply(State&& next) {
   const bool divisor_changed = !same_bits(old.divisor, np.divisor);
   const bool mask_changed = !detail::same_mask(old, np);
   const bool safe_changed = old.safe_softmax != np.safe_softmax;
-  std::vector<int> concat_rows;
+  std::vector<int> concat_rows, patch_cols;
   for (int h = 0; h < np.H; ++h) {
     detail::HeadBuffers& hb = buf.heads[h];
     Region in;
@@ -876,7 +939,8 @@ void Pipeline::Impl::apply(State&& next) {
                                         compute_scores(np, buf, h, r, nr, c, nc, scratch);
                                       });
     HeadChange change;
-    change.masked_rows = up.derive_stages(old, h, sc, divisor_changed, mask_changed);
+    change.masked_rows = up.derive_stages(old, h, sc, divisor_changed, mask_changed, &patch_cols);
+    change.patch_cols = &patch_cols;
     change.safe_changed = safe_changed;
     change.dropout_changed = dropout_changed;
     change.v_rows = &v_rows[static_cast<size_t>(h)];

@@ -27,9 +27,15 @@ struct Plan {
   double p = 0.0;
   uint64_t dropout_seed = 0;
   float dropout_scale = 1.0f;       // 1 / (1 − p) as float32; 0 when p = 1
+  bool keep_exps = false;           // heads keep their softmax numerators (HeadBuffers::exps)
 
   const uint8_t* padded() const { return key_padded.empty() ? nullptr : key_padded.data(); }
 };
+
+// Heads keep their softmax numerators while all of them fit in this many
+// bytes (S = 512 with 12 heads takes 12 MiB; S = 1024 would take 48 MiB of a
+// 256 MiB budget, and is left to recompute).
+constexpr uint64_t kKeepExpsMaxBytes = 32ull << 20;
 
 Plan make_plan(const State& s);
 // Same S, d_model, d_out, H and the same set of biases / projections.
@@ -62,6 +68,12 @@ struct HeadBuffers {
   Tensor masked;   // (S × S) likewise
   uint64_t scaled_at = 0, masked_at = 0;  // the stage version scaled / masked hold
   Tensor weights;  // (S × S)
+  // When plan.keep_exps: exps row r = softmax_exps(masked row r), taken
+  // against row_max[r] (NaN where the row has no usable exps: a non-finite
+  // max, or a row softmax_row computed whole), so an edit that changes a few
+  // cells of a row below its max redoes only their exps (patch_weights_row).
+  Tensor exps;                 // (S × S) or empty
+  std::vector<float> row_max;  // (S) or empty
   Tensor dropped;  // (S × S) while dropout is active, else empty (dropped = weights)
   Tensor context;  // (S × head_dim)
 };
@@ -85,6 +97,7 @@ struct Scratch {
   std::vector<int> k_end;   // (S): per row, 1 + the last key with a non-zero dropped weight
   std::vector<int> row_slot, col_slot;  // (S): where a recomputed score row / column's old values are, or −1
   std::vector<uint8_t> row_flag;        // (S)
+  std::vector<uint8_t> cells_only;      // (S) 1: masked row changed only in the changed score columns (derive_stages)
   std::vector<float> old_row, tmp_old, tmp_new;  // (S) each: an old scores row, old / new masked rows
 };
 

@@ -149,6 +149,60 @@ TEST(Incremental, EditingOneEmbeddingRowCausal) {
   expect_same_as_fresh(p, "edited row 3, causal");
 }
 
+// A one-token edit changes one score column in the rows the token does not
+// own. Those rows keep their max unless the new cell passes it, and then only
+// the changed cell's exp is redone before normalising again
+// (StageUpdate::patched counts them). Edits that make a new max, that take the
+// max away, under a causal mask, key padding and a finite fill all stay
+// bitwise equal to a fresh pipeline.
+TEST(Incremental, OneTokenEditsRedoOnlyTheChangedExpsAndMatchFresh) {
+  std::mt19937 rng(2024);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  const int S = 40;
+  std::string tokens;
+  for (int i = 0; i < S; ++i) tokens += (i ? ",\"t" : "\"t") + std::to_string(i) + "\"";
+  auto s = attnviz::materialize_embedding(state_from(
+      "{\"tokens\": [" + tokens + "], \"d_model\": 8, \"d_out\": 8, \"num_heads\": 2, \"out_proj\": true}"));
+  Pipeline p;
+  run(&p, s);
+  int patched = 0, whole = 0, edits = 0, fell_back_steps = 0;
+  for (int step = 0; step < 150; ++step) {
+    if (step % 25 == 24) {
+      switch ((step / 25) % 4) {
+        case 0: s.causal = !s.causal; break;
+        case 1: s.key_padding.assign(size_t(S), 1), s.key_padding[7] = 0, s.key_padding[30] = 0; break;
+        case 2: s.mask_fill = -1e9; break;
+        case 3: s.dropout = {0.25, true, 5}; break;
+      }
+      run(&p, s);
+      expect_same_as_fresh(p, "toggle at step " + std::to_string(step));
+      continue;
+    }
+    const int i = static_cast<int>(rng() % S);
+    ++edits;
+    // Mostly ordinary rows; every fifth one large, to make new maxes.
+    const float scale = step % 5 == 0 ? 6.0f : 1.0f;
+    for (int c = 0; c < 8; ++c) s.embedding.values.at(i, c) = scale * normal(rng);
+    run(&p, s);
+    int step_patched = 0;
+    for (int h = 0; h < 2; ++h) {
+      const StageUpdate w = upd(p, Stage::weights, h);
+      ASSERT_LE(w.patched, w.rows);
+      EXPECT_EQ(upd(p, Stage::scores, h).rows, 1);
+      step_patched += w.patched;
+      whole += w.rows - w.patched;
+    }
+    patched += step_patched;
+    if (step_patched < 2 * (S - 1) && !s.causal) ++fell_back_steps;
+    expect_same_as_fresh(p, "edit of row " + std::to_string(i) + " at step " + std::to_string(step));
+    if (HasFailure()) return;
+  }
+  // Most rows are patched; some fall back (a new max, or the max moved away).
+  EXPECT_GT(patched, 5000);
+  EXPECT_GT(whole - 2 * edits, 200);  // beyond the edited row itself
+  EXPECT_GT(fell_back_steps, 5);
+}
+
 TEST(Incremental, ScaleMaskAndSoftmaxChangesStartWhereTheyBelong) {
   Pipeline p;
   auto s = base_state(false);

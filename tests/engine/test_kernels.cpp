@@ -283,6 +283,45 @@ TEST(Kernels, VectorSoftmaxIsThePortableOneBitwise) {
   }
 }
 
+// kernels.h, softmax_exps / softmax_normalize: the two halves give
+// softmax_row's bits, and so does redoing one cell's exp against the old max
+// when the new value stays at or below it (what an edit of one token does to
+// the rows it does not own, pipeline.cpp patch_weights_row).
+TEST(Kernels, SoftmaxHalvesAndAOneCellPatchAreSoftmaxRowBitwise) {
+  IsaGuard guard;
+  std::mt19937 gen(4242);
+  int patched = 0;
+  for (const auto& x : softmax_rows()) {
+    const int n = int(x.size());
+    for (Isa isa : supported()) {
+      ASSERT_TRUE(k::set_isa(isa));
+      std::vector<float> want(x.size()), e(x.size()), y(x.size());
+      k::softmax_row(x.data(), want.data(), n, false);
+      const float m = k::softmax_exps(x.data(), e.data(), n);
+      k::softmax_normalize(e.data(), y.data(), n);
+      for (int j = 0; j < n; ++j) {
+        ASSERT_TRUE(same_bits(y[size_t(j)], want[size_t(j)]) || (std::isnan(y[size_t(j)]) && std::isnan(want[size_t(j)])))
+            << k::isa_name(isa) << " n=" << n << " j=" << j;
+      }
+      if (!std::isfinite(m)) continue;
+      // Move one cell that does not hold the max to a new value at most the max.
+      const int c = int(gen() % unsigned(n));
+      if (x[size_t(c)] == m) continue;
+      std::vector<float> x2 = x;
+      x2[size_t(c)] = m - std::uniform_real_distribution<float>(0.0f, 12.0f)(gen);
+      if (gen() % 4 == 0) x2[size_t(c)] = m;  // a tie with the max keeps it
+      e[size_t(c)] = k::exp_f32(x2[size_t(c)] - m);
+      k::softmax_normalize(e.data(), y.data(), n);
+      k::softmax_row(x2.data(), want.data(), n, false);
+      for (int j = 0; j < n; ++j) {
+        ASSERT_TRUE(same_bits(y[size_t(j)], want[size_t(j)])) << k::isa_name(isa) << " patched n=" << n << " j=" << j;
+      }
+      ++patched;
+    }
+  }
+  EXPECT_GT(patched, 10);
+}
+
 // kernels.h, softmax_cut: a row whose keys from `live` on are −inf, done over
 // the cut only (rest zero), is bitwise the whole row's softmax whenever the
 // cut's first result is a number, and that is exactly when its max is finite.

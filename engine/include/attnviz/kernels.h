@@ -145,6 +145,15 @@ float max_f32_torch(const float* x, int n);
 // A row of all −inf gives NaN (−inf − −inf); with safe = true such a row gives
 // zeros instead (torch's _safe_softmax rule). x and y may alias.
 void softmax_row(const float* x, float* y, int n, bool safe);
+// Its two halves, for callers that keep the numerators (an edit that changes
+// a few entries of a row without changing its max needs only their exps and
+// the second half again; the bits are softmax_row's):
+//   softmax_exps:      e_j = exp_f32(x_j − m), returns m = max(x) (NaN if x has a NaN)
+//   softmax_normalize: y_j = e_j · (1 / sum_f32_torch(e))
+// softmax_row(x, y, n, false) is softmax_normalize(e, y, n) after
+// softmax_exps(x, e, n). x, e and y may alias.
+float softmax_exps(const float* x, float* e, int n);
+void softmax_normalize(const float* e, float* y, int n);
 
 // Softmax of a row whose keys from `live` on are masked to −inf (a causal row
 // i has live = i + 1) can skip them: softmax_row over the first

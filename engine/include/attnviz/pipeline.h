@@ -51,6 +51,8 @@ struct StageUpdate {
   int rows = 0;          // rows recomputed (all rows when full)
   int cols = 0;          // whole columns recomputed besides those rows (scores, scaled, masked)
   bool changed = false;  // contents differ bitwise from before; the version changed
+  int patched = 0;       // weights: of those rows, how many redid only the exps of the
+                         // cells that changed (the row's max stayed; see docs/engine.md)
 };
 
 class Pipeline {
