@@ -160,12 +160,12 @@ void compute_weights_row(const Plan& p, HeadBuffers& hb, int r) {
   kernels::softmax_row(w, w, p.S, p.safe_softmax);
 }
 
-// weights row r after only the cells (r, c), c in cols, of masked changed:
-// redoes those exps and the normalisation, the same bits as
-// compute_weights_row as long as the row's max stays where it was. Returns
-// false, touching nothing a fallback would not rewrite, when it may not: no
-// usable exps, a new value above the max (or NaN / inf), or a cell that held
-// the max (exp 1) and now holds less.
+// weights row r after only the cells (r, c), c in cols, of masked changed
+// (a score edit, or a key's padding switched): redoes those exps and the
+// normalisation, the same bits as compute_weights_row as long as the row's max
+// stays where it was. Returns false, touching nothing a fallback would not
+// rewrite, when it may not: no usable exps, a new value above the max (or NaN /
+// inf), or a cell that held the max (exp 1) and now holds less.
 bool patch_weights_row(const Plan& p, HeadBuffers& hb, int r, const std::vector<int>& cols) {
   if (!p.keep_exps) return false;
   const float m = hb.row_max[static_cast<size_t>(r)];
@@ -173,12 +173,34 @@ bool patch_weights_row(const Plan& p, HeadBuffers& hb, int r, const std::vector<
   float* e = hb.exps.row(r);
   const float* s = hb.scores.row(r);
   for (int c : cols) {
-    if (kernels::is_masked(r, c, p.causal, p.padded())) continue;  // holds the fill either way
-    const float x = s[c] / p.divisor;                               // masked_row's value
+    // masked_row's value
+    const float x = kernels::is_masked(r, c, p.causal, p.padded()) ? p.fill : s[c] / p.divisor;
     if (!(x <= m) || (e[c] == 1.0f && x != m)) return false;
     e[c] = kernels::exp_f32(x - m);
   }
   kernels::softmax_normalize(e, hb.weights.row(r), weights_len(p, r));
+  return true;
+}
+
+// weights row r after the causal mask was switched on (p: the new plan; same
+// divisor, fill and padding): keys after r now hold the fill. When none of
+// them held the max (exp 1) and the fill is at most the max, the max stays
+// among keys 0 … r, whose exps stand; the rest become exp(fill − max) (0 for
+// −inf). Same contract as patch_weights_row.
+bool causal_on_weights_row(const Plan& p, HeadBuffers& hb, int r) {
+  if (!p.keep_exps) return false;
+  const float m = hb.row_max[static_cast<size_t>(r)];
+  if (m != m || !(p.fill <= m)) return false;
+  float* e = hb.exps.row(r);
+  const size_t S = static_cast<size_t>(p.S);
+  bool held_max = false;
+  for (size_t j = static_cast<size_t>(r) + 1; j < S; ++j) held_max = held_max || e[j] == 1.0f;
+  if (held_max && p.fill != m) return false;
+  std::fill(e + r + 1, e + S, kernels::exp_f32(p.fill - m));
+  const int len = weights_len(p, r);
+  float* w = hb.weights.row(r);
+  kernels::softmax_normalize(e, w, len);
+  std::fill(w + len, w + S, 0.0f);
   return true;
 }
 
@@ -307,6 +329,13 @@ struct Region {
 struct SquareChange {
   Region changed;              // rows and columns containing a changed cell
   std::vector<int> rows_any;   // every row containing a changed cell
+};
+
+// How the softmax rows derive_stages marks in scratch.cells_only may be
+// brought up to date from their kept numerators instead of whole.
+struct SoftmaxPatch {
+  std::vector<int> cols;   // the cells (r, c), c in cols, changed (patch_weights_row)
+  bool causal_on = false;  // instead: the causal mask was switched on (causal_on_weights_row)
 };
 
 class Updater {
@@ -467,12 +496,13 @@ class Updater {
   // scaled and masked of head h after its scores were updated by
   // square_stage (whose snapshot holds the old scores): records what changed
   // in each, exactly as if they were stored, and returns the rows whose masked
-  // row changed (the softmax rows to recompute). Rows whose masked row changed
-  // only in score columns that changed get scratch.cells_only = 1, and
-  // *patch_cols lists those columns (patch_weights_row).
+  // row changed (the softmax rows to recompute). Rows that may be patched
+  // (SoftmaxPatch) get scratch.cells_only = 1: rows whose masked row changed
+  // only in score columns that changed, or, when only the mask changed, only
+  // in keys whose padding switched or by the causal mask switched on.
   //   old: the plan of the previous result; full: the divisor or the mask changed
   std::vector<int> derive_stages(const Plan& old, int h, const SquareChange& scores_change,
-                                 bool divisor_changed, bool mask_changed, std::vector<int>* patch_cols) {
+                                 bool divisor_changed, bool mask_changed, SoftmaxPatch* patch) {
     const Tensor& sc_t = b_.heads[h].scores;
     const size_t S = static_cast<size_t>(S_);
     detail::Scratch& sc = im_.scratch;
@@ -526,7 +556,8 @@ class Updater {
     const Region& in = scores_change.changed;  // scores cells that changed
     std::vector<int> masked_rows;
     std::fill(sc.cells_only.begin(), sc.cells_only.end(), 0);
-    patch_cols->clear();
+    patch->cols.clear();
+    patch->causal_on = false;
     if (divisor_changed || mask_changed) {
       // Every row: compare old and new masked rows whole.
       bool scaled_changed = false;
@@ -539,6 +570,23 @@ class Updater {
       }
       note_region(Stage::scaled, divisor_changed, in.rows.size(), in.cols.size(), scaled_changed);
       note_region(Stage::masked, true, 0, 0, !masked_rows.empty());
+      // Only the mask changed (not the scores, divisor or fill): the cells
+      // that changed are the keys whose padding switched, or those the causal
+      // mask now covers.
+      if (!divisor_changed && in.empty() && same_bits(old.fill, p_.fill)) {
+        const uint8_t* pad_old = old.padded();
+        const uint8_t* pad_new = p_.padded();
+        if (old.causal == p_.causal) {
+          for (int c = 0; c < S_; ++c) {
+            if ((pad_old && pad_old[c]) != (pad_new && pad_new[c])) patch->cols.push_back(c);
+          }
+        } else {
+          patch->causal_on = p_.causal && old.key_padded == p_.key_padded;
+        }
+        if (!patch->cols.empty() || patch->causal_on) {
+          for (int r : masked_rows) sc.cells_only[static_cast<size_t>(r)] = 1;
+        }
+      }
       return masked_rows;
     }
     // Same divisor and mask: only cells whose score changed can change.
@@ -578,7 +626,7 @@ class Updater {
     for (size_t i = 0; i < S; ++i) {
       if (row_flag[i]) masked_rows.push_back(static_cast<int>(i));
     }
-    *patch_cols = sc_cols;
+    patch->cols = sc_cols;
     note_region(Stage::scaled, false, in.rows.size(), in.cols.size(), !sc_rows.empty() || !sc_cols.empty());
     note_region(Stage::masked, false, sc_rows.size(), n_masked_cols, !masked_rows.empty());
     (void)masked_cols_changed;
@@ -619,9 +667,9 @@ struct HeadChange {
   bool safe_changed = false;                 // safe_softmax switched: every weights row
   bool dropout_changed = false;              // dropout switched, or another p / seed
   const std::vector<int>* v_rows = nullptr;  // rows of V_h that changed (nullptr: none)
-  // With scratch.cells_only: the score columns whose cells alone changed in
-  // the rows marked there (nullptr: recompute every masked row whole).
-  const std::vector<int>* patch_cols = nullptr;
+  // With scratch.cells_only: how the rows marked there may be patched
+  // (nullptr: recompute every masked row whole).
+  const SoftmaxPatch* patch = nullptr;
   bool v_nonfinite = false;                  // one of those holds (or held) inf / NaN
 };
 
@@ -640,12 +688,15 @@ std::vector<int> update_head(Pipeline::Impl& im, Updater& up, const Plan& old, i
   int now = before;
   std::vector<int> d_rows;
   if (want >= kWeights) {
-    const bool patch = before >= kWeights && c.patch_cols != nullptr && !c.safe_changed;
+    const SoftmaxPatch* patch = before >= kWeights && !c.safe_changed ? c.patch : nullptr;
     const std::vector<uint8_t>& cells_only = im.scratch.cells_only;
     int patched = 0;
+    auto patch_row = [&](int r) {
+      return patch->causal_on ? causal_on_weights_row(np, hb, r) : patch_weights_row(np, hb, r, patch->cols);
+    };
     auto weights_f = [&](const int* r, int n) {
       for (int t = 0; t < n; ++t) {
-        if (patch && cells_only[static_cast<size_t>(r[t])] && patch_weights_row(np, hb, r[t], *c.patch_cols)) {
+        if (patch && cells_only[static_cast<size_t>(r[t])] && patch_row(r[t])) {
           ++patched;
           continue;
         }
@@ -928,7 +979,8 @@ void Pipeline::Impl::apply(State&& next) {
   const bool divisor_changed = !same_bits(old.divisor, np.divisor);
   const bool mask_changed = !detail::same_mask(old, np);
   const bool safe_changed = old.safe_softmax != np.safe_softmax;
-  std::vector<int> concat_rows, patch_cols;
+  std::vector<int> concat_rows;
+  SoftmaxPatch patch;
   for (int h = 0; h < np.H; ++h) {
     detail::HeadBuffers& hb = buf.heads[h];
     Region in;
@@ -939,8 +991,8 @@ void Pipeline::Impl::apply(State&& next) {
                                         compute_scores(np, buf, h, r, nr, c, nc, scratch);
                                       });
     HeadChange change;
-    change.masked_rows = up.derive_stages(old, h, sc, divisor_changed, mask_changed, &patch_cols);
-    change.patch_cols = &patch_cols;
+    change.masked_rows = up.derive_stages(old, h, sc, divisor_changed, mask_changed, &patch);
+    change.patch = &patch;
     change.safe_changed = safe_changed;
     change.dropout_changed = dropout_changed;
     change.v_rows = &v_rows[static_cast<size_t>(h)];

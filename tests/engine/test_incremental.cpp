@@ -203,6 +203,50 @@ TEST(Incremental, OneTokenEditsRedoOnlyTheChangedExpsAndMatchFresh) {
   EXPECT_GT(fell_back_steps, 5);
 }
 
+// Switching one key's padding changes one masked column, and switching the
+// causal mask on masks each row's later keys: rows whose max stays keep their
+// exps (StageUpdate::patched). Switching the causal mask off unmasks new keys
+// and recomputes rows whole. Every step is bitwise a fresh pipeline, with
+// fills −inf, −1e9 and 0 (a fill above a row's max moves the max).
+TEST(Incremental, MaskTogglesReuseTheKeptExpsAndMatchFresh) {
+  std::mt19937 rng(77);
+  const int S = 36;
+  std::string tokens;
+  for (int i = 0; i < S; ++i) tokens += (i ? ",\"t" : "\"t") + std::to_string(i) + "\"";
+  auto s = attnviz::materialize_embedding(state_from(
+      "{\"tokens\": [" + tokens + "], \"d_model\": 8, \"d_out\": 8, \"num_heads\": 2, \"out_proj\": true}"));
+  Pipeline p;
+  int pad_patched = 0, causal_on_patched = 0, causal_off_patched = 0;
+  for (double fill : {-double(INFINITY), -1e9, 0.0}) {
+    s.mask_fill = fill;
+    s.causal = false;
+    s.key_padding.clear();
+    run(&p, s);
+    for (int step = 0; step < 30; ++step) {
+      const bool pad_step = rng() % 3 != 0;
+      if (pad_step) {
+        if (s.key_padding.empty()) s.key_padding.assign(size_t(S), 1);
+        uint8_t& k = s.key_padding[rng() % S];
+        k = k ? 0 : 1;
+      } else {
+        s.causal = !s.causal;
+      }
+      run(&p, s);
+      int patched = 0;
+      for (int h = 0; h < 2; ++h) {
+        EXPECT_EQ(upd(p, Stage::scores, h).kind, UpdateKind::none);
+        patched += upd(p, Stage::weights, h).patched;
+      }
+      (pad_step ? pad_patched : s.causal ? causal_on_patched : causal_off_patched) += patched;
+      expect_same_as_fresh(p, "fill " + std::to_string(fill) + " step " + std::to_string(step));
+      if (HasFailure()) return;
+    }
+  }
+  EXPECT_GT(pad_patched, 500);
+  EXPECT_GT(causal_on_patched, 100);
+  EXPECT_EQ(causal_off_patched, 0);
+}
+
 TEST(Incremental, ScaleMaskAndSoftmaxChangesStartWhereTheyBelong) {
   Pipeline p;
   auto s = base_state(false);
