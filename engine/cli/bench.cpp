@@ -329,15 +329,21 @@ Times time_edits(attnviz::Pipeline* p, attnviz::State* s, int i, int reps, int* 
   return t;
 }
 
-// A toggle: `set(true)` then `set(false)` reps times, each set_state timed.
+// A toggle: `set(true)` then `set(false)` reps times, each set_state timed;
+// `there` / `back` (optional) also get the two directions apart.
 template <typename Set>
-Times time_toggle(attnviz::Pipeline* p, attnviz::State* s, int reps, Set set) {
+Times time_toggle(attnviz::Pipeline* p, attnviz::State* s, int reps, Set set, Times* there = nullptr,
+                  Times* back = nullptr) {
   Times t;
   for (int r = 0; r < reps; ++r) {
-    set(s, true);
-    timed_set_state(p, *s, &t);
-    set(s, false);
-    timed_set_state(p, *s, &t);
+    for (bool on : {true, false}) {
+      set(s, on);
+      Times one;
+      timed_set_state(p, *s, &one);
+      t.add(one.wall[0], one.cpu[0]);
+      Times* dir = on ? there : back;
+      if (dir) dir->add(one.wall[0], one.cpu[0]);
+    }
   }
   return t;
 }
@@ -387,8 +393,19 @@ int cmd_bench(int argc, char** argv) {
   const Times inc_first = time_edits(&p, &e, 0, o.reps, &q_rows_first);
   const Times inc_last = time_edits(&p, &e, o.tokens - 1, o.reps, &q_rows_last);
   const bool causal0 = e.causal;
+  Times causal_off, causal_on;  // the two directions: the causal mask switched off / on
   const Times t_causal = time_toggle(
-      &p, &e, o.reps, [causal0](attnviz::State* st, bool on) { st->causal = on ? !causal0 : causal0; });
+      &p, &e, o.reps, [causal0](attnviz::State* st, bool on) { st->causal = on ? !causal0 : causal0; },
+      causal0 ? &causal_off : &causal_on, causal0 ? &causal_on : &causal_off);
+  // One key's padding switched (an extra: toggle_ms keeps the three above).
+  const Times t_padding = time_toggle(&p, &e, o.reps, [&o](attnviz::State* st, bool on) {
+    if (on) {
+      st->key_padding.assign(static_cast<size_t>(o.tokens), 1);
+      st->key_padding[static_cast<size_t>(o.tokens / 2)] = 0;
+    } else {
+      st->key_padding.clear();
+    }
+  });
   const Times t_dropout = time_toggle(&p, &e, o.reps, [](attnviz::State* st, bool on) {
     st->dropout.training = on;
     st->dropout.p = on ? 0.1 : 0.0;
@@ -436,6 +453,9 @@ int cmd_bench(int argc, char** argv) {
   j["incremental_last_cpu_ms"] = round3(median(inc_last.cpu));
   j["incremental_q_rows"] = q_rows_mid;
   j["toggle_causal_ms"] = round3(toggle_causal);
+  j["toggle_causal_on_ms"] = round3(median(causal_on.wall));
+  j["toggle_causal_off_ms"] = round3(median(causal_off.wall));
+  j["toggle_padding_ms"] = round3(median(t_padding.wall));
   j["toggle_dropout_ms"] = round3(toggle_dropout);
   j["toggle_temperature_ms"] = round3(toggle_temp);
   j["toggle_cpu_ms"] = round3(
