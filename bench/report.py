@@ -82,15 +82,16 @@ def interactive_table(runs, sizes):
     out = ["### attnviz: one-token edits, toggles, memory, throughput", "",
            "Wall-clock medians in ms, CPU-time medians in parentheses. `edit` = X row S/2 "
            "changed, `edit t0` = row 0 (the worst case), `edit last` = row S−1 (typing at the "
-           "end; the cheapest under a causal mask), `toggle` = the slowest of the three "
-           "toggle medians. Heap: wasm = WebAssembly memory size at exit (it only grows); "
+           "end; the cheapest under a causal mask), `causal on / off` = the causal mask switched on / "
+           "off, `padding` = one key's padding switched (an extra), `toggle` = the slowest of the three "
+           "toggle medians (causal, both directions' samples together; dropout; temperature). Heap: wasm = WebAssembly memory size at exit (it only grows); "
            "native = peak RSS (ru_maxrss). `wasm, UI: …` rows run the pipeline as the app does "
            "(`bench --view stages|compare`: lazy, each timed call is set_state plus reading what that "
            "tab shows, so `full` includes computing the view on first read); the other rows keep "
            "every stage of every head current.", "",
-           "| build | S | full | edit | edit t0 | edit last | causal | dropout | temperature | **toggle** "
-           "| peak heap MB | pipeline MB | GFLOP/s (CPU) |",
-           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+           "| build | S | full | edit | edit t0 | edit last | causal on / off | padding | dropout | temperature "
+           "| **toggle** | peak heap MB | pipeline MB | GFLOP/s (CPU) |",
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for kind in ("attnviz-wasm", "attnviz-native", "attnviz-wasm-stages", "attnviz-wasm-compare"):
         for S in sizes:
             d = runs.get(kind, {}).get(S)
@@ -100,7 +101,8 @@ def interactive_table(runs, sizes):
                 f"| {BUILD_LABELS[kind]} | {S} | {ms(d['full_ms'])} ({ms(d.get('full_cpu_ms'))}) "
                 f"| {ms(d['incremental_ms'])} ({ms(d.get('incremental_cpu_ms'))}) "
                 f"| {ms(d.get('incremental_first_ms'))} | {ms(d.get('incremental_last_ms'))} "
-                f"| {ms(d.get('toggle_causal_ms'))} "
+                f"| {ms(d.get('toggle_causal_on_ms'))} / {ms(d.get('toggle_causal_off_ms'))} "
+                f"| {ms(d.get('toggle_padding_ms'))} "
                 f"| {ms(d.get('toggle_dropout_ms'))} | {ms(d.get('toggle_temperature_ms'))} "
                 f"| **{ms(d['toggle_ms'])}** ({ms(d.get('toggle_cpu_ms'))}) | {d['peak_heap_mb']:.0f} "
                 f"| {d.get('pipeline_estimate_mb', 0):.0f} | {d['gflops']:.1f} ({d.get('gflops_cpu', 0):.1f}) |")
