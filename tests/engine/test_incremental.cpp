@@ -61,6 +61,16 @@ attnviz::State base_state(bool causal) {
 
 StageUpdate upd(const Pipeline& p, Stage s, int h = 0) { return p.last_update(s, h); }
 
+// S tokens "t0" … with a seeded embedding made explicit (so an edit changes
+// one row of X), d_model = d_out = 8, two heads, output projection.
+attnviz::State seeded_tokens_explicit_x(int S) {
+  std::string tokens;
+  for (int i = 0; i < S; ++i) tokens += (i ? ",\"t" : "\"t") + std::to_string(i) + "\"";
+  return attnviz::materialize_embedding(state_from(
+      "{\"tokens\": [" + tokens + "], \"d_model\": 8, \"d_out\": 8, \"num_heads\": 2, \"out_proj\": true}"));
+}
+
+
 TEST(Incremental, FirstStateIsAFullBuild) {
   Pipeline p;
   run(&p, base_state(false));
@@ -159,10 +169,7 @@ TEST(Incremental, OneTokenEditsRedoOnlyTheChangedExpsAndMatchFresh) {
   std::mt19937 rng(2024);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   const int S = 40;
-  std::string tokens;
-  for (int i = 0; i < S; ++i) tokens += (i ? ",\"t" : "\"t") + std::to_string(i) + "\"";
-  auto s = attnviz::materialize_embedding(state_from(
-      "{\"tokens\": [" + tokens + "], \"d_model\": 8, \"d_out\": 8, \"num_heads\": 2, \"out_proj\": true}"));
+  auto s = seeded_tokens_explicit_x(S);
   Pipeline p;
   run(&p, s);
   int patched = 0, whole = 0, edits = 0, fell_back_steps = 0;
@@ -211,10 +218,7 @@ TEST(Incremental, OneTokenEditsRedoOnlyTheChangedExpsAndMatchFresh) {
 TEST(Incremental, MaskTogglesReuseTheKeptExpsAndMatchFresh) {
   std::mt19937 rng(77);
   const int S = 36;
-  std::string tokens;
-  for (int i = 0; i < S; ++i) tokens += (i ? ",\"t" : "\"t") + std::to_string(i) + "\"";
-  auto s = attnviz::materialize_embedding(state_from(
-      "{\"tokens\": [" + tokens + "], \"d_model\": 8, \"d_out\": 8, \"num_heads\": 2, \"out_proj\": true}"));
+  auto s = seeded_tokens_explicit_x(S);
   Pipeline p;
   int pad_patched = 0, causal_on_patched = 0, causal_off_patched = 0;
   for (double fill : {-double(INFINITY), -1e9, 0.0}) {
