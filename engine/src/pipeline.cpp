@@ -63,6 +63,10 @@ using detail::Buffers;
 using detail::HeadBuffers;
 using detail::Plan;
 using detail::Scratch;
+using detail::causal_off_weights_row;
+using detail::causal_on_weights_row;
+using detail::compute_weights_row;
+using detail::patch_weights_row;
 
 const float* ptr_or_null(const Tensor& t) { return t.empty() ? nullptr : t.data.data(); }
 
@@ -120,89 +124,9 @@ void compute_scores(const Plan& p, Buffers& b, int h, const int* rows, int nrows
 // scaled and masked are not stored by the pipeline: they are cheap to derive
 // from scores (one division, one select per cell), and at S = 1024 with 12
 // heads each would take 48 MB. weights rows go straight from scores through
-// kernels::masked_row (bitwise the masked stage) and softmax; Pipeline::matrix
-// materialises scaled / masked per head on request (materialize_derived).
-
-// The entries of weights row r that compute_weights_row works on: all S, or
-// under a causal −inf mask the first kernels::softmax_cut (the rest are 0).
-int weights_len(const Plan& p, int r) {
-  return p.causal && p.fill == -std::numeric_limits<float>::infinity() ? kernels::softmax_cut(r + 1, p.S) : p.S;
-}
-
-// weights row r = softmax(masked row r).  (S)
-// masked is built in the weights row itself, or in the exps row when the head
-// keeps its numerators (then row_max[r] records the max, or NaN).
-void compute_weights_row(const Plan& p, HeadBuffers& hb, int r) {
-  float* w = hb.weights.row(r);
-  const int cut = weights_len(p, r);
-  if (p.keep_exps) {
-    float* e = hb.exps.row(r);
-    float& m = hb.row_max[static_cast<size_t>(r)];
-    m = std::numeric_limits<float>::quiet_NaN();
-    kernels::masked_row(hb.scores.row(r), e, cut, r, p.divisor, p.causal, p.padded(), p.fill);
-    const float mx = kernels::softmax_exps(e, e, cut);
-    if (mx - mx == 0.0f) {  // a finite max: the exps are numbers in [0, 1] with a 1 among them
-      kernels::softmax_normalize(e, w, cut);
-      std::fill(w + cut, w + p.S, 0.0f);
-      std::fill(e + cut, e + p.S, 0.0f);
-      m = mx;
-      return;
-    }
-  } else if (cut < p.S) {
-    kernels::masked_row(hb.scores.row(r), w, cut, r, p.divisor, p.causal, p.padded(), p.fill);
-    kernels::softmax_row(w, w, cut, false);
-    if (!std::isnan(w[0])) {
-      std::fill(w + cut, w + p.S, 0.0f);
-      return;
-    }
-  }
-  kernels::masked_row(hb.scores.row(r), w, p.S, r, p.divisor, p.causal, p.padded(), p.fill);
-  kernels::softmax_row(w, w, p.S, p.safe_softmax);
-}
-
-// weights row r after only the cells (r, c), c in cols, of masked changed
-// (a score edit, or a key's padding switched): redoes those exps and the
-// normalisation, the same bits as compute_weights_row as long as the row's max
-// stays where it was. Returns false, touching nothing a fallback would not
-// rewrite, when it may not: no usable exps, a new value above the max (or NaN /
-// inf), or a cell that held the max (exp 1) and now holds less.
-bool patch_weights_row(const Plan& p, HeadBuffers& hb, int r, const std::vector<int>& cols) {
-  if (!p.keep_exps) return false;
-  const float m = hb.row_max[static_cast<size_t>(r)];
-  if (m != m) return false;
-  float* e = hb.exps.row(r);
-  const float* s = hb.scores.row(r);
-  for (int c : cols) {
-    // masked_row's value
-    const float x = kernels::is_masked(r, c, p.causal, p.padded()) ? p.fill : s[c] / p.divisor;
-    if (!(x <= m) || (e[c] == 1.0f && x != m)) return false;
-    e[c] = kernels::exp_f32(x - m);
-  }
-  kernels::softmax_normalize(e, hb.weights.row(r), weights_len(p, r));
-  return true;
-}
-
-// weights row r after the causal mask was switched on (p: the new plan; same
-// divisor, fill and padding): keys after r now hold the fill. When none of
-// them held the max (exp 1) and the fill is at most the max, the max stays
-// among keys 0 … r, whose exps stand; the rest become exp(fill − max) (0 for
-// −inf). Same contract as patch_weights_row.
-bool causal_on_weights_row(const Plan& p, HeadBuffers& hb, int r) {
-  if (!p.keep_exps) return false;
-  const float m = hb.row_max[static_cast<size_t>(r)];
-  if (m != m || !(p.fill <= m)) return false;
-  float* e = hb.exps.row(r);
-  const size_t S = static_cast<size_t>(p.S);
-  bool held_max = false;
-  for (size_t j = static_cast<size_t>(r) + 1; j < S; ++j) held_max = held_max || e[j] == 1.0f;
-  if (held_max && p.fill != m) return false;
-  std::fill(e + r + 1, e + S, kernels::exp_f32(p.fill - m));
-  const int len = weights_len(p, r);
-  float* w = hb.weights.row(r);
-  kernels::softmax_normalize(e, w, len);
-  std::fill(w + len, w + S, 0.0f);
-  return true;
-}
+// kernels::masked_row (bitwise the masked stage) and softmax (softmax_rows.cpp);
+// Pipeline::matrix materialises scaled / masked per head on request
+// (materialize_derived).
 
 // dropped row r = dropout(weights row r) with head h's slice of the keep mask.  (S)
 // Only when dropout is active; otherwise dropped is the weights buffer itself.
@@ -297,7 +221,7 @@ void compute_everything(const Plan& p, Buffers& b, Scratch& sc, const std::vecto
     HeadBuffers& hb = b.heads[h];
     compute_scores(p, b, h, all.data(), S, nullptr, 0, sc);
     if (want[static_cast<size_t>(h)] < detail::kWeights) continue;
-    for (int r = 0; r < S; ++r) compute_weights_row(p, hb, r);
+    for (int r = 0; r < S; ++r) compute_weights_row(p, hb, r, hb.weights.row(r));
     if (p.dropout_active) {
       for (int r = 0; r < S; ++r) compute_dropped_row(p, b, hb, h, r);
     }
@@ -336,6 +260,7 @@ struct SquareChange {
 struct SoftmaxPatch {
   std::vector<int> cols;   // the cells (r, c), c in cols, changed (patch_weights_row)
   bool causal_on = false;  // instead: the causal mask was switched on (causal_on_weights_row)
+  bool causal_off = false;  // or switched off (causal_off_weights_row)
 };
 
 class Updater {
@@ -365,6 +290,27 @@ class Updater {
       if (!kernels::same_bytes(snap.data() + k * w, t.row(rows[k]), sizeof(float) * w)) changed.push_back(rows[k]);
     }
     note(s, h, kind_for(n), static_cast<int>(n), 0, !changed.empty());
+    return changed;
+  }
+
+  // As rows_stage, for a stage computed one row at a time: g(r, out) writes
+  // row r into a scratch row, which is compared with the stored row and
+  // copied over it only where it differs. For wide rows (S) this reads the
+  // old rows once instead of copying them aside and comparing afterwards.
+  template <class G>
+  std::vector<int> rows_stage_each(Stage s, int h, Tensor& t, const std::vector<int>& rows, G g) {
+    std::vector<int> changed;
+    const size_t bytes = sizeof(float) * static_cast<size_t>(t.cols);
+    std::vector<float>& out = im_.scratch.new_row;  // (t.cols)
+    if (out.size() < static_cast<size_t>(t.cols)) out.resize(static_cast<size_t>(t.cols));
+    for (int r : rows) {
+      g(r, out.data());
+      if (!kernels::same_bytes(out.data(), t.row(r), bytes)) {
+        std::memcpy(t.row(r), out.data(), bytes);
+        changed.push_back(r);
+      }
+    }
+    note(s, h, kind_for(rows.size()), static_cast<int>(rows.size()), 0, !changed.empty());
     return changed;
   }
 
@@ -499,7 +445,7 @@ class Updater {
   // row changed (the softmax rows to recompute). Rows that may be patched
   // (SoftmaxPatch) get scratch.cells_only = 1: rows whose masked row changed
   // only in score columns that changed, or, when only the mask changed, only
-  // in keys whose padding switched or by the causal mask switched on.
+  // in keys whose padding switched or by the causal mask switched on or off.
   //   old: the plan of the previous result; full: the divisor or the mask changed
   std::vector<int> derive_stages(const Plan& old, int h, const SquareChange& scores_change,
                                  bool divisor_changed, bool mask_changed, SoftmaxPatch* patch) {
@@ -526,15 +472,26 @@ class Updater {
       }
       return false;
     };
-    // Block by block (masked_row is elementwise, so a block at column j0 is
-    // row i − j0 of the shifted scores and key flags), stopping at the first
-    // block that differs: after a temperature change that is the first block
-    // of every row, after a causal toggle the one holding the diagonal.
-    auto masked_differs = [&](int i, const float* o, const float* n) {
+    const uint8_t* pad_old = old.padded();
+    const uint8_t* pad_new = p_.padded();
+    // Cell (i, j) of the old and the new masked stage, as masked_row gives it.
+    auto cell_differs = [&](int i, int j, const float* o, const float* n) {
+      const float a = kernels::is_masked(i, j, old.causal, pad_old) ? old.fill : o[j] / old.divisor;
+      const float b = kernels::is_masked(i, j, p_.causal, pad_new) ? p_.fill : n[j] / p_.divisor;
+      return !same_bits(a, b);
+    };
+    // Whether masked row i differs in a cell from column `from` on: the first
+    // four one by one (after a temperature change or a causal switch the
+    // first cell looked at almost always differs), then block by block
+    // (masked_row is elementwise, so a block at column j0 is row i − j0 of the
+    // shifted scores and key flags), stopping at the first that differs.
+    auto masked_differs_from = [&](int i, const float* o, const float* n, int from) {
+      const int quick = std::min(S_, from + 4);
+      for (int j = from; j < quick; ++j) {
+        if (cell_differs(i, j, o, n)) return true;
+      }
       constexpr int kBlock = 64;
-      const uint8_t* pad_old = old.padded();
-      const uint8_t* pad_new = p_.padded();
-      for (int j0 = 0; j0 < S_; j0 += kBlock) {
+      for (int j0 = quick; j0 < S_; j0 += kBlock) {
         const int len = std::min(kBlock, S_ - j0);
         kernels::masked_row(o + j0, tmp_old, len, i - j0, old.divisor, old.causal,
                             pad_old ? pad_old + j0 : nullptr, old.fill);
@@ -543,6 +500,27 @@ class Updater {
         if (!kernels::same_bytes(tmp_old, tmp_new, sizeof(float) * static_cast<size_t>(len))) return true;
       }
       return false;
+    };
+    // Keys whose padding switched.
+    std::vector<int>& pad_cols = sc.pad_cols;
+    pad_cols.clear();
+    if (mask_changed && old.key_padded != p_.key_padded) {
+      for (int c = 0; c < S_; ++c) {
+        if ((pad_old && pad_old[c]) != (pad_new && pad_new[c])) pad_cols.push_back(c);
+      }
+    }
+    // Masked row i after the divisor or the mask changed. When the divisor,
+    // the fill and the row's scores are unchanged, only cells whose mask
+    // switched can differ: the keys after i if the causal mask switched, and
+    // the keys whose padding did.
+    auto masked_differs = [&](int i, const float* o, const float* n) {
+      const bool only_mask = !divisor_changed && same_bits(old.fill, p_.fill) &&
+                             sc.row_slot[static_cast<size_t>(i)] < 0 && snap_cols_.empty();
+      if (!only_mask) return masked_differs_from(i, o, n, 0);
+      for (int c : pad_cols) {
+        if (cell_differs(i, c, o, n)) return true;
+      }
+      return old.causal != p_.causal && masked_differs_from(i, o, n, i + 1);
     };
     // A region's record as square_stage writes it.
     auto note_region = [&](Stage s, bool all, size_t rows, size_t cols, bool changed) {
@@ -558,6 +536,7 @@ class Updater {
     std::fill(sc.cells_only.begin(), sc.cells_only.end(), 0);
     patch->cols.clear();
     patch->causal_on = false;
+    patch->causal_off = false;
     if (divisor_changed || mask_changed) {
       // Every row: compare old and new masked rows whole.
       bool scaled_changed = false;
@@ -574,16 +553,13 @@ class Updater {
       // that changed are the keys whose padding switched, or those the causal
       // mask now covers.
       if (!divisor_changed && in.empty() && same_bits(old.fill, p_.fill)) {
-        const uint8_t* pad_old = old.padded();
-        const uint8_t* pad_new = p_.padded();
         if (old.causal == p_.causal) {
-          for (int c = 0; c < S_; ++c) {
-            if ((pad_old && pad_old[c]) != (pad_new && pad_new[c])) patch->cols.push_back(c);
-          }
-        } else {
-          patch->causal_on = p_.causal && old.key_padded == p_.key_padded;
+          patch->cols = pad_cols;
+        } else if (pad_cols.empty()) {
+          patch->causal_on = p_.causal;
+          patch->causal_off = !p_.causal;
         }
-        if (!patch->cols.empty() || patch->causal_on) {
+        if (!patch->cols.empty() || patch->causal_on || patch->causal_off) {
           for (int r : masked_rows) sc.cells_only[static_cast<size_t>(r)] = 1;
         }
       }
@@ -691,29 +667,29 @@ std::vector<int> update_head(Pipeline::Impl& im, Updater& up, const Plan& old, i
     const SoftmaxPatch* patch = before >= kWeights && !c.safe_changed ? c.patch : nullptr;
     const std::vector<uint8_t>& cells_only = im.scratch.cells_only;
     int patched = 0;
-    auto patch_row = [&](int r) {
-      return patch->causal_on ? causal_on_weights_row(np, hb, r) : patch_weights_row(np, hb, r, patch->cols);
+    auto patch_row = [&](int r, float* w) {
+      if (patch->causal_on) return causal_on_weights_row(np, hb, r, w);
+      if (patch->causal_off) return causal_off_weights_row(np, hb, r, w);
+      return patch_weights_row(np, hb, r, patch->cols, w);
     };
-    auto weights_f = [&](const int* r, int n) {
-      for (int t = 0; t < n; ++t) {
-        if (patch && cells_only[static_cast<size_t>(r[t])] && patch_row(r[t])) {
-          ++patched;
-          continue;
-        }
-        compute_weights_row(np, hb, r[t]);
+    auto weights_f = [&](int r, float* w) {
+      if (patch && cells_only[static_cast<size_t>(r)] && patch_row(r, w)) {
+        ++patched;
+        return;
       }
+      compute_weights_row(np, hb, r, w);
     };
     auto dropped_f = [&](const int* r, int n) {
       for (int t = 0; t < n; ++t) compute_dropped_row(np, buf, hb, h, r[t]);
     };
     if (before >= kWeights) {
       const std::vector<int> w_rows =
-          up.rows_stage(Stage::weights, h, hb.weights, c.safe_changed ? up.all() : c.masked_rows, weights_f);
+          up.rows_stage_each(Stage::weights, h, hb.weights, c.safe_changed ? up.all() : c.masked_rows, weights_f);
       im.updates[static_cast<int>(Stage::weights)][static_cast<size_t>(h)].patched = patched;
       d_rows = up.dropped_stage(old, h, w_rows, c.dropout_changed, dropped_f);
     } else {
       // Stale: every row, compared with what the buffer held when last current.
-      const std::vector<int> w_rows = up.rows_stage(Stage::weights, h, hb.weights, up.all(), weights_f);
+      const std::vector<int> w_rows = up.rows_stage_each(Stage::weights, h, hb.weights, up.all(), weights_f);
       if (np.dropout_active) {
         // Its old contents may belong to another mask or to no dropout at
         // all: counted as changed rather than compared.
@@ -885,6 +861,7 @@ void Pipeline::Impl::apply(State&& next) {
     sc.old_row.resize(S);
     sc.tmp_old.resize(S);
     sc.tmp_new.resize(S);
+    sc.new_row.resize(S);
     cell_scratch.swap(cells);
     row_snapshot.swap(rows);
     scratch = std::move(sc);

@@ -97,8 +97,10 @@ struct Scratch {
   std::vector<int> k_end;   // (S): per row, 1 + the last key with a non-zero dropped weight
   std::vector<int> row_slot, col_slot;  // (S): where a recomputed score row / column's old values are, or −1
   std::vector<uint8_t> row_flag;        // (S)
+  std::vector<int> pad_cols;            // (≤ S) keys whose padding switched (derive_stages)
   std::vector<uint8_t> cells_only;      // (S) 1: masked row changed only in the changed score columns (derive_stages)
   std::vector<float> old_row, tmp_old, tmp_new;  // (S) each: an old scores row, old / new masked rows
+  std::vector<float> new_row;                    // (S) a row computed before it is compared with the stored one
 };
 
 // Lazy mode (Pipeline::track_demand): how far one head's stages are current.
@@ -110,6 +112,37 @@ enum Level : uint8_t { kScores = 1, kWeights = 2, kContext = 3 };
 // kTail for concat and output, 0 for X, parameters, Q, K and V (always current).
 constexpr int kTail = 4;
 int stage_level(Stage s);
+
+// ---- one head's softmax rows (softmax_rows.cpp) ----
+// Each writes weights row r into w (S), which is not read: the caller passes
+// the weights row itself or a scratch row to compare it with.
+//
+// The entries of weights row r that compute_weights_row works on: all S, or
+// under a causal −inf mask the first kernels::softmax_cut (the rest are 0).
+int weights_len(const Plan& p, int r);
+// w = softmax(masked row r). The masked row is built in w, or in the exps
+// row when the head keeps its numerators (then row_max[r] records the max,
+// or NaN).
+void compute_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w);
+// The patches give compute_weights_row's bits from the kept numerators when
+// they may, and otherwise return false having changed nothing that
+// compute_weights_row would not rewrite. They refuse without usable exps
+// (a NaN row_max) and whenever the row's max could move.
+//
+// Only the cells (r, c), c in cols, of masked changed (a score edit, or a
+// key's padding switched): redoes their exps. Refuses a new value above the
+// max (or NaN / inf), or a cell that held the max (exp 1) and now holds less.
+bool patch_weights_row(const Plan& p, HeadBuffers& hb, int r, const std::vector<int>& cols, float* w);
+// The causal mask was switched on (p: the new plan; same divisor, fill and
+// padding): keys after r now hold the fill. When none of them held the max
+// and the fill is at most the max, the exps of keys 0 … r stand; the rest
+// become exp(fill − max) (0 for −inf).
+bool causal_on_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w);
+// The causal mask was switched off (same divisor, fill and padding): keys
+// after r now hold their scaled scores. When none of them exceeds the max
+// (and none held it as the fill), the exps of keys 0 … r stand and only
+// the keys after r get theirs.
+bool causal_off_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w);
 
 // Sizes every buffer of b for plan (contents zero).
 void allocate_buffers(const Plan& plan, Buffers* b);

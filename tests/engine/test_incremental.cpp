@@ -211,17 +211,18 @@ TEST(Incremental, OneTokenEditsRedoOnlyTheChangedExpsAndMatchFresh) {
 }
 
 // Switching one key's padding changes one masked column, and switching the
-// causal mask on masks each row's later keys: rows whose max stays keep their
-// exps (StageUpdate::patched). Switching the causal mask off unmasks new keys
-// and recomputes rows whole. Every step is bitwise a fresh pipeline, with
-// fills −inf, −1e9 and 0 (a fill above a row's max moves the max).
+// causal mask on or off masks or unmasks each row's later keys: rows whose
+// max stays keep their exps (StageUpdate::patched), the others are
+// recomputed whole. Every step is bitwise a fresh pipeline, with fills −inf,
+// −1e9, 0 and 5 (a fill above a row's max moves the max; a fill that was the
+// max, unmasked, leaves a lower one: with 5 most rows).
 TEST(Incremental, MaskTogglesReuseTheKeptExpsAndMatchFresh) {
   std::mt19937 rng(77);
   const int S = 36;
   auto s = seeded_tokens_explicit_x(S);
   Pipeline p;
-  int pad_patched = 0, causal_on_patched = 0, causal_off_patched = 0;
-  for (double fill : {-double(INFINITY), -1e9, 0.0}) {
+  int pad_patched = 0, causal_on_patched = 0, causal_off_patched = 0, causal_off_whole = 0;
+  for (double fill : {-double(INFINITY), -1e9, 0.0, 5.0}) {
     s.mask_fill = fill;
     s.causal = false;
     s.key_padding.clear();
@@ -236,19 +237,53 @@ TEST(Incremental, MaskTogglesReuseTheKeptExpsAndMatchFresh) {
         s.causal = !s.causal;
       }
       run(&p, s);
-      int patched = 0;
+      int patched = 0, whole = 0;
       for (int h = 0; h < 2; ++h) {
         EXPECT_EQ(upd(p, Stage::scores, h).kind, UpdateKind::none);
         patched += upd(p, Stage::weights, h).patched;
+        whole += upd(p, Stage::weights, h).rows - upd(p, Stage::weights, h).patched;
       }
       (pad_step ? pad_patched : s.causal ? causal_on_patched : causal_off_patched) += patched;
+      if (!pad_step && !s.causal) causal_off_whole += whole;
       expect_same_as_fresh(p, "fill " + std::to_string(fill) + " step " + std::to_string(step));
       if (HasFailure()) return;
     }
   }
   EXPECT_GT(pad_patched, 500);
   EXPECT_GT(causal_on_patched, 100);
-  EXPECT_EQ(causal_off_patched, 0);
+  EXPECT_GT(causal_off_patched, 100);
+  EXPECT_GT(causal_off_whole, 100);  // a later key above the max, or a fill that was the max
+  // No padding and a fill above most scores: under the causal mask the fill
+  // is the max of most rows; switched off, those maxes drop.
+  s.mask_fill = 5.0;
+  s.key_padding.clear();
+  s.causal = true;
+  run(&p, s);
+  s.causal = false;
+  run(&p, s);
+  EXPECT_GT(upd(p, Stage::weights, 0).rows - upd(p, Stage::weights, 0).patched, 10);  // 23 of 35 here
+  expect_same_as_fresh(p, "causal off, fill 5, no padding");
+}
+
+// A row recomputed to the same bits is not a change: with every key but
+// the first padded, each weights row is one-hot whatever the temperature, so
+// a temperature change recomputes every row and changes none; weights keeps
+// its version and context is not touched.
+TEST(Incremental, RowsRecomputedToTheSameBitsAreNoChange) {
+  Pipeline p;
+  auto s = base_state(false);
+  s.key_padding = {1, 0, 0, 0, 0, 0};  // 1 = attend (state.h)
+  run(&p, s);
+  const uint64_t vw = p.version(Stage::weights, 0), vc = p.version(Stage::context, 0);
+  s.temperature = 2.0;
+  run(&p, s);
+  EXPECT_TRUE(upd(p, Stage::scaled, 0).changed);
+  EXPECT_EQ(upd(p, Stage::weights, 0).rows, 6);
+  EXPECT_FALSE(upd(p, Stage::weights, 0).changed);
+  EXPECT_EQ(p.version(Stage::weights, 0), vw);
+  EXPECT_EQ(upd(p, Stage::context, 0).kind, UpdateKind::none);
+  EXPECT_EQ(p.version(Stage::context, 0), vc);
+  expect_same_as_fresh(p, "temperature under one visible key");
 }
 
 TEST(Incremental, ScaleMaskAndSoftmaxChangesStartWhereTheyBelong) {

@@ -1,0 +1,106 @@
+// One head's softmax rows: weights row r from scores row r, whole or patched
+// from the numerators the head keeps (HeadBuffers::exps, Plan::keep_exps).
+// Every function here gives the bits compute_weights_row gives; the patches
+// refuse (return false) where they could not.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "attnviz/kernels.h"
+#include "pipeline_internal.h"
+
+namespace attnviz {
+namespace detail {
+
+int weights_len(const Plan& p, int r) {
+  return p.causal && p.fill == -std::numeric_limits<float>::infinity() ? kernels::softmax_cut(r + 1, p.S) : p.S;
+}
+
+void compute_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w) {
+  const int cut = weights_len(p, r);
+  if (p.keep_exps) {
+    float* e = hb.exps.row(r);
+    float& m = hb.row_max[static_cast<size_t>(r)];
+    m = std::numeric_limits<float>::quiet_NaN();
+    kernels::masked_row(hb.scores.row(r), e, cut, r, p.divisor, p.causal, p.padded(), p.fill);
+    const float mx = kernels::softmax_exps(e, e, cut);
+    if (mx - mx == 0.0f) {  // a finite max: the exps are numbers in [0, 1] with a 1 among them
+      kernels::softmax_normalize(e, w, cut);
+      std::fill(w + cut, w + p.S, 0.0f);
+      std::fill(e + cut, e + p.S, 0.0f);
+      m = mx;
+      return;
+    }
+  } else if (cut < p.S) {
+    kernels::masked_row(hb.scores.row(r), w, cut, r, p.divisor, p.causal, p.padded(), p.fill);
+    kernels::softmax_row(w, w, cut, false);
+    if (!std::isnan(w[0])) {
+      std::fill(w + cut, w + p.S, 0.0f);
+      return;
+    }
+  }
+  kernels::masked_row(hb.scores.row(r), w, p.S, r, p.divisor, p.causal, p.padded(), p.fill);
+  kernels::softmax_row(w, w, p.S, p.safe_softmax);
+}
+
+bool patch_weights_row(const Plan& p, HeadBuffers& hb, int r, const std::vector<int>& cols, float* w) {
+  if (!p.keep_exps) return false;
+  const float m = hb.row_max[static_cast<size_t>(r)];
+  if (m != m) return false;
+  float* e = hb.exps.row(r);
+  const float* s = hb.scores.row(r);
+  for (int c : cols) {
+    // masked_row's value
+    const float x = kernels::is_masked(r, c, p.causal, p.padded()) ? p.fill : s[c] / p.divisor;
+    if (!(x <= m) || (e[c] == 1.0f && x != m)) return false;
+    e[c] = kernels::exp_f32(x - m);
+  }
+  const int len = weights_len(p, r);
+  kernels::softmax_normalize(e, w, len);
+  std::fill(w + len, w + p.S, 0.0f);
+  return true;
+}
+
+bool causal_on_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w) {
+  if (!p.keep_exps) return false;
+  const float m = hb.row_max[static_cast<size_t>(r)];
+  if (m != m || !(p.fill <= m)) return false;
+  float* e = hb.exps.row(r);
+  const size_t S = static_cast<size_t>(p.S);
+  bool held_max = false;
+  for (size_t j = static_cast<size_t>(r) + 1; j < S; ++j) held_max = held_max || e[j] == 1.0f;
+  if (held_max && p.fill != m) return false;
+  std::fill(e + r + 1, e + S, kernels::exp_f32(p.fill - m));
+  const int len = weights_len(p, r);
+  kernels::softmax_normalize(e, w, len);
+  std::fill(w + len, w + S, 0.0f);
+  return true;
+}
+
+bool causal_off_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w) {
+  if (!p.keep_exps || p.causal) return false;
+  const float m = hb.row_max[static_cast<size_t>(r)];
+  if (m != m) return false;
+  float* e = hb.exps.row(r);
+  const int from = r + 1, n = p.S - from;  // keys after r
+  if (n > 0) {
+    // An old exp of 1 there means the fill was the max: the max may move.
+    for (int j = from; j < p.S; ++j) {
+      if (e[j] == 1.0f) return false;
+    }
+    // Their masked values (the padded ones keep the fill), built in place:
+    // on a refusal compute_weights_row rewrites the whole exps row.
+    float* x = e + from;  // (n)
+    kernels::masked_row(hb.scores.row(r) + from, x, n, -1, p.divisor, false,
+                        p.padded() ? p.padded() + from : nullptr, p.fill);
+    const float mx = kernels::max_f32_torch(x, n);  // NaN if one is NaN
+    if (!(mx <= m)) return false;
+    for (int j = 0; j < n; ++j) x[j] = x[j] - m;
+    kernels::exp_row(x, x, n);
+  }
+  kernels::softmax_normalize(e, w, p.S);
+  return true;
+}
+
+}  // namespace detail
+}  // namespace attnviz
