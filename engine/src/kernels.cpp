@@ -350,11 +350,16 @@ void softmax_row(const float* x, float* y, int n, bool safe) {
     }
   }
   const Impl& k = current();
-  k.exps(x, y, n);
+  k.exps(x, y, n, std::numeric_limits<float>::quiet_NaN());
   k.normalize(y, y, n);
 }
 float softmax_exps(const float* x, float* e, int n) {
-  return n <= 0 ? -std::numeric_limits<float>::infinity() : current().exps(x, e, n);
+  return n <= 0 ? -std::numeric_limits<float>::infinity()
+                : current().exps(x, e, n, std::numeric_limits<float>::quiet_NaN());
+}
+bool softmax_exps_under(const float* x, float* e, int n, float m) {
+  if (m != m) return false;
+  return n <= 0 || current().exps(x, e, n, m) <= m;
 }
 void softmax_normalize(const float* e, float* y, int n) {
   if (n > 0) current().normalize(e, y, n);
@@ -373,10 +378,12 @@ void exp_row_portable(const float* x, float* y, int n) {
   for (int j = 0; j < n; ++j) y[j] = exp_f32(x[j]);
 }
 
-float softmax_exps_portable(const float* x, float* e, int n) {
-  const float m = max_f32_torch(x, n);
+float softmax_exps_portable(const float* x, float* e, int n, float ceiling) {
+  const float mx = max_f32_torch(x, n);
+  if (ceiling == ceiling && !(mx <= ceiling)) return mx;
+  const float m = ceiling == ceiling ? ceiling : mx;
   for (int j = 0; j < n; ++j) e[j] = exp_f32(x[j] - m);
-  return m;
+  return mx;
 }
 
 void softmax_normalize_portable(const float* e, float* y, int n) {

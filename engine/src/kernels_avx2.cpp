@@ -167,9 +167,11 @@ void exp_row_avx2(const float* x, float* y, int n) {
   for (; j < n; ++j) y[j] = exp_f32(x[j]);
 }
 
-float softmax_exps_avx2(const float* x, float* e, int n) {
+float softmax_exps_avx2(const float* x, float* e, int n, float ceiling) {
   const float neg_inf = -__builtin_inff();
-  const float m = max_row(x, n);
+  const float mx = max_row(x, n);
+  if (ceiling == ceiling && !(mx <= ceiling)) return mx;
+  const float m = ceiling == ceiling ? ceiling : mx;
   const __m256 mv = _mm256_set1_ps(m);
   const bool m_finite = m - m == 0.0f;
   const __m256 ninf = _mm256_set1_ps(neg_inf);
@@ -196,7 +198,7 @@ float softmax_exps_avx2(const float* x, float* e, int n) {
     _mm256_storeu_ps(e + j, v);
   }
   for (; j < n; ++j) e[j] = exp_f32(x[j] - m);
-  return m;
+  return mx;
 }
 
 void softmax_normalize_avx2(const float* e, float* y, int n) {

@@ -43,7 +43,11 @@ size_t apack_floats();
 
 // The two halves of kernels::softmax_row over n >= 1 values, as
 // kernels::softmax_exps and kernels::softmax_normalize (x, e and y may alias).
-using SoftmaxExpsFn = float (*)(const float* x, float* e, int n);
+// The exps half returns max(x) (NaN if x has a NaN) and writes
+// e_j = exp_f32(x_j − max); with a ceiling (not NaN) it writes
+// e_j = exp_f32(x_j − ceiling) instead, and nothing unless max(x) <= ceiling
+// (kernels::softmax_exps_under).
+using SoftmaxExpsFn = float (*)(const float* x, float* e, int n, float ceiling);
 using SoftmaxNormalizeFn = void (*)(const float* e, float* y, int n);
 using GemmFn = void (*)(const GemmArgs& g);
 // y_j = exp_f32(x_j) for n values, as kernels::exp_row (x, y may alias).
@@ -52,7 +56,7 @@ using MaskedRowFn = void (*)(const float* scores, float* y, int n, int i, float 
                              const uint8_t* key_padded, float fill);
 
 void gemm_portable(const GemmArgs& g);
-float softmax_exps_portable(const float* x, float* e, int n);
+float softmax_exps_portable(const float* x, float* e, int n, float ceiling);
 void softmax_normalize_portable(const float* e, float* y, int n);
 void exp_row_portable(const float* x, float* y, int n);
 void masked_row_portable(const float* scores, float* y, int n, int i, float divisor, bool causal,
@@ -60,7 +64,7 @@ void masked_row_portable(const float* scores, float* y, int n, int i, float divi
 
 #if defined(ATTNVIZ_HAVE_AVX2_KERNELS)
 void gemm_avx2(const GemmArgs& g);
-float softmax_exps_avx2(const float* x, float* e, int n);
+float softmax_exps_avx2(const float* x, float* e, int n, float ceiling);
 void softmax_normalize_avx2(const float* e, float* y, int n);
 void exp_row_avx2(const float* x, float* y, int n);
 void masked_row_avx2(const float* scores, float* y, int n, int i, float divisor, bool causal,
@@ -69,7 +73,7 @@ void masked_row_avx2(const float* scores, float* y, int n, int i, float divisor,
 
 #if defined(__wasm_simd128__)
 void gemm_wasm(const GemmArgs& g);
-float softmax_exps_wasm(const float* x, float* e, int n);
+float softmax_exps_wasm(const float* x, float* e, int n, float ceiling);
 void softmax_normalize_wasm(const float* e, float* y, int n);
 void exp_row_wasm(const float* x, float* y, int n);
 void masked_row_wasm(const float* scores, float* y, int n, int i, float divisor, bool causal,

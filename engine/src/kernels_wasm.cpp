@@ -201,9 +201,11 @@ void exp_row_wasm(const float* x, float* y, int n) {
   for (; j < n; ++j) y[j] = exp_f32(x[j]);
 }
 
-float softmax_exps_wasm(const float* x, float* e, int n) {
+float softmax_exps_wasm(const float* x, float* e, int n, float ceiling) {
   const float neg_inf = -__builtin_inff();
-  const float m = max_row(x, n);
+  const float mx = max_row(x, n);
+  if (ceiling == ceiling && !(mx <= ceiling)) return mx;
+  const float m = ceiling == ceiling ? ceiling : mx;
   const v128_t mv = wasm_f32x4_splat(m);
   const bool m_finite = m - m == 0.0f;
   const v128_t ninf = wasm_f32x4_splat(neg_inf);
@@ -230,7 +232,7 @@ float softmax_exps_wasm(const float* x, float* e, int n) {
     wasm_v128_store(e + j, v);
   }
   for (; j < n; ++j) e[j] = exp_f32(x[j] - m);
-  return m;
+  return mx;
 }
 
 void softmax_normalize_wasm(const float* e, float* y, int n) {

@@ -11,6 +11,17 @@
 
 namespace attnviz {
 namespace detail {
+namespace {
+
+// Whether one of e (n) is exactly 1: its value was the row's max. Branch
+// free, so the compiler vectorises it (these rows are S/2 long on average).
+bool held_max(const float* e, int n) {
+  int any = 0;
+  for (int j = 0; j < n; ++j) any |= e[j] == 1.0f;
+  return any != 0;
+}
+
+}  // namespace
 
 int weights_len(const Plan& p, int r) {
   return p.causal && p.fill == -std::numeric_limits<float>::infinity() ? kernels::softmax_cut(r + 1, p.S) : p.S;
@@ -67,9 +78,7 @@ bool causal_on_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w) {
   if (m != m || !(p.fill <= m)) return false;
   float* e = hb.exps.row(r);
   const size_t S = static_cast<size_t>(p.S);
-  bool held_max = false;
-  for (size_t j = static_cast<size_t>(r) + 1; j < S; ++j) held_max = held_max || e[j] == 1.0f;
-  if (held_max && p.fill != m) return false;
+  if (held_max(e + r + 1, p.S - r - 1) && p.fill != m) return false;
   std::fill(e + r + 1, e + S, kernels::exp_f32(p.fill - m));
   const int len = weights_len(p, r);
   kernels::softmax_normalize(e, w, len);
@@ -85,18 +94,13 @@ bool causal_off_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w) {
   const int from = r + 1, n = p.S - from;  // keys after r
   if (n > 0) {
     // An old exp of 1 there means the fill was the max: the max may move.
-    for (int j = from; j < p.S; ++j) {
-      if (e[j] == 1.0f) return false;
-    }
+    if (held_max(e + from, n)) return false;
     // Their masked values (the padded ones keep the fill), built in place:
     // on a refusal compute_weights_row rewrites the whole exps row.
     float* x = e + from;  // (n)
     kernels::masked_row(hb.scores.row(r) + from, x, n, -1, p.divisor, false,
                         p.padded() ? p.padded() + from : nullptr, p.fill);
-    const float mx = kernels::max_f32_torch(x, n);  // NaN if one is NaN
-    if (!(mx <= m)) return false;
-    for (int j = 0; j < n; ++j) x[j] = x[j] - m;
-    kernels::exp_row(x, x, n);
+    if (!kernels::softmax_exps_under(x, x, n, m)) return false;
   }
   kernels::softmax_normalize(e, w, p.S);
   return true;

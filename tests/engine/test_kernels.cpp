@@ -322,6 +322,48 @@ TEST(Kernels, SoftmaxHalvesAndAOneCellPatchAreSoftmaxRowBitwise) {
   EXPECT_GT(patched, 10);
 }
 
+// kernels.h, softmax_exps_under: a row split at a random point, its head
+// done by softmax_exps, its tail against the head's max, gives softmax_exps's
+// bits for the whole row whenever the tail stays at or under that max; when
+// the tail tops it (or holds a NaN) the call refuses and leaves e alone.
+TEST(Kernels, ExpsOfANewTailUnderTheMaxAreSoftmaxExpsBitwise) {
+  IsaGuard guard;
+  std::mt19937 gen(977);
+  int agreed = 0, refused = 0;
+  for (const auto& x : softmax_rows()) {
+    const int n = int(x.size());
+    if (n < 2) continue;
+    const int split = 1 + int(gen() % unsigned(n - 1));
+    for (Isa isa : supported()) {
+      ASSERT_TRUE(k::set_isa(isa));
+      std::vector<float> want(x.size()), e(x.size());
+      const float m_all = k::softmax_exps(x.data(), want.data(), n);
+      const float m = k::softmax_exps(x.data(), e.data(), split);
+      if (m != m) {
+        EXPECT_FALSE(k::softmax_exps_under(x.data() + split, e.data() + split, n - split, m));
+        continue;
+      }
+      const std::vector<float> before = e;
+      const bool ok = k::softmax_exps_under(x.data() + split, e.data() + split, n - split, m);
+      bool tail_under = true;
+      for (int j = split; j < n; ++j) tail_under = tail_under && x[size_t(j)] <= m;
+      ASSERT_EQ(ok, tail_under) << k::isa_name(isa) << " n=" << n << " split=" << split;
+      if (!ok) {
+        ASSERT_EQ(std::memcmp(e.data(), before.data(), sizeof(float) * x.size()), 0) << k::isa_name(isa);
+        ++refused;
+        continue;
+      }
+      ASSERT_EQ(m, m_all) << k::isa_name(isa);  // as numbers: the head's max may be −0 where the row's is +0
+      for (int j = 0; j < n; ++j) {
+        ASSERT_TRUE(same_bits(e[size_t(j)], want[size_t(j)])) << k::isa_name(isa) << " n=" << n << " j=" << j;
+      }
+      ++agreed;
+    }
+  }
+  EXPECT_GT(agreed, 10);
+  EXPECT_GT(refused, 10);
+}
+
 // kernels.h, softmax_cut: a row whose keys from `live` on are −inf, done over
 // the cut only (rest zero), is bitwise the whole row's softmax whenever the
 // cut's first result is a number, and that is exactly when its max is finite.

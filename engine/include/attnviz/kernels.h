@@ -154,6 +154,11 @@ void softmax_row(const float* x, float* y, int n, bool safe);
 // softmax_exps(x, e, n). x, e and y may alias.
 float softmax_exps(const float* x, float* e, int n);
 void softmax_normalize(const float* e, float* y, int n);
+// The exps of a row's new entries against the max m its other entries
+// already have: when every x_j <= m (no NaN), e_j = exp_f32(x_j − m) and
+// true; otherwise false and e untouched. (The row's exps then stand as
+// softmax_exps would give them, as long as m is still the row's max.)
+bool softmax_exps_under(const float* x, float* e, int n, float m);
 
 // Softmax of a row whose keys from `live` on are masked to −inf (a causal row
 // i has live = i + 1) can skip them: softmax_row over the first
