@@ -439,7 +439,7 @@ TEST(Kernels, MaskedRowIsDivisionThenMaskedFill) {
     for (int j = 0; j < n; j += 3) pad[size_t(j)] = 1;
     for (Isa isa : supported()) {
       ASSERT_TRUE(k::set_isa(isa));
-      for (int i : {0, 1, n / 2, n - 1}) {
+      for (int i : {-1, 0, 1, 2, 3, 4, n / 2, n - 1, n + 2}) {
         for (bool causal : {false, true}) {
           for (const uint8_t* kp : {static_cast<const uint8_t*>(nullptr), static_cast<const uint8_t*>(pad.data())}) {
             for (float fill : fills) {
