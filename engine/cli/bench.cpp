@@ -24,6 +24,8 @@
 //   peak_heap_mb     wasm: WebAssembly memory size at the end (it only grows);
 //                    native: peak resident set size (getrusage ru_maxrss)
 // plus extras (S, reps, the three toggle medians, minima, the seeded path, ...).
+// Each kind of call is made once untimed before its reps (a warm-up, as the
+// peers get; see time_edits).
 //
 // --view: `all` (the default) keeps every stage current after each set_state
 // (an eager Pipeline), the figure. `stages` and `compare` run the
@@ -317,14 +319,20 @@ void negate_row(attnviz::State* s, int i) {
 }
 
 // One-token edits of row i, there and back, reps times each way.
+// Every kind of timed call is first made once there and back untimed (r = −1),
+// as the peers get a warm-up: node compiles wasm functions with a baseline
+// compiler and recompiles the hot ones optimised on background threads, whose
+// CPU time process.cpuUsage() counts. Without it the first calls of a kind
+// read milliseconds more CPU than wall clock (docs/bench.md).
 Times time_edits(attnviz::Pipeline* p, attnviz::State* s, int i, int reps, int* q_rows) {
   Times t;
-  for (int r = 0; r < reps; ++r) {
+  for (int r = -1; r < reps; ++r) {
+    Times* into = r < 0 ? nullptr : &t;
     negate_row(s, i);
-    timed_set_state(p, *s, &t);
+    timed_set_state(p, *s, into);
     *q_rows = p->last_update(attnviz::Stage::Q).rows;
     negate_row(s, i);
-    timed_set_state(p, *s, &t);
+    timed_set_state(p, *s, into);
   }
   return t;
 }
@@ -335,11 +343,12 @@ template <typename Set>
 Times time_toggle(attnviz::Pipeline* p, attnviz::State* s, int reps, Set set, Times* there = nullptr,
                   Times* back = nullptr) {
   Times t;
-  for (int r = 0; r < reps; ++r) {
+  for (int r = -1; r < reps; ++r) {  // r = −1: the warm-up (above time_edits)
     for (bool on : {true, false}) {
       set(s, on);
       Times one;
       timed_set_state(p, *s, &one);
+      if (r < 0) continue;
       t.add(one.wall[0], one.cpu[0]);
       Times* dir = on ? there : back;
       if (dir) dir->add(one.wall[0], one.cpu[0]);
@@ -371,9 +380,9 @@ int cmd_bench(int argc, char** argv) {
 
   // full: a fresh pipeline each rep (destroyed before the next one is made).
   Times full, seeded_full;
-  for (int r = 0; r < o.reps; ++r) {
+  for (int r = -1; r < o.reps; ++r) {  // r = −1: the warm-up (above time_edits)
     attnviz::Pipeline fresh;
-    timed_set_state(&fresh, s, &full);
+    timed_set_state(&fresh, s, r < 0 ? nullptr : &full);
   }
   // The seeded path only adds the generator's draws: two reps say enough.
   for (int r = 0; r < std::min(o.reps, 2); ++r) {
