@@ -191,7 +191,7 @@ def main():
     out = [f"# attnviz bench — {m.get('date', '?')} on {m.get('host', '?')}", "",
            f"Multi-head attention forward with every stage kept: d_model = d_out = {a.get('d_model', '?')}, "
            f"{a.get('heads', '?')} heads, causal, Q/K/V biases, output projection with bias; medians of "
-           f"{a.get('reps', '?')} reps (peers: after one warm-up), then each figure's median over "
+           f"{a.get('reps', '?')} reps, each kind of call after one untimed warm-up, then each figure's median over "
            f"{a.get('rounds', 1)} interleaved round(s) of every program. Produced by `make bench` "
            "(scripts/bench.sh); definitions in docs/bench.md.", "",
            "## Machine", "",
