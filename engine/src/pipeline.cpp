@@ -538,7 +538,7 @@ class Updater {
     patch->causal_on = false;
     patch->causal_off = false;
     if (divisor_changed || mask_changed) {
-      // Every row: compare old and new masked rows whole.
+      // Every row: compare old and new masked rows (masked_differs).
       bool scaled_changed = false;
       for (int i = 0; i < S_; ++i) {
         const float* o = old_scores_row(i);

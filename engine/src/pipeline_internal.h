@@ -117,9 +117,6 @@ int stage_level(Stage s);
 // Each writes weights row r into w (S), which is not read: the caller passes
 // the weights row itself or a scratch row to compare it with.
 //
-// The entries of weights row r that compute_weights_row works on: all S, or
-// under a causal −inf mask the first kernels::softmax_cut (the rest are 0).
-int weights_len(const Plan& p, int r);
 // w = softmax(masked row r). The masked row is built in w, or in the exps
 // row when the head keeps its numerators (then row_max[r] records the max,
 // or NaN).

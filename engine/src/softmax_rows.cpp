@@ -21,11 +21,13 @@ bool held_max(const float* e, int n) {
   return any != 0;
 }
 
-}  // namespace
-
+// The entries of weights row r that compute_weights_row works on: all S, or
+// under a causal −inf mask the first kernels::softmax_cut (the rest are 0).
 int weights_len(const Plan& p, int r) {
   return p.causal && p.fill == -std::numeric_limits<float>::infinity() ? kernels::softmax_cut(r + 1, p.S) : p.S;
 }
+
+}  // namespace
 
 void compute_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w) {
   const int cut = weights_len(p, r);
