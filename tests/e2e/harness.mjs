@@ -83,8 +83,25 @@ export async function openApp(t, opts = {}) {
   const errors = [];
   page.on('console', (msg) => { if (msg.type() === 'error') errors.push('console: ' + msg.text()); });
   page.on('pageerror', (err) => errors.push('pageerror: ' + err.message));
-  await page.goto(server.url + (opts.hash ? '#' + opts.hash : ''));
-  await page.evaluate(() => window.attnviz.ready);
+  // A page that never gets ready (once, a headless Chromium whose GPU
+  // process spun while the page waited for its first frame) fails the test
+  // within a minute, and takes its browser and server down with it: left
+  // open, they kept the test process, and so `make test`, alive for good.
+  try {
+    await page.goto(server.url + (opts.hash ? '#' + opts.hash : ''));
+    // Timed here, not in the page: a renderer blocked on its GPU process
+    // runs no timers.
+    let timer;
+    const late = new Promise((resolve, reject) => {
+      timer = setTimeout(() => reject(new Error('attnviz was not ready 60 s after the page loaded')), 60000);
+    });
+    await Promise.race([page.evaluate(() => window.attnviz.ready), late]).finally(() => clearTimeout(timer));
+  } catch (err) {
+    await context.close().catch(() => {});
+    fs.rmSync(userDataDir, { recursive: true, force: true });
+    server.stop();
+    throw err;
+  }
 
   const app = {
     page, server, errors,
