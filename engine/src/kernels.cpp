@@ -286,7 +286,8 @@ float pow2i(int e) {  // 2^e for -126 <= e <= 127, built from the exponent bits
 }  // namespace
 
 // SLEEF 3.x xexpf (the u10 variant), which PyTorch's Vectorized<float>::exp
-// calls on AVX2. vmla is a fused multiply-add there, hence fma_f32 here.
+// calls on AVX2. vmla is a fused multiply-add there, hence fma_f32 here, and
+// for u1 … u4 the exact three-operation form of kExpBinades (kernels_internal.h).
 // The vector versions (kernels_avx2.cpp, kernels_wasm.cpp) follow these steps
 // exactly.
 float exp_f32(float d) {
@@ -301,10 +302,9 @@ float exp_f32(float d) {
   float s = fma_f32(qf, -l2u, d);
   s = fma_f32(qf, -l2l, s);
   float u = 0.000198527617612853646278381f;
-  u = fma_f32(u, s, 0.00139304355252534151077271f);
-  u = fma_f32(u, s, 0.00833336077630519866943359f);
-  u = fma_f32(u, s, 0.0416664853692054748535156f);
-  u = fma_f32(u, s, 0.166666671633720397949219f);
+  for (const detail::ExpBinadeStep& st : detail::kExpBinades) {  // u = fma(u, s, st.c), exactly
+    u = static_cast<float>((static_cast<double>(u) * static_cast<double>(s) + st.c_plus_m) - st.m);
+  }
   u = fma_f32(u, s, 0.5f);
   u = 1.0f + fma_f32(s * s, u, s);
   const int half = q >> 1;  // arithmetic shift, as vsra

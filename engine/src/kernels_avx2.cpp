@@ -99,14 +99,12 @@ inline void exp8_n(const __m256* d, __m256* out) {
     s[2 * t + 1] = _mm256_cvtps_pd(_mm256_extractf128_ps(s0, 1));
   }
   for (int k = 0; k < H; ++k) s[k] = fma_emu(qf[k], _mm256_set1_pd(static_cast<double>(-1.428606765330187045e-06f)), s[k]);
-  const double c[5] = {static_cast<double>(0.00139304355252534151077271f),
-                       static_cast<double>(0.00833336077630519866943359f),
-                       static_cast<double>(0.0416664853692054748535156f),
-                       static_cast<double>(0.166666671633720397949219f), 0.5};
   for (int k = 0; k < H; ++k) u[k] = _mm256_set1_pd(static_cast<double>(0.000198527617612853646278381f));
-  for (int step = 0; step < 5; ++step) {
-    for (int k = 0; k < H; ++k) u[k] = fma_emu(u[k], s[k], _mm256_set1_pd(c[step]));
+  for (const ExpBinadeStep& st : kExpBinades) {  // u1 … u4
+    const __m256d cm = _mm256_set1_pd(st.c_plus_m), m = _mm256_set1_pd(st.m);
+    for (int k = 0; k < H; ++k) u[k] = _mm256_sub_pd(_mm256_add_pd(_mm256_mul_pd(u[k], s[k]), cm), m);
   }
+  for (int k = 0; k < H; ++k) u[k] = fma_emu(u[k], s[k], _mm256_set1_pd(0.5));  // u5 spans two binades
   __m128 t4[H];
   for (int k = 0; k < H; ++k) {
     const __m256d ss = rnd(_mm256_mul_pd(s[k], s[k]));  // the float32 product s·s

@@ -41,6 +41,31 @@ size_t pack_floats(int k, int n);
 // Floats of packing scratch for one row block of A (72 rows × a k-block of 256).
 size_t apack_floats();
 
+// SLEEF exp's Horner steps u1 … u4 (kernels::exp_f32): u <- fma(u, s, c).
+// For every reduced argument |s| <= 0.35 each of these results lies in one
+// binade [2^e, 2^(e+1)] (bounds beside exp_f32, checked by the test
+// Kernels.ExpHornerStepsStayInOneBinade). There a fused multiply-add is
+// three double operations, (u·s + (c + m)) − m with m = 1.5·2^(e+29):
+// - u·s is exact (24 × 24 significant bits);
+// - c + m is exact (c is a multiple of 2^(e−23), m's unit in the last place);
+// - the add rounds the exact u·s + c + m once, to the nearest multiple of
+//   2^(e−23): float32's spacing in that binade, ties to even alike (m is an
+//   even multiple of it);
+// - subtracting m is exact.
+// So the result is the float32 fused multiply-add, bit for bit, with one
+// instruction less than kernels::fma_f32 and without its rare double rounding.
+struct ExpBinadeStep {
+  float c;          // SLEEF's coefficient
+  double m;         // 1.5 · 2^(e+29)
+  double c_plus_m;  // c + m, exact
+};
+constexpr ExpBinadeStep kExpBinades[4] = {
+    {0.00139304355252534151077271f, 786432.0, static_cast<double>(0.00139304355252534151077271f) + 786432.0},  // e = −10
+    {0.00833336077630519866943359f, 6291456.0, static_cast<double>(0.00833336077630519866943359f) + 6291456.0},  // e = −7
+    {0.0416664853692054748535156f, 25165824.0, static_cast<double>(0.0416664853692054748535156f) + 25165824.0},  // e = −5
+    {0.166666671633720397949219f, 100663296.0, static_cast<double>(0.166666671633720397949219f) + 100663296.0},  // e = −3
+};
+
 // The two halves of kernels::softmax_row over n >= 1 values, as
 // kernels::softmax_exps and kernels::softmax_normalize (x, e and y may alias).
 // The exps half returns max(x) (NaN if x has a NaN) and writes

@@ -106,6 +106,10 @@ inline v128_t opaque(v128_t x) {
 inline v128_t rnd(v128_t x) { return wasm_f64x2_promote_low_f32x4(opaque(wasm_f32x4_demote_f64x2_zero(x))); }
 inline v128_t fma_emu(v128_t a, v128_t b, v128_t c) { return rnd(wasm_f64x2_add(wasm_f64x2_mul(a, b), c)); }
 inline v128_t f64(float x) { return wasm_f64x2_splat(static_cast<double>(x)); }
+// kernels::fma_f32 where the result's binade is known (kExpBinades).
+inline v128_t fma_in_binade(v128_t a, v128_t b, v128_t c_plus_m, v128_t m) {
+  return wasm_f64x2_sub(wasm_f64x2_add(wasm_f64x2_mul(a, b), c_plus_m), m);
+}
 
 // kernels::exp_f32 on N × 4 lanes, step for step. The steps run in lockstep
 // over the N vectors (2N f64x2 halves): each emulated FMA is a chain of four
@@ -132,12 +136,12 @@ inline void exp4_n(const v128_t* d, v128_t* out) {
     s[2 * t + 1] = wasm_f64x2_promote_low_f32x4(hi_half(s0));
   }
   for (int k = 0; k < H; ++k) s[k] = fma_emu(qf[k], f64(-1.428606765330187045e-06f), s[k]);
-  const float c[5] = {0.00139304355252534151077271f, 0.00833336077630519866943359f,
-                      0.0416664853692054748535156f, 0.166666671633720397949219f, 0.5f};
   for (int k = 0; k < H; ++k) u[k] = f64(0.000198527617612853646278381f);
-  for (int step = 0; step < 5; ++step) {
-    for (int k = 0; k < H; ++k) u[k] = fma_emu(u[k], s[k], f64(c[step]));
+  for (const ExpBinadeStep& st : kExpBinades) {  // u1 … u4
+    const v128_t cm = wasm_f64x2_splat(st.c_plus_m), m = wasm_f64x2_splat(st.m);
+    for (int k = 0; k < H; ++k) u[k] = fma_in_binade(u[k], s[k], cm, m);
   }
+  for (int k = 0; k < H; ++k) u[k] = fma_emu(u[k], s[k], f64(0.5f));  // u5 spans two binades
   v128_t t2[H];  // [u0, u1, 0, 0] per half
   for (int k = 0; k < H; ++k) {
     const v128_t ss = rnd(wasm_f64x2_mul(s[k], s[k]));  // the float32 product s·s

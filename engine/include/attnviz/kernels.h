@@ -41,8 +41,8 @@
 // rounding (in double, then to float). It equals a true fused multiply-add
 // except when the double sum itself had to round and that lands exactly on a
 // float32 rounding midpoint (probability about 2^-29 per operation). Used by
-// exp_f32 (SLEEF's polynomial is written with FMAs) and the RNG, not by the
-// matrix products.
+// exp_f32 (SLEEF's polynomial is written with FMAs; four of its seven are done
+// exactly another way, see exp_f32) and the RNG, not by the matrix products.
 #pragma once
 
 #include <cstddef>
@@ -128,6 +128,17 @@ void masked_row(const float* scores, float* y, int n, int i, float divisor, bool
 // (16 bits), making q · l2u exact in float32; when q ≠ 0, |d| > 0.34 and
 // d − q · l2u is a multiple of ulp(d) no larger than 0.35 < 2^24 · ulp(d), so
 // the sum is exact too (tested against this function in test_kernels).
+//
+// The next four FMAs (Horner steps u1 … u4) are true fused multiply-adds (no
+// double rounding): each result stays in one binade, which makes the FMA three
+// double operations (kernels_internal.h, kExpBinades). With |s| <= 0.35 and
+// u0 = 1.985e-4 (|u_k| <= c_k + max|u_(k-1)| · 0.35): u1 in [1.323e-3,
+// 1.463e-3] within [2^-10, 2^-9]; u2 in [7.821e-3, 8.846e-3] within [2^-7,
+// 2^-6]; u3 in [0.0385, 0.0448] within [2^-5, 2^-4]; u4 in [0.151, 0.183]
+// within [2^-3, 2^-2] (roundings add under 1e-9; test_kernels,
+// Kernels.ExpHornerStepsStayInOneBinade). |s| <= 0.35: |d · r_ln2| < 151, so
+// rounding it to float32 moves it by at most 2^-17 and |s| <= ln2 · (0.5 +
+// 2^-17) plus the two roundings of s.
 float exp_f32(float x);
 // y_j = exp_f32(x_j) for j < n, vectorised (x and y may alias).
 void exp_row(const float* x, float* y, int n);
