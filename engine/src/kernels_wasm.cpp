@@ -114,8 +114,10 @@ inline v128_t fma_in_binade(v128_t a, v128_t b, v128_t c_plus_m, v128_t m) {
 // kernels::exp_f32 on N × 4 lanes, step for step. The steps run in lockstep
 // over the N vectors (2N f64x2 halves): each emulated FMA is a chain of four
 // dependent instructions, so independent lanes are what keeps the pipes busy.
+// Always inlined: called out of line (as LLVM chose), its vectors went
+// through the shadow stack in linear memory, about 15 % of exp_row's time.
 template <int N>
-inline void exp4_n(const v128_t* d, v128_t* out) {
+__attribute__((always_inline)) inline void exp4_n(const v128_t* d, v128_t* out) {
   constexpr int H = 2 * N;
   v128_t q[N], qf[H], s[H], u[H];
   for (int t = 0; t < N; ++t) {
@@ -160,10 +162,38 @@ inline void exp4_n(const v128_t* d, v128_t* out) {
   }
 }
 
-inline float max_row(const float* x, int n) {
+// max(x), NaN if x holds one. Four accumulators over 16 values at a time
+// (one pmax chain would wait on its own latency). The order only decides
+// whether a max of 0 comes back as +0 or −0, which no caller can tell apart:
+// they compare with it and subtract it (x − (±0) is the same number, and
+// exp(±0) = 1). With min16, *min16 is the min of the values the 16-wide loop
+// saw (+inf if none, and meaningless when the max is NaN).
+inline float max_row(const float* x, int n, float* min16 = nullptr) {
   v128_t mx = wasm_f32x4_splat(-__builtin_inff());
   v128_t nan_any = wasm_i32x4_splat(0);
   int j = 0;
+  if (min16) *min16 = __builtin_inff();
+  if (n >= 16) {
+    const v128_t pinf = wasm_f32x4_splat(__builtin_inff());
+    v128_t m4[4] = {mx, mx, mx, mx}, lo[4] = {pinf, pinf, pinf, pinf}, bad[4] = {nan_any, nan_any, nan_any, nan_any};
+    for (; j + 16 <= n; j += 16) {
+      for (int t = 0; t < 4; ++t) {
+        const v128_t v = wasm_v128_load(x + j + 4 * t);
+        bad[t] = wasm_v128_or(bad[t], wasm_f32x4_ne(v, v));
+        m4[t] = wasm_f32x4_pmax(m4[t], v);
+        if (min16) lo[t] = wasm_f32x4_pmin(lo[t], v);
+      }
+    }
+    mx = wasm_f32x4_pmax(wasm_f32x4_pmax(m4[0], m4[1]), wasm_f32x4_pmax(m4[2], m4[3]));
+    nan_any = wasm_v128_or(wasm_v128_or(bad[0], bad[1]), wasm_v128_or(bad[2], bad[3]));
+    if (min16) {
+      const v128_t l = wasm_f32x4_pmin(wasm_f32x4_pmin(lo[0], lo[1]), wasm_f32x4_pmin(lo[2], lo[3]));
+      const float l0 = wasm_f32x4_extract_lane(l, 0), l1 = wasm_f32x4_extract_lane(l, 1),
+                  l2 = wasm_f32x4_extract_lane(l, 2), l3 = wasm_f32x4_extract_lane(l, 3);
+      const float a = l1 < l0 ? l1 : l0, b = l3 < l2 ? l3 : l2;
+      *min16 = b < a ? b : a;
+    }
+  }
   for (; j + 4 <= n; j += 4) {
     const v128_t v = wasm_v128_load(x + j);
     nan_any = wasm_v128_or(nan_any, wasm_f32x4_ne(v, v));
@@ -181,6 +211,33 @@ inline float max_row(const float* x, int n) {
     if (x[j] > m) m = x[j];
   }
   return m;
+}
+
+// e = exp(x − m) over the whole 16-blocks of x (n); returns how many values
+// that was. SkipMasked: a block of 16 −inf is stored as 0 without its exps
+// (exp(−inf) = 0 under a finite max). Two loops rather than one test: the
+// test's mere presence in the loop cost about 15 % on rows with nothing
+// masked.
+template <bool SkipMasked>
+int exps16(const float* x, float* e, int n, v128_t mv) {
+  const v128_t ninf = wasm_f32x4_splat(-__builtin_inff());
+  int j = 0;
+  for (; j + 16 <= n; j += 16) {
+    v128_t v[4];
+    for (int t = 0; t < 4; ++t) v[t] = wasm_v128_load(x + j + 4 * t);
+    if (SkipMasked) {
+      v128_t all_masked = wasm_f32x4_eq(v[0], ninf);
+      for (int t = 1; t < 4; ++t) all_masked = wasm_v128_and(all_masked, wasm_f32x4_eq(v[t], ninf));
+      if (wasm_i32x4_all_true(all_masked)) {
+        for (int t = 0; t < 4; ++t) wasm_v128_store(e + j + 4 * t, wasm_f32x4_splat(0.0f));
+        continue;
+      }
+    }
+    for (int t = 0; t < 4; ++t) v[t] = wasm_f32x4_sub(v[t], mv);
+    exp4_n<4>(v, v);
+    for (int t = 0; t < 4; ++t) wasm_v128_store(e + j + 4 * t, v[t]);
+  }
+  return j;
 }
 
 }  // namespace
@@ -206,30 +263,14 @@ void exp_row_wasm(const float* x, float* y, int n) {
 }
 
 float softmax_exps_wasm(const float* x, float* e, int n, float ceiling) {
-  const float neg_inf = -__builtin_inff();
-  const float mx = max_row(x, n);
+  float min16;
+  const float mx = max_row(x, n, &min16);
   if (ceiling == ceiling && !(mx <= ceiling)) return mx;
   const float m = ceiling == ceiling ? ceiling : mx;
   const v128_t mv = wasm_f32x4_splat(m);
-  const bool m_finite = m - m == 0.0f;
-  const v128_t ninf = wasm_f32x4_splat(neg_inf);
-  int j = 0;
-  for (; j + 16 <= n; j += 16) {
-    v128_t v[4];
-    v128_t all_masked = wasm_i32x4_splat(-1);
-    for (int t = 0; t < 4; ++t) {
-      v[t] = wasm_v128_load(x + j + 4 * t);
-      all_masked = wasm_v128_and(all_masked, wasm_f32x4_eq(v[t], ninf));
-    }
-    // 16 −inf (masked keys) under a finite max: exp(−inf) = 0.
-    if (m_finite && wasm_i32x4_all_true(all_masked)) {
-      for (int t = 0; t < 4; ++t) wasm_v128_store(e + j + 4 * t, wasm_f32x4_splat(0.0f));
-      continue;
-    }
-    for (int t = 0; t < 4; ++t) v[t] = wasm_f32x4_sub(v[t], mv);
-    exp4_n<4>(v, v);
-    for (int t = 0; t < 4; ++t) wasm_v128_store(e + j + 4 * t, v[t]);
-  }
+  // Only rows with a −inf look for blocks of them.
+  const bool skip_masked = m - m == 0.0f && min16 == -__builtin_inff();
+  int j = skip_masked ? exps16<true>(x, e, n, mv) : exps16<false>(x, e, n, mv);
   for (; j + 4 <= n; j += 4) {
     v128_t v = wasm_f32x4_sub(wasm_v128_load(x + j), mv);
     exp4_n<1>(&v, &v);
