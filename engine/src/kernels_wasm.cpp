@@ -314,6 +314,12 @@ void masked_row_wasm(const float* scores, float* y, int n, int i, float divisor,
   const v128_t fv = wasm_f32x4_splat(fill);
   const v128_t iv = wasm_i32x4_splat(i);
   int j = 0;
+  if (key_padded == nullptr) {
+    // Keys up to the diagonal (all of them without a causal mask) are never
+    // masked: a plain division, without building each 4-block's mask.
+    const int live = causal ? (i + 1 < n ? i + 1 : n) : n;
+    for (; j + 4 <= live; j += 4) wasm_v128_store(y + j, wasm_f32x4_div(wasm_v128_load(scores + j), dv));
+  }
   for (; j + 4 <= n; j += 4) {
     if (causal && j > i) {
       wasm_v128_store(y + j, fv);
