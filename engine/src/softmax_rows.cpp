@@ -96,7 +96,10 @@ bool causal_off_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w) {
   const int from = r + 1, n = p.S - from;  // keys after r
   if (n > 0) {
     // An old exp of 1 there means the fill was the max: the max may move.
-    if (held_max(e + from, n)) return false;
+    // A fill of −inf never was (those exps are all exp(−inf − m) = 0: every
+    // writer of a causal row's exps writes them so, and the patch is only
+    // tried with the fill unchanged), so the scan is left out.
+    if (p.fill != -std::numeric_limits<float>::infinity() && held_max(e + from, n)) return false;
     // Their masked values (the padded ones keep the fill), built in place:
     // on a refusal compute_weights_row rewrites the whole exps row.
     float* x = e + from;  // (n)
