@@ -166,13 +166,13 @@ __attribute__((always_inline)) inline void exp4_n(const v128_t* d, v128_t* out) 
 // (one pmax chain would wait on its own latency). The order only decides
 // whether a max of 0 comes back as +0 or −0, which no caller can tell apart:
 // they compare with it and subtract it (x − (±0) is the same number, and
-// exp(±0) = 1). With min16, *min16 is the min of the values the 16-wide loop
-// saw (+inf if none, and meaningless when the max is NaN).
-inline float max_row(const float* x, int n, float* min16 = nullptr) {
+// exp(±0) = 1). *min16 is the min of the values the 16-wide loop saw (+inf
+// if none, and meaningless when the max is NaN).
+inline float max_row(const float* x, int n, float* min16) {
   v128_t mx = wasm_f32x4_splat(-__builtin_inff());
   v128_t nan_any = wasm_i32x4_splat(0);
   int j = 0;
-  if (min16) *min16 = __builtin_inff();
+  *min16 = __builtin_inff();
   if (n >= 16) {
     const v128_t pinf = wasm_f32x4_splat(__builtin_inff());
     v128_t m4[4] = {mx, mx, mx, mx}, lo[4] = {pinf, pinf, pinf, pinf}, bad[4] = {nan_any, nan_any, nan_any, nan_any};
@@ -181,18 +181,16 @@ inline float max_row(const float* x, int n, float* min16 = nullptr) {
         const v128_t v = wasm_v128_load(x + j + 4 * t);
         bad[t] = wasm_v128_or(bad[t], wasm_f32x4_ne(v, v));
         m4[t] = wasm_f32x4_pmax(m4[t], v);
-        if (min16) lo[t] = wasm_f32x4_pmin(lo[t], v);
+        lo[t] = wasm_f32x4_pmin(lo[t], v);
       }
     }
     mx = wasm_f32x4_pmax(wasm_f32x4_pmax(m4[0], m4[1]), wasm_f32x4_pmax(m4[2], m4[3]));
     nan_any = wasm_v128_or(wasm_v128_or(bad[0], bad[1]), wasm_v128_or(bad[2], bad[3]));
-    if (min16) {
-      const v128_t l = wasm_f32x4_pmin(wasm_f32x4_pmin(lo[0], lo[1]), wasm_f32x4_pmin(lo[2], lo[3]));
-      const float l0 = wasm_f32x4_extract_lane(l, 0), l1 = wasm_f32x4_extract_lane(l, 1),
-                  l2 = wasm_f32x4_extract_lane(l, 2), l3 = wasm_f32x4_extract_lane(l, 3);
-      const float a = l1 < l0 ? l1 : l0, b = l3 < l2 ? l3 : l2;
-      *min16 = b < a ? b : a;
-    }
+    const v128_t l = wasm_f32x4_pmin(wasm_f32x4_pmin(lo[0], lo[1]), wasm_f32x4_pmin(lo[2], lo[3]));
+    const float l0 = wasm_f32x4_extract_lane(l, 0), l1 = wasm_f32x4_extract_lane(l, 1),
+                l2 = wasm_f32x4_extract_lane(l, 2), l3 = wasm_f32x4_extract_lane(l, 3);
+    const float a = l1 < l0 ? l1 : l0, b = l3 < l2 ? l3 : l2;
+    *min16 = b < a ? b : a;
   }
   for (; j + 4 <= n; j += 4) {
     const v128_t v = wasm_v128_load(x + j);
