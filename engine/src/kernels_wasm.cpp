@@ -87,6 +87,11 @@ struct WasmKernel {
 
 // ---- [SECTION] exp, softmax, masked rows ---------------------------------------------
 
+// The lowest exp argument of exp4_n's narrow form: rint(−87 / ln2) = −126,
+// the lowest exponent of a normal float (−87.3 would already round to −126,
+// −87.7 to −127).
+constexpr float kNarrowExpLow = -87.0f;
+
 inline v128_t hi_half(v128_t x) { return wasm_i32x4_shuffle(x, x, 2, 3, 0, 1); }
 
 // The polynomial runs in f64x2 lanes holding float32 values: a·b + c of
@@ -116,13 +121,19 @@ inline v128_t fma_in_binade(v128_t a, v128_t b, v128_t c_plus_m, v128_t m) {
 // dependent instructions, so independent lanes are what keeps the pipes busy.
 // Always inlined: called out of line (as LLVM chose), its vectors went
 // through the shadow stack in linear memory, about 15 % of exp_row's time.
-template <int N>
+//
+// Narrow: every lane of d is known to lie in [kNarrowExpLow, 0] (no NaN).
+// Then the clamp and the three selects never change a lane, and 2^q is a
+// normal float (q >= −126), so u · 2^q is one multiply: the two-step scaling
+// below multiplies exactly by 2^half first, and both round u · 2^q once.
+template <int N, bool Narrow = false>
 __attribute__((always_inline)) inline void exp4_n(const v128_t* d, v128_t* out) {
   constexpr int H = 2 * N;
   v128_t q[N], qf[H], s[H], u[H];
   for (int t = 0; t < N; ++t) {
     // clamp to [−104, 100], NaN to −104 (pmax(a, b) = a < b ? b : a, pmin(a, b) = b < a ? b : a)
-    const v128_t dc = wasm_f32x4_pmin(wasm_f32x4_splat(100.0f), wasm_f32x4_pmax(wasm_f32x4_splat(-104.0f), d[t]));
+    const v128_t dc =
+        Narrow ? d[t] : wasm_f32x4_pmin(wasm_f32x4_splat(100.0f), wasm_f32x4_pmax(wasm_f32x4_splat(-104.0f), d[t]));
     // q = rint(dc / ln2): |dc / ln2| < 2^22, so adding 1.5 · 2^23 rounds it to an
     // integer (half to even, as rint) that the low mantissa bits then hold.
     const v128_t magic = wasm_f32x4_splat(12582912.0f);
@@ -151,6 +162,10 @@ __attribute__((always_inline)) inline void exp4_n(const v128_t* d, v128_t* out) 
   }
   for (int t = 0; t < N; ++t) {
     const v128_t uu = wasm_f32x4_add(wasm_f32x4_splat(1.0f), wasm_i32x4_shuffle(t2[2 * t], t2[2 * t + 1], 0, 1, 4, 5));
+    if (Narrow) {
+      out[t] = wasm_f32x4_mul(uu, wasm_i32x4_shl(wasm_i32x4_add(q[t], wasm_i32x4_splat(0x7f)), 23));
+      continue;
+    }
     const v128_t half = wasm_i32x4_shr(q[t], 1);
     const v128_t bias = wasm_i32x4_splat(0x7f);
     const v128_t p1 = wasm_i32x4_shl(wasm_i32x4_add(half, bias), 23);
@@ -216,7 +231,7 @@ inline float max_row(const float* x, int n, float* min16) {
 // (exp(−inf) = 0 under a finite max). Two loops rather than one test: the
 // test's mere presence in the loop cost about 15 % on rows with nothing
 // masked.
-template <bool SkipMasked>
+template <bool SkipMasked, bool Narrow>
 int exps16(const float* x, float* e, int n, v128_t mv) {
   const v128_t ninf = wasm_f32x4_splat(-__builtin_inff());
   int j = 0;
@@ -232,7 +247,7 @@ int exps16(const float* x, float* e, int n, v128_t mv) {
       }
     }
     for (int t = 0; t < 4; ++t) v[t] = wasm_f32x4_sub(v[t], mv);
-    exp4_n<4>(v, v);
+    exp4_n<4, Narrow>(v, v);
     for (int t = 0; t < 4; ++t) wasm_v128_store(e + j + 4 * t, v[t]);
   }
   return j;
@@ -266,9 +281,19 @@ float softmax_exps_wasm(const float* x, float* e, int n, float ceiling) {
   if (ceiling == ceiling && !(mx <= ceiling)) return mx;
   const float m = ceiling == ceiling ? ceiling : mx;
   const v128_t mv = wasm_f32x4_splat(m);
-  // Only rows with a −inf look for blocks of them.
-  const bool skip_masked = m - m == 0.0f && min16 == -__builtin_inff();
-  int j = skip_masked ? exps16<true>(x, e, n, mv) : exps16<false>(x, e, n, mv);
+  // With a finite m (the max, or a ceiling above it) every x − m is at most
+  // 0 and not NaN, and rounding is monotonic, so min16 − m is the lowest
+  // x − m of the 16-blocks: at or above kNarrowExpLow, they take exp4_n's
+  // narrow form. Only rows with a −inf look for blocks of them.
+  const bool finite = m - m == 0.0f;
+  int j;
+  if (finite && min16 - m >= kNarrowExpLow) {
+    j = exps16<false, true>(x, e, n, mv);
+  } else if (finite && min16 == -__builtin_inff()) {
+    j = exps16<true, false>(x, e, n, mv);
+  } else {
+    j = exps16<false, false>(x, e, n, mv);
+  }
   for (; j + 4 <= n; j += 4) {
     v128_t v = wasm_f32x4_sub(wasm_v128_load(x + j), mv);
     exp4_n<1>(&v, &v);

@@ -45,6 +45,11 @@ struct IsaGuard {
 };
 
 bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+float bits_float(uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, sizeof f);
+  return f;
+}
 
 std::vector<float> random_floats(size_t n, uint32_t seed, float lo = -2.0f, float hi = 2.0f) {
   std::mt19937 gen(seed);
@@ -435,6 +440,57 @@ TEST(Kernels, ExpsOfANewTailUnderTheMaxAreSoftmaxExpsBitwise) {
   }
   EXPECT_GT(agreed, 10);
   EXPECT_GT(refused, 10);
+}
+
+// The vector exps take a narrow form for rows whose every x − m lies in
+// [−87, 0] (kernels_wasm.cpp): no clamp, no selects, one multiply for 2^q.
+// Every 97th float of [−87, 0], the 4096 at each end and the floats where
+// rint(d / ln2) steps, as rows of 512 under a ceiling of 0 (d = x exactly),
+// give exp_f32's bits; so do rows just inside and just outside the range
+// (their exps against their own max). (Checked by hand in wasm over every
+// float of [−87, 0], 1.12 G values: all equal.)
+TEST(Kernels, ExpsOfRowsWithinEightySevenOfTheirMaxAreExpF32Bitwise) {
+  IsaGuard guard;
+  std::vector<float> d;
+  const uint32_t neg_zero = 0x80000000u, neg_87 = 0xC2AE0000u;  // −0 and −87
+  for (uint32_t b = neg_zero; b <= neg_87; b += 97) d.push_back(bits_float(b));
+  for (uint32_t t = 0; t < 4096; ++t) {
+    d.push_back(bits_float(neg_zero + t));
+    d.push_back(bits_float(neg_87 - t));
+  }
+  d.push_back(0.0f);
+  for (int q = -126; q <= 0; ++q) {
+    float mid = float((q + 0.5) * 0.69314718055994530942);
+    for (int t = 0; t < 8; ++t, mid = std::nextafter(mid, 1e9f)) {
+      if (mid >= -87.0f && mid <= 0.0f) d.push_back(mid);
+    }
+  }
+  ASSERT_EQ(bits_float(neg_87), -87.0f);
+  while (d.size() % 512 != 0) d.push_back(-1.0f);
+  std::vector<float> want(d.size());
+  for (size_t j = 0; j < d.size(); ++j) want[j] = k::exp_f32(d[j]);
+  for (Isa isa : supported()) {
+    ASSERT_TRUE(k::set_isa(isa));
+    std::vector<float> got(d.size());
+    for (size_t r = 0; r < d.size(); r += 512) {
+      ASSERT_TRUE(k::softmax_exps_under(d.data() + r, got.data() + r, 512, 0.0f));
+    }
+    for (size_t j = 0; j < d.size(); ++j) {
+      ASSERT_TRUE(same_bits(got[j], want[j])) << k::isa_name(isa) << " exp(" << d[j] << ")";
+    }
+    // Rows around the edge: min − max just above, at and below −87, and at
+    // −88, where rint(d / ln2) is already −127.
+    for (float span : {86.99f, 87.0f, 87.01f, 88.0f, 90.0f, 110.0f}) {
+      auto x = random_floats(64, 31, 2.0f - span, 2.0f);
+      x[7] = 2.0f - span;
+      x[40] = 2.0f;
+      std::vector<float> e(x.size());
+      ASSERT_EQ(k::softmax_exps(x.data(), e.data(), 64), 2.0f);
+      for (size_t j = 0; j < x.size(); ++j) {
+        ASSERT_TRUE(same_bits(e[j], k::exp_f32(x[j] - 2.0f))) << k::isa_name(isa) << " span " << span << " j=" << j;
+      }
+    }
+  }
 }
 
 // kernels.h, softmax_cut: a row whose keys from `live` on are −inf, done over
