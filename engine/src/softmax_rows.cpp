@@ -36,11 +36,15 @@ void compute_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w) {
     float& m = hb.row_max[static_cast<size_t>(r)];
     m = std::numeric_limits<float>::quiet_NaN();
     kernels::masked_row(hb.scores.row(r), e, cut, r, p.divisor, p.causal, p.padded(), p.fill);
-    const float mx = kernels::softmax_exps(e, e, cut);
+    // Under a causal −inf mask keys r + 1 … cut − 1 hold −inf, whose exps are
+    // +0 under a finite max: only the first r + 1 go through exp, which keeps
+    // −inf out of the rows the vector exps take their narrow form for.
+    const int live = p.causal && p.fill == -std::numeric_limits<float>::infinity() ? r + 1 : cut;  // <= cut
+    const float mx = kernels::softmax_exps(e, e, live);
     if (mx - mx == 0.0f) {  // a finite max: the exps are numbers in [0, 1] with a 1 among them
+      std::fill(e + live, e + p.S, 0.0f);
       kernels::softmax_normalize(e, w, cut);
       std::fill(w + cut, w + p.S, 0.0f);
-      std::fill(e + cut, e + p.S, 0.0f);
       m = mx;
       return;
     }

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -63,6 +64,37 @@ TEST(Properties, CausalUpperTriangleIsExactlyZero) {
       for (int j = i + 1; j < w.cols; ++j) {
         EXPECT_EQ(w.at(i, j), 0.0f);
         EXPECT_TRUE(std::isinf(m.at(i, j)) && m.at(i, j) < 0);
+      }
+    }
+  }
+}
+
+// Each weights row is kernels::softmax_row of the whole masked row, bit for
+// bit, whatever shortcuts the pipeline takes (exps over a causal row's live
+// keys only, the cut, the vector exps' narrow form for rows within 87 of
+// their max, which a temperature of 0.01 pushes rows out of).
+TEST(Properties, WeightsAreTheSoftmaxOfTheWholeMaskedRowBitwise) {
+  const int S = 70;
+  for (int variant = 0; variant < 6; ++variant) {
+    auto s = random_state(S, 16, 16, 2, 40 + variant);
+    s.causal = variant != 2;
+    if (variant == 1 || variant == 5) {
+      s.key_padding.assign(S, 1);
+      for (int j = 3; j < S; j += 7) s.key_padding[size_t(j)] = 0;
+    }
+    if (variant == 3) s.mask_fill = -1e4;
+    if (variant == 4 || variant == 5) s.temperature = 0.01;
+    s.safe_softmax = variant == 5;
+    Pipeline p;
+    run(&p, s);
+    std::vector<float> want(S);
+    for (int h = 0; h < 2; ++h) {
+      const Tensor& m = *p.matrix(Stage::masked, h);
+      const Tensor& w = *p.matrix(Stage::weights, h);
+      for (int i = 0; i < S; ++i) {
+        attnviz::kernels::softmax_row(m.row(i), want.data(), S, s.safe_softmax);
+        ASSERT_EQ(std::memcmp(want.data(), w.row(i), sizeof(float) * S), 0)
+            << "variant " << variant << " head " << h << " row " << i;
       }
     }
   }
