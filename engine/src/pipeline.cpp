@@ -667,17 +667,19 @@ std::vector<int> update_head(Pipeline::Impl& im, Updater& up, const Plan& old, i
     const SoftmaxPatch* patch = before >= kWeights && !c.safe_changed ? c.patch : nullptr;
     const std::vector<uint8_t>& cells_only = im.scratch.cells_only;
     int patched = 0;
+    int built_from = INT_MAX;  // exps row entries a refused patch left holding the masked row
     auto patch_row = [&](int r, float* w) {
       if (patch->causal_on) return causal_on_weights_row(np, hb, r, w);
-      if (patch->causal_off) return causal_off_weights_row(np, hb, r, w);
+      if (patch->causal_off) return causal_off_weights_row(np, hb, r, w, &built_from);
       return patch_weights_row(np, hb, r, patch->cols, w);
     };
     auto weights_f = [&](int r, float* w) {
+      built_from = INT_MAX;
       if (patch && cells_only[static_cast<size_t>(r)] && patch_row(r, w)) {
         ++patched;
         return;
       }
-      compute_weights_row(np, hb, r, w);
+      compute_weights_row(np, hb, r, w, built_from);
     };
     auto dropped_f = [&](const int* r, int n) {
       for (int t = 0; t < n; ++t) compute_dropped_row(np, buf, hb, h, r[t]);

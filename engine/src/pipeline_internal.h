@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <climits>
 #include <cstdint>
 #include <vector>
 
@@ -119,8 +120,9 @@ int stage_level(Stage s);
 //
 // w = softmax(masked row r). The masked row is built in w, or in the exps
 // row when the head keeps its numerators (then row_max[r] records the max,
-// or NaN).
-void compute_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w);
+// or NaN); there entries built_from … S − 1 may already hold it (a refused
+// causal_off_weights_row leaves them so).
+void compute_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w, int built_from = INT_MAX);
 // The patches give compute_weights_row's bits from the kept numerators when
 // they may, and otherwise return false having changed nothing that
 // compute_weights_row would not rewrite. They refuse without usable exps
@@ -138,8 +140,9 @@ bool causal_on_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w);
 // The causal mask was switched off (same divisor, fill and padding): keys
 // after r now hold their scaled scores. When none of them exceeds the max
 // (and none held it as the fill), the exps of keys 0 … r stand and only
-// the keys after r get theirs.
-bool causal_off_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w);
+// the keys after r get theirs. Refusing once it has built those keys'
+// masked values in the exps row, it sets *built_from to r + 1.
+bool causal_off_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w, int* built_from);
 
 // Sizes every buffer of b for plan (contents zero).
 void allocate_buffers(const Plan& plan, Buffers* b);

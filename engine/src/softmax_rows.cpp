@@ -29,13 +29,13 @@ int weights_len(const Plan& p, int r) {
 
 }  // namespace
 
-void compute_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w) {
+void compute_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w, int built_from) {
   const int cut = weights_len(p, r);
   if (p.keep_exps) {
     float* e = hb.exps.row(r);
     float& m = hb.row_max[static_cast<size_t>(r)];
     m = std::numeric_limits<float>::quiet_NaN();
-    kernels::masked_row(hb.scores.row(r), e, cut, r, p.divisor, p.causal, p.padded(), p.fill);
+    kernels::masked_row(hb.scores.row(r), e, std::min(built_from, cut), r, p.divisor, p.causal, p.padded(), p.fill);
     // Under a causal −inf mask keys r + 1 … cut − 1 hold −inf, whose exps are
     // +0 under a finite max: only the first r + 1 go through exp, which keeps
     // −inf out of the rows the vector exps take their narrow form for.
@@ -92,7 +92,7 @@ bool causal_on_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w) {
   return true;
 }
 
-bool causal_off_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w) {
+bool causal_off_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w, int* built_from) {
   if (!p.keep_exps || p.causal) return false;
   const float m = hb.row_max[static_cast<size_t>(r)];
   if (m != m) return false;
@@ -104,12 +104,16 @@ bool causal_off_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w) {
     // writer of a causal row's exps writes them so, and the patch is only
     // tried with the fill unchanged), so the scan is left out.
     if (p.fill != -std::numeric_limits<float>::infinity() && held_max(e + from, n)) return false;
-    // Their masked values (the padded ones keep the fill), built in place:
-    // on a refusal compute_weights_row rewrites the whole exps row.
+    // Their masked values (the padded ones keep the fill), built in place.
+    // softmax_exps_under writes nothing when it refuses (one of them tops
+    // the max, or is NaN), so they stand for compute_weights_row.
     float* x = e + from;  // (n)
     kernels::masked_row(hb.scores.row(r) + from, x, n, -1, p.divisor, false,
                         p.padded() ? p.padded() + from : nullptr, p.fill);
-    if (!kernels::softmax_exps_under(x, x, n, m)) return false;
+    if (!kernels::softmax_exps_under(x, x, n, m)) {
+      *built_from = from;
+      return false;
+    }
   }
   kernels::softmax_normalize(e, w, p.S);
   return true;
