@@ -11,11 +11,12 @@ from collections import defaultdict
 
 # Kinds with one line per S (the others appear once per run).
 RUN_KINDS = ("attnviz-wasm", "attnviz-native", "tfjs-wasm", "torch-1", "torch-2",
-             "attnviz-wasm-stages", "attnviz-wasm-compare")
+             "attnviz-wasm-stages", "attnviz-wasm-compare", "attnviz-wasm-output")
 # How the interactive table names each attnviz kind: the eager pipeline (every
 # stage kept current, the issue's figure) and the UI's lazy one with one view open.
 BUILD_LABELS = {"attnviz-wasm": "wasm", "attnviz-native": "native",
-                "attnviz-wasm-stages": "wasm, UI: Stages tab", "attnviz-wasm-compare": "wasm, UI: Compare heads"}
+                "attnviz-wasm-stages": "wasm, UI: Stages tab", "attnviz-wasm-compare": "wasm, UI: Compare heads",
+                "attnviz-wasm-output": "wasm, UI: Q K V & output"}
 
 
 def merge_rounds(datas):
@@ -86,13 +87,14 @@ def interactive_table(runs, sizes):
            "off, `padding` = one key's padding switched (an extra), `toggle` = the slowest of the three "
            "toggle medians (causal, both directions' samples together; dropout; temperature). Heap: wasm = WebAssembly memory size at exit (it only grows); "
            "native = peak RSS (ru_maxrss). `wasm, UI: …` rows run the pipeline as the app does "
-           "(`bench --view stages|compare`: lazy, each timed call is set_state plus reading what that "
+           "(`bench --view stages|compare|output`: lazy, each timed call is set_state plus reading what that "
            "tab shows, so `full` includes computing the view on first read); the other rows keep "
            "every stage of every head current.", "",
            "| build | S | full | edit | edit t0 | edit last | causal on / off | padding | dropout | temperature "
            "| **toggle** | peak heap MB | pipeline MB | GFLOP/s (CPU) |",
            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    for kind in ("attnviz-wasm", "attnviz-native", "attnviz-wasm-stages", "attnviz-wasm-compare"):
+    for kind in ("attnviz-wasm", "attnviz-native", "attnviz-wasm-stages", "attnviz-wasm-compare",
+                 "attnviz-wasm-output"):
         for S in sizes:
             d = runs.get(kind, {}).get(S)
             if not d:
@@ -150,7 +152,8 @@ def targets(runs, single):
             row("toggle S=512 (wasm, slowest, CPU)", "≤ 10 ms",
                 f"{ms(tcpu)} ms (wall {ms(d['toggle_ms'])}); exact floor at {rate:.0f} GFLOP/s: "
                 f"{f_toggle / (rate * 1e6):.1f} ms (dropout)", tcpu <= 10)
-    for kind, tab in (("attnviz-wasm-stages", "Stages tab"), ("attnviz-wasm-compare", "Compare heads tab")):
+    for kind, tab in (("attnviz-wasm-stages", "Stages tab"), ("attnviz-wasm-compare", "Compare heads tab"),
+                      ("attnviz-wasm-output", "Q K V & output tab")):
         d = runs.get(kind, {}).get(S)
         if d:
             worst = max(d.get("incremental_cpu_ms", 0), d.get("incremental_first_cpu_ms", 0))

@@ -20,8 +20,9 @@
 #                             over them (one noisy neighbour skews one round)
 #   BENCH_COMMIT=<hash>       the builds come from a clean export of that commit (recorded)
 #   BENCH_VIEW_SIZES="512 1024"  sizes at which the wasm engine is also run as the
-#                             app runs it (bench --view stages / compare: lazy, with
-#                             the Stages or Compare heads tab open)
+#                             app runs it (bench --view stages / compare / output:
+#                             lazy, with the Stages, Compare heads or "Q K V &
+#                             output" tab open)
 #   BENCH_OUT=bench/results   BENCH_FRAME=1 also measures the browser frame time
 #                             (bench/frame_bench.mjs, needs the site in $WASM_BUILD/site)
 set -euo pipefail
@@ -129,6 +130,7 @@ for round in $(seq "$rounds"); do
       if [[ " $view_sizes " == *" $s "* ]]; then
         record attnviz-wasm-stages "$(node --no-experimental-fetch "$wasm/attnviz-cli.js" bench $a --view stages)"
         record attnviz-wasm-compare "$(node --no-experimental-fetch "$wasm/attnviz-cli.js" bench $a --view compare)"
+        record attnviz-wasm-output "$(node --no-experimental-fetch "$wasm/attnviz-cli.js" bench $a --view output)"
       fi
     }
   done

@@ -1,7 +1,7 @@
 // bench.cpp: `attnviz-cli bench`, the engine's timings as one JSON line.
 //
 //   attnviz-cli bench --tokens S --d-model D --heads H [--causal] [--reps N]
-//                     [--d-out D2] [--seed N] [--view all|stages|compare]
+//                     [--d-out D2] [--seed N] [--view all|stages|compare|output]
 //
 // The state is a multi-head attention layer with every stage the report has:
 // S generated tokens "t0" ... "t{S-1}" (all distinct), seeded embedding
@@ -30,8 +30,10 @@
 // --view: `all` (the default) keeps every stage current after each set_state
 // (an eager Pipeline), the figure. `stages` and `compare` run the
 // pipeline as the UI does (lazy, Pipeline::track_demand) with what one of
-// its views shows: the Stages tab (scores ... context of head 0) or the
-// Compare heads tab (every head's weights). Every timed call is then
+// its views shows: the Stages tab (scores ... context of head 0), the
+// Compare heads tab (every head's weights) or the "Q K V & output" tab
+// (X, Q, K, V, concat and output: every head's context, so nearly `all`).
+// Every timed call is then
 // set_state plus reading that view, each followed by a new frame
 // (track_demand); reading a view right after a full build computes the
 // stages set_state left stale, inside the timing.
@@ -75,7 +77,7 @@ constexpr int kExitBadInput = 2;
 constexpr int kMaxReps = 1000;
 constexpr const char* kUsage =
     "usage: attnviz-cli bench --tokens S --d-model D --heads H [--causal] [--reps N] "
-    "[--d-out D2] [--seed N] [--view all|stages|compare]";
+    "[--d-out D2] [--seed N] [--view all|stages|compare|output]";
 
 // The same one-line error format as the other subcommands (main.cpp).
 int bench_error(int code, const std::string& error, const std::string& field) {
@@ -93,7 +95,7 @@ struct Options {
   bool causal = false;
   int reps = 5;
   uint64_t seed = 123;
-  std::string view = "all";  // all | stages | compare (see the top of this file)
+  std::string view = "all";  // all | stages | compare | output (see the top of this file)
 };
 
 // A whole decimal number in [lo, hi]; false when text is anything else.
@@ -128,8 +130,8 @@ bool parse_options(int argc, char** argv, Options* o, std::string* error, std::s
     if (arg == "--view") {
       *field = arg;
       const std::string v = i + 1 < argc ? argv[i + 1] : "";
-      if (v != "all" && v != "stages" && v != "compare") {
-        *error = "--view must be all, stages or compare, not \"" + v + "\"";
+      if (v != "all" && v != "stages" && v != "compare" && v != "output") {
+        *error = "--view must be all, stages, compare or output, not \"" + v + "\"";
         return false;
       }
       o->view = v;
@@ -288,6 +290,11 @@ float read_view(const attnviz::Pipeline& p) {
     }
   } else if (g_view == "compare") {
     for (int h = 0; h < p.num_heads(); ++h) touch(attnviz::Stage::weights, h);
+  } else if (g_view == "output") {
+    for (attnviz::Stage s : {attnviz::Stage::X, attnviz::Stage::Q, attnviz::Stage::K, attnviz::Stage::V,
+                             attnviz::Stage::concat, attnviz::Stage::output}) {
+      touch(s, 0);
+    }
   }
   return sum;
 }
