@@ -125,7 +125,8 @@ int stage_level(Stage s);
 void compute_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w, int built_from = INT_MAX);
 // The patches give compute_weights_row's bits from the kept numerators when
 // they may, and otherwise return false having changed nothing that
-// compute_weights_row would not rewrite. They refuse without usable exps
+// compute_weights_row would not rewrite, except the masked values a refused
+// causal_off_weights_row leaves for it (*built_from). They refuse without usable exps
 // (a NaN row_max) and whenever the row's max could move.
 //
 // Only the cells (r, c), c in cols, of masked changed (a score edit, or a
