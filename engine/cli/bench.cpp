@@ -2,6 +2,7 @@
 //
 //   attnviz-cli bench --tokens S --d-model D --heads H [--causal] [--reps N]
 //                     [--d-out D2] [--seed N] [--view all|stages|compare|output]
+//                     [--threads T]
 //
 // The state is a multi-head attention layer with every stage the report has:
 // S generated tokens "t0" ... "t{S-1}" (all distinct), seeded embedding
@@ -37,6 +38,12 @@
 // set_state plus reading that view, each followed by a new frame
 // (track_demand); reading a view right after a full build computes the
 // stages set_state left stale, inside the timing.
+//
+// --threads T (default 1): the engine's matrix products may use T threads
+// (attnviz/parallel.h; the bits do not change). The figures are one
+// thread; with more, compare the wall-clock keys (the *_cpu_ms keys then sum
+// every thread's time). A build with fewer threads than asked (the default
+// WebAssembly build has one) refuses with exit 2.
 #include "bench.h"
 
 #include <algorithm>
@@ -65,6 +72,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnviz/materialize.h"
+#include "attnviz/parallel.h"
 #include "attnviz/pipeline.h"
 #include "attnviz/state.h"
 
@@ -77,7 +85,7 @@ constexpr int kExitBadInput = 2;
 constexpr int kMaxReps = 1000;
 constexpr const char* kUsage =
     "usage: attnviz-cli bench --tokens S --d-model D --heads H [--causal] [--reps N] "
-    "[--d-out D2] [--seed N] [--view all|stages|compare|output]";
+    "[--d-out D2] [--seed N] [--view all|stages|compare|output] [--threads T]";
 
 // The same one-line error format as the other subcommands (main.cpp).
 int bench_error(int code, const std::string& error, const std::string& field) {
@@ -96,6 +104,7 @@ struct Options {
   int reps = 5;
   uint64_t seed = 123;
   std::string view = "all";  // all | stages | compare | output (see the top of this file)
+  int threads = 1;
 };
 
 // A whole decimal number in [lo, hi]; false when text is anything else.
@@ -120,7 +129,8 @@ bool parse_options(int argc, char** argv, Options* o, std::string* error, std::s
   // Ranges here only keep the numbers sane; validate_state() applies the
   // engine's limits (S ≤ 2048, memory, divisibility) with its own sentences.
   IntFlag ints[] = {{"--tokens", 1, 1 << 20},  {"--d-model", 1, 1 << 20}, {"--heads", 1, 1 << 20},
-                    {"--d-out", 1, 1 << 20},   {"--reps", 1, kMaxReps},   {"--seed", 0, INT64_MAX}};
+                    {"--d-out", 1, 1 << 20},   {"--reps", 1, kMaxReps},   {"--seed", 0, INT64_MAX},
+                    {"--threads", 1, attnviz::kMaxThreads}};
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--causal") {
@@ -174,6 +184,7 @@ bool parse_options(int argc, char** argv, Options* o, std::string* error, std::s
   o->d_out = ints[3].value > 0 ? static_cast<int>(ints[3].value) : o->d_model;
   if (ints[4].value > 0) o->reps = static_cast<int>(ints[4].value);
   if (ints[5].value >= 0) o->seed = static_cast<uint64_t>(ints[5].value);
+  if (ints[6].value > 0) o->threads = static_cast<int>(ints[6].value);
   return true;
 }
 
@@ -382,6 +393,15 @@ int cmd_bench(int argc, char** argv) {
     return bench_error(kExitBadInput, valid.error, flag);
   }
   g_view = o.view;
+  if (attnviz::set_threads(o.threads) != o.threads) {
+    const int have = attnviz::threads();
+    attnviz::set_threads(1);
+    return bench_error(kExitBadInput,
+                       "--threads " + std::to_string(o.threads) + ": this build can run " + std::to_string(have) +
+                           (have == 1 ? " thread (the threaded WebAssembly build is attnviz-mt)" : " threads"),
+                       "--threads");
+  }
+  const uint64_t jobs0 = attnviz::parallel_jobs();
   // Explicit X and weights (the same numbers the seeded state gives).
   attnviz::State s = attnviz::materialize_weights(attnviz::materialize_embedding(seeded));
 
@@ -457,6 +477,8 @@ int cmd_bench(int argc, char** argv) {
   j["heads"] = o.heads;
   j["causal"] = o.causal;
   j["reps"] = o.reps;
+  j["threads"] = attnviz::threads();
+  j["parallel_jobs"] = attnviz::parallel_jobs() - jobs0;
   j["full_min_ms"] = round3(min_of(full.wall));
   j["full_cpu_ms"] = round3(full_cpu_ms);
   j["gflops_cpu"] = round3(full_cpu_ms > 0 ? flops / (full_cpu_ms * 1e6) : 0);

@@ -17,8 +17,10 @@
 #include <limits>
 #include <vector>
 
+#include "attnviz/parallel.h"
 #include "attnviz/tensor.h"
 #include "kernels_internal.h"
+#include "parallel_internal.h"
 
 namespace attnviz {
 
@@ -95,11 +97,16 @@ Impl& current() {
   return impl;
 }
 
-// Packing scratch for the vector gemms: grows to the largest product seen and
-// is then reused, so repeated calls allocate nothing. (pack_floats + 16) floats,
-// the pointer handed out aligned to 64 bytes.
-float* pack_scratch(size_t floats) {
-  thread_local std::vector<float> buf;
+// Packing scratch for the vector gemms, one per part of a product split among
+// threads: grows to the largest product seen and is then reused, so repeated
+// calls allocate nothing. (floats + 16) floats, the pointer handed out aligned
+// to 64 bytes. Only the thread calling matmul_rows grows it; the workers are
+// handed pointers and never allocate (in a pthreads WebAssembly build an
+// allocation on a worker could grow the memory behind the page's views).
+float* pack_scratch(int part, size_t floats) {
+  thread_local std::vector<std::vector<float>> bufs;
+  if (bufs.size() <= static_cast<size_t>(part)) bufs.resize(static_cast<size_t>(part) + 1);
+  std::vector<float>& buf = bufs[static_cast<size_t>(part)];
   if (buf.size() < floats + 16) buf.resize(floats + 16);
   const uintptr_t p = reinterpret_cast<uintptr_t>(buf.data());
   return reinterpret_cast<float*>((p + 63) & ~static_cast<uintptr_t>(63));
@@ -166,6 +173,41 @@ bool same_bytes(const void* a, const void* b, size_t bytes) {
 
 // ---- [SECTION] matrix products -------------------------------------------------------
 
+namespace {
+
+// A product split among threads by rows: part p computes rows[bounds[p] ..
+// bounds[p + 1]) with its own packing scratch. Each row is computed whole by
+// one part with the arithmetic it has alone (contract 1), so the split never
+// changes a bit.
+struct RowSplit {
+  const detail::GemmArgs* g;
+  detail::GemmFn gemm;
+  size_t bf;                         // B-panel floats at the start of each scratch
+  int bounds[kMaxThreads + 1];
+  float* scratch[kMaxThreads];       // (bf + apack_floats()) each, or null (portable)
+};
+
+void run_row_part(void* ctx, int part) {
+  const RowSplit& s = *static_cast<const RowSplit*>(ctx);
+  detail::GemmArgs g = *s.g;
+  const int b = s.bounds[part];
+  g.rows += b;
+  g.num_rows = s.bounds[part + 1] - b;
+  if (g.k_end != nullptr) g.k_end += b;
+  if (s.scratch[part] != nullptr) {
+    g.pack = s.scratch[part];
+    g.apack = g.pack + s.bf;
+  }
+  if (g.num_rows > 0) s.gemm(g);
+}
+
+// Work below this many multiply-adds per part is not worth a hand-over to a
+// worker (a notify and a wait cost tens of µs; 1 M multiply-adds take about
+// 50 µs in wasm at 40 GFLOP/s).
+constexpr double kMinMaddsPerPart = 1 << 20;
+
+}  // namespace
+
 void matmul_rows(const float* a, int lda, const float* b, int ldb, const float* bias, float* c,
                  int ldc, int k, int n, const int* rows, int num_rows, const int* k_end) {
   if (num_rows <= 0 || n <= 0) return;
@@ -183,13 +225,40 @@ void matmul_rows(const float* a, int lda, const float* b, int ldb, const float* 
   g.num_rows = num_rows;
   g.k_end = k_end;
   const Impl& im = current();
-  if (im.isa != Isa::portable) {
-    // [B panels (pack_floats, a multiple of 16 floats) | A row block (apack_floats)]
-    const size_t bf = detail::pack_floats(k, n);
-    g.pack = pack_scratch(bf + detail::apack_floats());
-    g.apack = g.pack + bf;
+  // Parts: as many threads as the work fills, each with at least 12 rows
+  // (whole micro-kernel tiles, MR = 4 or 6).
+  double madds = static_cast<double>(num_rows) * k;
+  if (k_end != nullptr) {
+    madds = 0;
+    for (int t = 0; t < num_rows; ++t) madds += k_end[t];
   }
-  im.gemm(g);
+  madds *= n;
+  int parts = threads();
+  while (parts > 1 && (madds < kMinMaddsPerPart * parts || num_rows < 12 * parts)) --parts;
+
+  RowSplit s;
+  s.g = &g;
+  s.gemm = im.gemm;
+  s.bf = detail::pack_floats(k, n);  // a multiple of 16 floats: the A block stays aligned
+  // Boundaries at equal shares of the work (a causal context's rows grow
+  // with their k_end), rounded to whole tiles.
+  s.bounds[0] = 0;
+  double acc = 0;
+  int t = 0;
+  for (int p = 1; p < parts; ++p) {
+    const double share = madds / n * p / parts;
+    while (t < num_rows && acc < share) {
+      acc += k_end != nullptr ? k_end[t] : k;
+      ++t;
+    }
+    const int rounded = (t + 11) / 12 * 12;
+    s.bounds[p] = rounded < num_rows ? rounded : num_rows;
+  }
+  s.bounds[parts] = num_rows;
+  for (int p = 0; p < parts; ++p) {
+    s.scratch[p] = im.isa != Isa::portable ? pack_scratch(p, s.bf + detail::apack_floats()) : nullptr;
+  }
+  attnviz::detail::run_parts(parts, run_row_part, &s);
 }
 
 namespace detail {

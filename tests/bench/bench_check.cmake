@@ -2,6 +2,8 @@
 #   CMD     the command, "|"-separated (e.g. "node|--no-experimental-fetch|x.js|bench|...")
 #   KEYS    "|"-separated keys that must hold finite numbers >= 0
 #   EQUALS  optional "|"-separated key=value pairs that must match exactly
+#   POSITIVE optional "|"-separated keys that must hold numbers > 0 (counts, e.g.
+#           parallel_jobs: the work was really split)
 # Exit 0, stdout exactly one line holding one JSON object. The numbers are
 # timings: they are printed, never compared with a threshold.
 string(REPLACE "|" ";" cmd "${CMD}")
@@ -38,6 +40,15 @@ if(NOT "${EQUALS}" STREQUAL "")
     string(JSON value ERROR_VARIABLE jerr GET "${line}" ${CMAKE_MATCH_1})
     if(jerr OR NOT value STREQUAL CMAKE_MATCH_2)
       message(FATAL_ERROR "\"${CMAKE_MATCH_1}\" = \"${value}\", expected \"${CMAKE_MATCH_2}\": ${line}")
+    endif()
+  endforeach()
+endif()
+if(NOT "${POSITIVE}" STREQUAL "")
+  string(REPLACE "|" ";" pos "${POSITIVE}")
+  foreach(key ${pos})
+    string(JSON value ERROR_VARIABLE jerr GET "${line}" ${key})
+    if(jerr OR NOT value MATCHES "^[0-9]+(\\.[0-9]+)?$" OR value EQUAL 0)
+      message(FATAL_ERROR "\"${key}\" = \"${value}\", expected a number > 0: ${line}")
     endif()
   endforeach()
 endif()
