@@ -17,6 +17,7 @@ CMAKE_FLAGS := -DATTNVIZ_BUILD_UI=ON -DATTNVIZ_BUILD_TESTS=ON -DATTNVIZ_SANITIZE
 
 NATIVE := build/native
 WASM := build/wasm
+WASM_MT := build/wasm-mt
 STAMP := build/stamps
 
 .PHONY: all run test desktop native wasm site cli setup setup-test clean bench fuzz help native-asan fuzz-build
@@ -41,21 +42,30 @@ $(STAMP)/imgui: $(STAMP)/system-build
 $(STAMP)/sdl2-wasm: $(STAMP)/system-web
 	scripts/fetch-deps.sh sdl2-wasm
 	@touch $@
+$(STAMP)/sdl2-wasm-mt: $(STAMP)/system-web
+	scripts/fetch-deps.sh sdl2-wasm-mt
+	@touch $@
 $(STAMP)/npm: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@mkdir -p $(STAMP) && touch $@
 
-setup: $(STAMP)/imgui $(STAMP)/sdl2-wasm
-setup-test: $(STAMP)/system-test $(STAMP)/imgui $(STAMP)/sdl2-wasm $(STAMP)/npm
+setup: $(STAMP)/imgui $(STAMP)/sdl2-wasm $(STAMP)/sdl2-wasm-mt
+setup-test: $(STAMP)/system-test $(STAMP)/imgui $(STAMP)/sdl2-wasm $(STAMP)/sdl2-wasm-mt $(STAMP)/npm
 
 # --- builds
 native: $(STAMP)/imgui
 	cmake -S . -B $(NATIVE) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS) >/dev/null
 	cmake --build $(NATIVE) -j$(JOBS)
 
-wasm: $(STAMP)/imgui $(STAMP)/sdl2-wasm
-	emcmake cmake -S . -B $(WASM) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS) >/dev/null
+# Two WebAssembly builds, one site: build/wasm (one thread, every test) and
+# build/wasm-mt (attnviz-mt: pthreads, the page's choice when it is cross-origin
+# isolated; only its thread tests), whose module files join build/wasm/site.
+wasm: $(STAMP)/imgui $(STAMP)/sdl2-wasm $(STAMP)/sdl2-wasm-mt
+	emcmake cmake -S . -B $(WASM) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS) -DATTNVIZ_THREADS=OFF >/dev/null
 	cmake --build $(WASM) -j$(JOBS)
+	emcmake cmake -S . -B $(WASM_MT) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS) -DATTNVIZ_THREADS=ON >/dev/null
+	cmake --build $(WASM_MT) -j$(JOBS)
+	cp $(WASM_MT)/site/attnviz-mt.js $(WASM_MT)/site/attnviz-mt.wasm $(WASM_MT)/site/attnviz-mt.worker.js $(WASM)/site/
 
 site: wasm
 cli: native

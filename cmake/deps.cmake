@@ -43,6 +43,10 @@ function(attnviz_node_executable target)
   if(ATTNVIZ_WASM)
     target_link_options(${target} PRIVATE -sENVIRONMENT=node -sNODERAWFS=1
       -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB -sEXIT_RUNTIME=1)
+    if(ATTNVIZ_THREADS)
+      # Three workers: up to --threads 4 (the bench uses 2 on this machine).
+      target_link_options(${target} PRIVATE -sPTHREAD_POOL_SIZE=3)
+    endif()
   endif()
 endfunction()
 
@@ -56,7 +60,9 @@ endfunction()
 # case. The report path goes on the command line: Emscripten programs do not see
 # the host's environment variables, so GTEST_OUTPUT would not reach them.
 function(attnviz_add_test name target)
-  if(ATTNVIZ_WASM)
+  if(ATTNVIZ_WASM AND ATTNVIZ_THREADS)
+    set(_suite wasm-mt)
+  elseif(ATTNVIZ_WASM)
     set(_suite wasm)
   else()
     set(_suite native)

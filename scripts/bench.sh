@@ -4,6 +4,8 @@
 # For each S in $BENCH_SIZES (default 64 256 512 1024), d_model = d_out = 768,
 # 12 heads, causal, it runs in turn:
 #   attnviz wasm    node --no-experimental-fetch $WASM_BUILD/attnviz-cli.js bench ...
+#   attnviz-mt      node ... $WASM_MT_BUILD/attnviz-cli.js bench ... --threads $BENCH_THREADS
+#                   (the threaded wasm build; skipped when it is not built)
 #   attnviz native  $NATIVE_BUILD/attnviz-cli bench ...
 #   tfjs-wasm       node bench/tfjs_bench.mjs ...       (XNNPACK, SIMD, 1 thread)
 #   torch           /usr/bin/python3 bench/torch_bench.py ... --threads 1 (and 2)
@@ -13,7 +15,9 @@
 # bench/results/<date>-<host>.md, copied to bench/results/latest.md.
 #
 # Environment (all optional):
-#   NATIVE_BUILD=build/native  WASM_BUILD=build/wasm   the builds to measure
+#   NATIVE_BUILD=build/native  WASM_BUILD=build/wasm  WASM_MT_BUILD=build/wasm-mt
+#                             the builds to measure
+#   BENCH_THREADS=2           attnviz-mt's threads (at most 4: its node pool has 3 workers)
 #   BENCH_SIZES="64 256 512 1024"  BENCH_REPS=5  BENCH_DMODEL=768  BENCH_HEADS=12
 #   BENCH_ROUNDS=3            every program runs this many times, the rounds
 #                             interleaved; the report takes each figure's median
@@ -32,6 +36,8 @@ export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
 
 native=${NATIVE_BUILD:-build/native}
 wasm=${WASM_BUILD:-build/wasm}
+wasm_mt=${WASM_MT_BUILD:-build/wasm-mt}
+threads=${BENCH_THREADS:-2}
 sizes=${BENCH_SIZES:-64 256 512 1024}
 reps=${BENCH_REPS:-5}
 d=${BENCH_DMODEL:-768}
@@ -123,6 +129,9 @@ for round in $(seq "$rounds"); do
     # shellcheck disable=SC2086
     {
       record attnviz-wasm "$(node --no-experimental-fetch "$wasm/attnviz-cli.js" bench $a)"
+      if [ -f "$wasm_mt/attnviz-cli.js" ]; then
+        record attnviz-wasm-mt "$(node --no-experimental-fetch "$wasm_mt/attnviz-cli.js" bench $a --threads "$threads")"
+      fi
       record attnviz-native "$("$native/attnviz-cli" bench $a)"
       record tfjs-wasm "$(node bench/tfjs_bench.mjs $a)"
       record torch-1 "$(/usr/bin/python3 bench/torch_bench.py $a --threads 1)"

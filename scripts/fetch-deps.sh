@@ -2,9 +2,11 @@
 # Fetches and unpacks the third-party sources attnviz builds from, idempotently:
 #   Dear ImGui 1.90.1   Debian source package imgui   1.90.1+ds-1     (trixie)
 #   SDL2 2.26.5         Debian source package libsdl2 2.26.5+dfsg-1   (for the wasm build)
-# and builds SDL2 for WebAssembly once (cached under build/deps/sdl2-wasm).
+# and builds SDL2 for WebAssembly once (cached under build/deps/sdl2-wasm), and
+# once more with -pthread for the threaded web build (build/deps/sdl2-wasm-mt:
+# wasm-ld links shared memory only from objects compiled with atomics).
 # Nothing here is committed; everything lands in build/deps/.
-# Usage: scripts/fetch-deps.sh [imgui] [sdl2-wasm]   (default: both)
+# Usage: scripts/fetch-deps.sh [imgui] [sdl2-wasm] [sdl2-wasm-mt]   (default: all three)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,7 +16,7 @@ SDL2_VERSION=2.26.5+dfsg-1
 mkdir -p "$deps/src"
 
 want=("$@")
-[ ${#want[@]} -gt 0 ] || want=(imgui sdl2-wasm)
+[ ${#want[@]} -gt 0 ] || want=(imgui sdl2-wasm sdl2-wasm-mt)
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -71,15 +73,18 @@ for w in "${want[@]}"; do
     imgui)
       [ -f "$deps/imgui/.unpacked" ] || unpack "$(fetch_source imgui "$IMGUI_VERSION")" "$deps/imgui"
       ;;
-    sdl2-wasm)
-      [ -f "$deps/sdl2-wasm/lib/libSDL2.a" ] && continue
+    sdl2-wasm | sdl2-wasm-mt)
+      [ -f "$deps/$w/lib/libSDL2.a" ] && continue
       unpack "$(fetch_source libsdl2 "$SDL2_VERSION")" "$deps/sdl2-src"
       export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
-      echo "fetch-deps: building SDL2 for WebAssembly (a few minutes, once)" >&2
-      emcmake cmake -S "$deps/sdl2-src" -B "$deps/sdl2-wasm-build" -DSDL_SHARED=OFF -DSDL_STATIC=ON \
-        -DSDL_TEST=OFF -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$deps/sdl2-wasm" >/dev/null
-      cmake --build "$deps/sdl2-wasm-build" -j"$(nproc)" >/dev/null
-      cmake --install "$deps/sdl2-wasm-build" >/dev/null
+      flags=""
+      [ "$w" = sdl2-wasm-mt ] && flags="-pthread"
+      echo "fetch-deps: building SDL2 for WebAssembly${flags:+ ($flags)} (a few minutes, once)" >&2
+      emcmake cmake -S "$deps/sdl2-src" -B "$deps/$w-build" -DSDL_SHARED=OFF -DSDL_STATIC=ON \
+        -DSDL_TEST=OFF -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="$flags" \
+        -DCMAKE_INSTALL_PREFIX="$deps/$w" >/dev/null
+      cmake --build "$deps/$w-build" -j"$(nproc)" >/dev/null
+      cmake --install "$deps/$w-build" >/dev/null
       ;;
     *) echo "fetch-deps: unknown dependency '$w'" >&2; exit 1 ;;
   esac

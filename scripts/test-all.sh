@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test suite and prints one summary line, last: "N passed, N failed".
 #   native unit tests (ctest, build/native)   wasm unit tests under node (ctest, build/wasm)
+#   the engine and bench tests again in the threaded wasm build (ctest, build/wasm-mt)
 #   native unit tests again under ASan + UBSan (ctest, build/asan; not the desktop
 #     window tests nor the bench peers), halting on the first report
 #   browser end-to-end tests (node:test + playwright-core + Debian's chromium)
@@ -24,6 +25,7 @@ run_ctest() {  # run_ctest NAME BUILD_DIR
 
 run_ctest native build/native
 run_ctest wasm build/wasm
+run_ctest wasm-mt build/wasm-mt
 
 echo "== native-asan unit tests (build/asan, ASan + UBSan)"
 start=$(date +%s)

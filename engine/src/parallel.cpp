@@ -106,7 +106,7 @@ int set_threads(int n) {
   while (static_cast<int>(p.workers.size()) < n - 1) {
     try {
       p.workers.emplace_back(worker_main, &p, static_cast<int>(p.workers.size()));
-    } catch (const std::system_error&) {
+    } catch (...) {  // std::system_error natively; in wasm-mt libc++ reports it otherwise
       break;  // no more threads to be had (an exhausted Emscripten pool, a process limit)
     }
   }

@@ -67,7 +67,7 @@ export async function decodePng(page, bytes) {
 }
 
 // Opens the app and waits for window.attnviz.ready. Options: {viewport, deviceScaleFactor, hash,
-// permissions (e.g. ['clipboard-read', 'clipboard-write'])}.
+// query (e.g. 'threads=1'), permissions (e.g. ['clipboard-read', 'clipboard-write'])}.
 export async function openApp(t, opts = {}) {
   const server = await startServer();
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnviz-chromium-'));
@@ -88,7 +88,7 @@ export async function openApp(t, opts = {}) {
   // within a minute, and takes its browser and server down with it: left
   // open, they kept the test process, and so `make test`, alive for good.
   try {
-    await page.goto(server.url + (opts.hash ? '#' + opts.hash : ''));
+    await page.goto(server.url + (opts.query ? '?' + opts.query : '') + (opts.hash ? '#' + opts.hash : ''));
     // Timed here, not in the page: a renderer blocked on its GPU process
     // runs no timers.
     let timer;

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "app/app.h"
+#include "attnviz/parallel.h"
 #include "imgui.h"
 #include "imgui_internal.h"  // GImGui->InputEventsQueue: input not yet consumed, for frameStats
 #include "platform/runner.h"
@@ -125,11 +126,11 @@ EMSCRIPTEN_KEEPALIVE int attnviz_item_rect(const char* label, float* out) {
   return g_app->item_rect(label ? label : "", out) ? 1 : 0;
 }
 
-// {"frames", "frame_ms_avg", "frame_ms_max", "engine_ms_last", "fonts_pending", "input_pending"} as JSON
-// text (docs/test-api.md).
+// {"frames", "frame_ms_avg", "frame_ms_max", "engine_ms_last", "fonts_pending", "input_pending",
+// "threads", "parallel_jobs"} as JSON text (docs/test-api.md).
 EMSCRIPTEN_KEEPALIVE const char* attnviz_frame_stats() {
   static std::string s;
-  char buf[240];
+  char buf[280];
   double avg = g_runner.frames ? g_runner.frame_ms_sum / (double)g_runner.frames : 0.0;
   // Input the app has not acted on yet: browser events SDL holds for the next frame,
   // plus events ImGui trickles out one change per frame (a key's down and up, or a
@@ -138,9 +139,10 @@ EMSCRIPTEN_KEEPALIVE const char* attnviz_frame_stats() {
                             GImGui->InputEventsQueue.Size;
   std::snprintf(buf, sizeof buf,
                 "{\"frames\":%llu,\"frame_ms_avg\":%.4f,\"frame_ms_max\":%.4f,\"engine_ms_last\":%.4f,"
-                "\"fonts_pending\":%s,\"input_pending\":%d}",
+                "\"fonts_pending\":%s,\"input_pending\":%d,\"threads\":%d,\"parallel_jobs\":%llu}",
                 (unsigned long long)g_runner.frames, avg, g_runner.frame_ms_max, g_app->engine_ms_last(),
-                g_runner.fonts_pending() ? "true" : "false", input_pending);
+                g_runner.fonts_pending() ? "true" : "false", input_pending, attnviz::threads(),
+                (unsigned long long)attnviz::parallel_jobs());
   s = buf;
   return s.c_str();
 }
@@ -148,6 +150,11 @@ EMSCRIPTEN_KEEPALIVE const char* attnviz_frame_stats() {
 }  // extern "C"
 
 int main(int, char**) {
+#if defined(__EMSCRIPTEN_PTHREADS__)
+  // attnviz-mt: the engine's products on the pool the page sized (its workers
+  // plus this thread); the numbers are the same bits as with one thread.
+  attnviz::set_threads(EM_ASM_INT({ return (Module.attnvizPoolSize | 0) + 1; }));
+#endif
   if (!g_runner.init("attnviz", 1280, 800)) {
     EM_ASM({ if (Module.attnvizFatal) Module.attnvizFatal("The graphics context could not start (WebGL2 is required)."); });
     return 1;

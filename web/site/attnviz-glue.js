@@ -38,9 +38,19 @@
   const fontFetches = fontFiles.map((url) =>
     fetch(url).then((r) => (r.ok ? r.arrayBuffer() : null)).catch(() => null));
 
+  // Two builds of the module: attnviz-mt runs the engine's matrix products on
+  // several cores (Web Workers sharing memory), which browsers allow only on a
+  // cross-origin isolated page (web/serve.mjs sends COOP/COEP); attnviz runs
+  // on one. Both give the same numbers. ?threads=1 asks for the single one.
+  const cores = Math.min(navigator.hardwareConcurrency || 1, 8);
+  const threaded = self.crossOriginIsolated === true && cores > 1 &&
+                   new URLSearchParams(location.search).get('threads') !== '1';
+  api.build = threaded ? 'attnviz-mt' : 'attnviz';
+
   let aborted = false;
   const Module = {
     canvas,
+    attnvizPoolSize: cores - 1,  // attnviz-mt's workers (ui/CMakeLists.txt)
     print: (t) => console.log(t),
     printErr: (t) => console.warn(t),
     setStatus: (s) => {
@@ -82,7 +92,7 @@
   };
   window.Module = Module;
   window.addEventListener('error', (e) => {
-    if (!aborted && /attnviz\.(js|wasm)/.test(String(e.filename || ''))) {
+    if (!aborted && /attnviz(-mt)?(\.worker)?\.(js|wasm)/.test(String(e.filename || ''))) {
       fail('attnviz could not start.', String(e.message || e));
     }
   });
@@ -120,9 +130,19 @@
   });
   api.frameStats = () => JSON.parse(Module.UTF8ToString(Module._attnviz_frame_stats()));
 
-  const script = document.createElement('script');
-  script.src = 'attnviz.js';
-  script.async = true;
-  script.onerror = () => fail('attnviz could not load.', 'The file attnviz.js did not download. Check the connection and reload.');
-  document.body.appendChild(script);
+  function load(name) {
+    const script = document.createElement('script');
+    script.src = name + '.js';
+    script.async = true;
+    script.onerror = () => {
+      if (name === 'attnviz-mt') {  // a site built without it: one thread it is
+        api.build = 'attnviz';
+        load('attnviz');
+        return;
+      }
+      fail('attnviz could not load.', 'The file ' + name + '.js did not download. Check the connection and reload.');
+    };
+    document.body.appendChild(script);
+  }
+  load(api.build);
 })();
