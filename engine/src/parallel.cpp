@@ -78,8 +78,14 @@ Pool& pool() {
   return p;
 }
 
+// Whether this thread is one of the pool's workers: a part that itself asked
+// for parts (nothing does today) runs them in turn instead of handing the
+// pool a second job while the first is out.
+thread_local bool t_in_worker = false;
+
 // Worker w runs part w + 1 of every job that has that many parts.
 void worker_main(Pool* p, int w) {
+  t_in_worker = true;
   uint64_t seen = 0;
   std::unique_lock<std::mutex> lk(p->m);
   for (;;) {
@@ -127,7 +133,7 @@ namespace detail {
 
 void run_parts(int parts, void (*fn)(void*, int), void* ctx) {
   Pool& p = pool();
-  if (parts <= 1 || parts > p.active) {
+  if (parts <= 1 || parts > p.active || t_in_worker) {
     for (int i = 0; i < parts; ++i) fn(ctx, i);
     return;
   }

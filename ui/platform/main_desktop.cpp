@@ -15,9 +15,11 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <thread>
 
 #include "app/app.h"
 #include "app/export.h"
+#include "attnviz/parallel.h"
 #include "imgui.h"
 #include "platform/png_capture.h"
 #include "platform/runner.h"
@@ -65,6 +67,10 @@ static int drop_filter(void* userdata, SDL_Event* ev) {
 }
 
 int main(int argc, char** argv) {
+  // The engine's matrix products on every core, at most 8, as attnviz-mt does
+  // in the browser (attnviz/parallel.h: the numbers are the same bits).
+  const unsigned cores = std::thread::hardware_concurrency();
+  attnviz::set_threads(cores == 0 ? 1 : (cores > 8 ? 8 : static_cast<int>(cores)));
   long max_frames = -1;
   const char* state_path = nullptr;
   const char* link = nullptr;
