@@ -69,8 +69,9 @@ test('a page without WebGL2 gets a readable message, not a blank page', async (t
 test('a module that fails to load says so instead of leaving a blank page', async (t) => {
   const app = await openApp(t);
   const { page } = app;
-  // A corrupt .wasm: compilation fails and the runtime aborts.
-  await page.route('**/attnviz.wasm', (route) =>
+  // A corrupt .wasm, whichever build the page picks (attnviz-mt here, attnviz
+  // elsewhere): compilation fails and the runtime aborts.
+  await page.route(/\/attnviz(-mt)?\.wasm$/, (route) =>
     route.fulfill({ status: 200, contentType: 'application/wasm', body: Buffer.from('not a wasm module') }));
   await page.reload();
   await page.waitForFunction(() => document.getElementById('overlay').classList.contains('error'));
@@ -80,5 +81,23 @@ test('a module that fails to load says so instead of leaving a blank page', asyn
   const rejected = await page.evaluate(() => window.attnviz.ready.then(() => false, () => true));
   assert.ok(rejected, 'ready rejects');
   app.errors.length = 0;  // the abort is the point of this test
+  await app.close();
+});
+
+test('a site without attnviz-mt.js falls back to the single-threaded build', async (t) => {
+  const app = await openApp(t);
+  const { page } = app;
+  assert.equal(await page.evaluate(() => window.attnviz.build), 'attnviz-mt');
+  await page.route(/\/attnviz-mt\.js$/, (route) => route.fulfill({ status: 404, body: 'not found' }));
+  await page.reload();
+  await page.evaluate(() => window.attnviz.ready);
+  assert.equal(await page.evaluate(() => window.attnviz.build), 'attnviz');
+  assert.equal((await app.stats()).threads, 1);
+  const w = await app.matrix('weights', 0);
+  assert.ok(w && w.rows === 5, 'the single build computes the default state');
+  // The missing file's 404 is the point of this test; any other error still fails it.
+  const others = app.errors.filter((e) => !/status of 404/.test(e));
+  app.errors.length = 0;
+  app.errors.push(...others);
   await app.close();
 });
