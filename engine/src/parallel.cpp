@@ -7,8 +7,8 @@
 // A WebAssembly build without pthreads has no threads at all: max_threads()
 // is 1 and run_parts is a loop. In a pthreads build (attnviz-mt) std::thread
 // takes a Worker from Emscripten's pool; the build links with
-// PTHREAD_POOL_SIZE_STRICT=2, so an empty pool is an error (caught below: the
-// count stays what it was) instead of a thread that would only start after
+// PTHREAD_POOL_SIZE_STRICT=2, so an empty pool is an error (std::system_error,
+// caught below: the count stays what it was) instead of a thread that would only start after
 // the main thread returned to the browser, which it never does while it
 // waits for its parts.
 #include "attnviz/parallel.h"
@@ -24,7 +24,6 @@
 #if !defined(ATTNVIZ_THREADLESS)
 #include <condition_variable>
 #include <mutex>
-#include <system_error>
 #include <thread>
 #include <vector>
 #endif
@@ -86,8 +85,8 @@ thread_local bool t_in_worker = false;
 // Worker w runs part w + 1 of every job that has that many parts.
 void worker_main(Pool* p, int w) {
   t_in_worker = true;
-  uint64_t seen = 0;
   std::unique_lock<std::mutex> lk(p->m);
+  uint64_t seen = p->generation;  // jobs before this worker existed are not its own
   for (;;) {
     p->wake.wait(lk, [&] { return p->quit || p->generation != seen; });
     if (p->quit) return;
@@ -112,7 +111,7 @@ int set_threads(int n) {
   while (static_cast<int>(p.workers.size()) < n - 1) {
     try {
       p.workers.emplace_back(worker_main, &p, static_cast<int>(p.workers.size()));
-    } catch (...) {  // std::system_error natively; in wasm-mt libc++ reports it otherwise
+    } catch (...) {
       break;  // no more threads to be had (an exhausted Emscripten pool, a process limit)
     }
   }
