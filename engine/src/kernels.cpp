@@ -233,7 +233,7 @@ void matmul_rows(const float* a, int lda, const float* b, int ldb, const float* 
     for (int t = 0; t < num_rows; ++t) madds += k_end[t];
   }
   madds *= n;
-  int parts = threads();
+  int parts = attnviz::detail::in_part() ? 1 : threads();  // inside a part, parts would run in turn
   while (parts > 1 && (madds < kMinMaddsPerPart * parts || num_rows < 12 * parts)) --parts;
 
   RowSplit s;

@@ -41,6 +41,7 @@ namespace detail {
 void run_parts(int parts, void (*fn)(void*, int), void* ctx) {
   for (int p = 0; p < parts; ++p) fn(ctx, p);
 }
+bool in_part() { return false; }
 }  // namespace detail
 
 #else
@@ -77,14 +78,15 @@ Pool& pool() {
   return p;
 }
 
-// Whether this thread is one of the pool's workers: a part that itself asked
-// for parts (nothing does today) runs them in turn instead of handing the
-// pool a second job while the first is out.
-thread_local bool t_in_worker = false;
+// Whether this thread is running a part of a job (a worker always is; the
+// caller while it runs part 0): a part that itself asks for parts (a head of
+// Pipeline's update asking for a matrix product) runs them in turn instead of
+// handing the pool a second job while the first is out.
+thread_local bool t_in_part = false;
 
 // Worker w runs part w + 1 of every job that has that many parts.
 void worker_main(Pool* p, int w) {
-  t_in_worker = true;
+  t_in_part = true;
   std::unique_lock<std::mutex> lk(p->m);
   uint64_t seen = p->generation;  // jobs before this worker existed are not its own
   for (;;) {
@@ -132,7 +134,7 @@ namespace detail {
 
 void run_parts(int parts, void (*fn)(void*, int), void* ctx) {
   Pool& p = pool();
-  if (parts <= 1 || parts > p.active || t_in_worker) {
+  if (parts <= 1 || parts > p.active || t_in_part) {
     for (int i = 0; i < parts; ++i) fn(ctx, i);
     return;
   }
@@ -146,10 +148,14 @@ void run_parts(int parts, void (*fn)(void*, int), void* ctx) {
     ++p.jobs;
   }
   p.wake.notify_all();
-  fn(ctx, 0);
+  t_in_part = true;
+  fn(ctx, 0);  // fn does not throw (parallel_internal.h), so the workers are always waited for
+  t_in_part = false;
   std::unique_lock<std::mutex> lk(p.m);
   p.done.wait(lk, [&] { return p.pending == 0; });
 }
+
+bool in_part() { return t_in_part; }
 
 }  // namespace detail
 

@@ -7,14 +7,18 @@
 #include "attnviz/pipeline.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <limits>
 #include <new>
 #include <string>
 #include <utility>
 
 #include "attnviz/kernels.h"
+#include "attnviz/parallel.h"
+#include "parallel_internal.h"
 #include "pipeline_internal.h"
 
 namespace attnviz {
@@ -206,10 +210,84 @@ std::vector<int> iota_rows(int n) {
   return v;
 }
 
+// ---- heads in parallel ----
+// Each head's stages read Q, K, V, the plan and the keep mask, and write only
+// that head's buffers and records (Impl::updates[s][h], valid[h]) and the
+// working space it is given: heads can run on different threads, and which
+// thread runs a head never changes a bit.
+
+// The floats of one WorkSpace for plan p (make_space).
+uint64_t space_floats(const Plan& p) {
+  const uint64_t S = static_cast<uint64_t>(p.S);
+  const uint64_t widest = std::max(S, static_cast<uint64_t>(p.d_out));
+  return S * S + S * widest + S * (S + static_cast<uint64_t>(p.head_dim));
+}
+
+// Sizes a space for the worst case up front, so that an update never fails
+// half way for lack of memory (its buffers are written before they are read,
+// so not zeroed).
+void make_space(const Plan& p, detail::WorkSpace* ws) {
+  const size_t S = static_cast<size_t>(p.S);
+  const size_t widest = std::max(S, static_cast<size_t>(p.d_out));
+  ws->cells.resize(S * S);
+  ws->rows.resize(S * widest);
+  Scratch& sc = ws->sc;
+  sc.cols.resize(S * (S + static_cast<size_t>(p.head_dim)));
+  sc.idx.resize(S);
+  sc.k_end.resize(S);
+  sc.row_slot.resize(S);
+  sc.col_slot.resize(S);
+  sc.row_flag.resize(S);
+  sc.cells_only.resize(S);
+  sc.old_row.resize(S);
+  sc.tmp_old.resize(S);
+  sc.tmp_new.resize(S);
+  sc.new_row.resize(S);
+}
+
+// How many groups the heads of plan p are handed to: one per thread, at most
+// one per head, and no more extra spaces than kMaxExtraSpaceBytes holds.
+int head_groups(const Plan& p) {
+  const uint64_t extra = detail::kMaxExtraSpaceBytes / (space_floats(p) * sizeof(float) + 1);
+  const uint64_t cap = std::min<uint64_t>(1 + extra, static_cast<uint64_t>(std::max(p.H, 1)));
+  return static_cast<int>(std::min<uint64_t>(cap, static_cast<uint64_t>(threads())));
+}
+
+// Runs f(g, h) for every head h in [0, H) in `groups` parts (detail::run_parts)
+// that take heads in turn from a shared counter; part g works in space g.
+// What a head throws is rethrown here once every part has stopped (the other
+// parts take no new head after it).
+template <class F>
+void for_each_head(int groups, int H, F& f) {
+  struct Ctx {
+    F* f;
+    int H;
+    std::atomic<int> next{0};
+    std::exception_ptr err[kMaxThreads];
+  } ctx;
+  ctx.f = &f;
+  ctx.H = H;
+  auto part = [](void* c, int g) {
+    Ctx& x = *static_cast<Ctx*>(c);
+    try {
+      for (int h = x.next.fetch_add(1); h < x.H; h = x.next.fetch_add(1)) (*x.f)(g, h);
+    } catch (...) {
+      x.err[g] = std::current_exception();
+      x.next.store(x.H);
+    }
+  };
+  attnviz::detail::run_parts(std::max(1, std::min(groups, kMaxThreads)), part, &ctx);
+  for (const std::exception_ptr& e : ctx.err) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
 // Every stage from X and the parameters (which must be in place), except
 // that head h stops after level want[h] (detail::Level) and concat and output
-// are computed only when tail (which needs every head at kContext).
-void compute_everything(const Plan& p, Buffers& b, Scratch& sc, const std::vector<uint8_t>& want, bool tail) {
+// are computed only when tail (which needs every head at kContext). The
+// heads run in up to spaces.size() groups (for_each_head).
+void compute_everything(const Plan& p, Buffers& b, std::vector<detail::WorkSpace>& spaces,
+                        const std::vector<uint8_t>& want, bool tail) {
   const std::vector<int> all = iota_rows(p.S);
   const int S = p.S;
   compute_projection(p, b.X, b.params.W_q, b.params.b_q, &b.Q, all.data(), S);
@@ -217,17 +295,19 @@ void compute_everything(const Plan& p, Buffers& b, Scratch& sc, const std::vecto
   compute_projection(p, b.X, b.params.W_v, b.params.b_v, &b.V, all.data(), S);
   transpose_rows(p, b.Q, &b.QT, all.data(), S);
   transpose_rows(p, b.K, &b.KT, all.data(), S);
-  for (int h = 0; h < p.H; ++h) {
+  auto head = [&](int g, int h) {
     HeadBuffers& hb = b.heads[h];
+    Scratch& sc = spaces[static_cast<size_t>(g)].sc;
     compute_scores(p, b, h, all.data(), S, nullptr, 0, sc);
-    if (want[static_cast<size_t>(h)] < detail::kWeights) continue;
+    if (want[static_cast<size_t>(h)] < detail::kWeights) return;
     for (int r = 0; r < S; ++r) compute_weights_row(p, hb, r, hb.weights.row(r));
     if (p.dropout_active) {
       for (int r = 0; r < S; ++r) compute_dropped_row(p, b, hb, h, r);
     }
-    if (want[static_cast<size_t>(h)] < detail::kContext) continue;
+    if (want[static_cast<size_t>(h)] < detail::kContext) return;
     compute_context(p, b, hb, h, all.data(), S, sc);
-  }
+  };
+  for_each_head(static_cast<int>(std::min(spaces.size(), static_cast<size_t>(head_groups(p)))), p.H, head);
   if (!tail) return;
   for (int r = 0; r < S; ++r) compute_concat_row(p, b, r);
   compute_output(p, b, all.data(), S);
@@ -263,9 +343,15 @@ struct SoftmaxPatch {
   bool causal_off = false;  // or switched off (causal_off_weights_row)
 };
 
+// Recomputes the parts of stages that an update reaches and records what
+// changed (Impl::updates) in working space ws. An Updater for a group of
+// heads (for_each_head) is given `deferred`: the versions of the stages it
+// changes are bumped afterwards, head by head, in the order a single thread
+// would have bumped them (bump_deferred), so versions never depend on threads.
 class Updater {
  public:
-  Updater(Pipeline::Impl& im) : im_(im), p_(im.plan), b_(im.buf), S_(im.plan.S), all_(iota_rows(S_)) {}
+  Updater(Pipeline::Impl& im, detail::WorkSpace& ws, std::vector<std::vector<Stage>>* deferred = nullptr)
+      : im_(im), ws_(ws), deferred_(deferred), p_(im.plan), b_(im.buf), S_(im.plan.S), all_(iota_rows(S_)) {}
 
   void note(Stage s, int h, UpdateKind kind, int rows, int cols, bool changed) {
     StageUpdate& u = im_.updates[static_cast<int>(s)][h];
@@ -273,8 +359,15 @@ class Updater {
     u.rows = rows;
     u.cols = cols;
     u.changed = changed;
-    if (changed) im_.bump(s, h);
+    if (!changed) return;
+    if (deferred_ != nullptr) {
+      (*deferred_)[static_cast<size_t>(h)].push_back(s);
+    } else {
+      im_.bump(s, h);
+    }
   }
+
+  detail::Scratch& sc() { return ws_.sc; }
 
   // Recomputes rows of a row-wise stage with f(rows, n), all at once (the
   // kernels are fastest on many rows); returns the rows that changed.
@@ -282,7 +375,7 @@ class Updater {
   std::vector<int> rows_stage(Stage s, int h, Tensor& t, const std::vector<int>& rows, F f) {
     std::vector<int> changed;
     const size_t w = static_cast<size_t>(t.cols), n = rows.size();
-    FloatBuffer& snap = im_.row_snapshot;  // (n × w), grows only
+    FloatBuffer& snap = ws_.rows;  // (n × w), grows only
     if (snap.size() < n * w) snap.resize(n * w);
     for (size_t k = 0; k < n; ++k) std::memcpy(snap.data() + k * w, t.row(rows[k]), sizeof(float) * w);
     if (n > 0) f(rows.data(), static_cast<int>(n));
@@ -301,7 +394,7 @@ class Updater {
   std::vector<int> rows_stage_each(Stage s, int h, Tensor& t, const std::vector<int>& rows, G g) {
     std::vector<int> changed;
     const size_t bytes = sizeof(float) * static_cast<size_t>(t.cols);
-    std::vector<float>& out = im_.scratch.new_row;  // (t.cols)
+    std::vector<float>& out = ws_.sc.new_row;  // (t.cols)
     if (out.size() < static_cast<size_t>(t.cols)) out.resize(static_cast<size_t>(t.cols));
     for (int r : rows) {
       g(r, out.data());
@@ -323,7 +416,7 @@ class Updater {
     head_rows->assign(static_cast<size_t>(p_.H), {});
     head_nonfinite->assign(static_cast<size_t>(p_.H), 0);
     const size_t w = static_cast<size_t>(p_.d_out), n = rows.size();
-    FloatBuffer& snap = im_.row_snapshot;  // (n × d_out), grows only
+    FloatBuffer& snap = ws_.rows;  // (n × d_out), grows only
     if (snap.size() < n * w) snap.resize(n * w);
     for (size_t k = 0; k < n; ++k) std::memcpy(snap.data() + k * w, out.row(rows[k]), sizeof(float) * w);
     if (n > 0) compute_projection(p_, b_.X, W, b, &out, rows.data(), static_cast<int>(n));
@@ -354,7 +447,7 @@ class Updater {
       in.cols.clear();
     }
     // Where each recomputed row / column's old values sit in the snapshot.
-    detail::Scratch& sc = im_.scratch;
+    detail::Scratch& sc = ws_.sc;
     std::fill(sc.row_slot.begin(), sc.row_slot.end(), -1);
     std::fill(sc.col_slot.begin(), sc.col_slot.end(), -1);
     for (size_t k = 0; k < in.rows.size(); ++k) sc.row_slot[static_cast<size_t>(in.rows[k])] = static_cast<int>(k);
@@ -366,7 +459,7 @@ class Updater {
       note(s, h, UpdateKind::none, 0, 0, false);
       return out;
     }
-    float* snap = im_.cell_scratch.data();  // (rows + cols) × S <= S × S floats
+    float* snap = ws_.cells.data();  // (rows + cols) × S <= S × S floats
     const size_t R = in.rows.size(), C = in.cols.size(), S = static_cast<size_t>(S_);
     for (size_t k = 0; k < R; ++k) std::memcpy(snap + k * S, t.row(in.rows[k]), sizeof(float) * S);
     for (size_t m = 0; m < C; ++m) {
@@ -413,7 +506,7 @@ class Updater {
     }
     if (p_.dropout_active) {  // switched on
       f(all_.data(), S_);
-      std::vector<uint8_t>& w_changed = im_.scratch.row_flag;
+      std::vector<uint8_t>& w_changed = ws_.sc.row_flag;
       std::fill(w_changed.begin(), w_changed.end(), 0);
       for (int r : w_rows) w_changed[static_cast<size_t>(r)] = 1;
       std::vector<int> changed;
@@ -451,8 +544,8 @@ class Updater {
                                  bool divisor_changed, bool mask_changed, SoftmaxPatch* patch) {
     const Tensor& sc_t = b_.heads[h].scores;
     const size_t S = static_cast<size_t>(S_);
-    detail::Scratch& sc = im_.scratch;
-    const float* snap = im_.cell_scratch.data();
+    detail::Scratch& sc = ws_.sc;
+    const float* snap = ws_.cells.data();
     float* old_row = sc.old_row.data();  // (S)
     float* tmp_old = sc.tmp_old.data();  // (S)
     float* tmp_new = sc.tmp_new.data();  // (S)
@@ -618,6 +711,8 @@ class Updater {
 
  private:
   Pipeline::Impl& im_;
+  detail::WorkSpace& ws_;
+  std::vector<std::vector<Stage>>* deferred_;  // (H) or nullptr: bump at once
   const Plan& p_;
   Buffers& b_;
   int S_;
@@ -665,7 +760,7 @@ std::vector<int> update_head(Pipeline::Impl& im, Updater& up, const Plan& old, i
   std::vector<int> d_rows;
   if (want >= kWeights) {
     const SoftmaxPatch* patch = before >= kWeights && !c.safe_changed ? c.patch : nullptr;
-    const std::vector<uint8_t>& cells_only = im.scratch.cells_only;
+    const std::vector<uint8_t>& cells_only = up.sc().cells_only;
     int patched = 0;
     int built_from = INT_MAX;  // exps row entries a refused patch left holding the masked row
     auto patch_row = [&](int r, float* w) {
@@ -735,7 +830,7 @@ std::vector<int> update_head(Pipeline::Impl& im, Updater& up, const Plan& old, i
       }
     }
     c_rows = up.rows_stage(Stage::context, h, hb.context, ctx_rows,
-                           [&](const int* r, int n) { compute_context(np, buf, hb, h, r, n, im.scratch); });
+                           [&](const int* r, int n) { compute_context(np, buf, hb, h, r, n, up.sc()); });
     now = kContext;
   } else if (!d_rows.empty() || v_changed) {
     now = std::min(now, static_cast<int>(kWeights));
@@ -786,7 +881,7 @@ void Pipeline::Impl::read(Stage s, int head) {
   }
   if (!has_result || level <= detail::kScores) return;
   if (level == detail::kTail ? tail_valid : valid[static_cast<size_t>(head)] >= level) return;
-  Updater up(*this);
+  Updater up(*this, spaces[0]);
   const HeadChange none;
   std::vector<int> concat_rows;
   for (int h = 0; h < plan.H; ++h) {
@@ -804,7 +899,7 @@ void Pipeline::Impl::read(Stage s, int head) {
 void Pipeline::Impl::rebuild(State next, const detail::Plan& np, detail::Buffers fresh) {
   std::vector<uint8_t> want(static_cast<size_t>(np.H));
   for (int h = 0; h < np.H; ++h) want[static_cast<size_t>(h)] = static_cast<uint8_t>(wanted(h));
-  compute_everything(np, fresh, scratch, want, tail_wanted());
+  compute_everything(np, fresh, spaces, want, tail_wanted());
   valid = std::move(want);
   tail_valid = tail_wanted();
   state = std::move(next);
@@ -830,8 +925,6 @@ void Pipeline::Impl::apply(State&& next) {
   const detail::Plan np = detail::make_plan(next);
   read_now.resize(static_cast<size_t>(np.H), 0);  // another head count keeps the first heads' demand
   read_before.resize(static_cast<size_t>(np.H), 0);
-  const size_t S = static_cast<size_t>(np.S);
-  const size_t widest = std::max({S, static_cast<size_t>(np.d_out)});
   if (!has_result || !detail::same_shapes(plan, np)) {
     // Describe and allocate everything first; nothing is touched until all
     // allocations have succeeded.
@@ -847,28 +940,24 @@ void Pipeline::Impl::apply(State&& next) {
     detail::build_keep_mask(np, &fresh.keep);
     keep_cache = std::vector<uint8_t>();  // another shape: a kept mask no longer fits
     keep_cache_valid = false;
-    // Scratch for incremental updates, sized for the worst case up front so
-    // an update never fails half way for lack of memory.
-    FloatBuffer cells, rows;  // written before they are read, so not zeroed
-    cells.resize(S * S);
-    rows.resize(S * widest);
-    detail::Scratch sc;
-    sc.cols.resize(S * (S + static_cast<size_t>(np.head_dim)));
-    sc.idx.resize(S);
-    sc.k_end.resize(S);
-    sc.row_slot.resize(S);
-    sc.col_slot.resize(S);
-    sc.row_flag.resize(S);
-    sc.cells_only.resize(S);
-    sc.old_row.resize(S);
-    sc.tmp_old.resize(S);
-    sc.tmp_new.resize(S);
-    sc.new_row.resize(S);
-    cell_scratch.swap(cells);
-    row_snapshot.swap(rows);
-    scratch = std::move(sc);
-    rebuild(std::move(next), np, std::move(fresh));
+    // Working spaces, one per head group (make_space).
+    std::vector<detail::WorkSpace> new_spaces(static_cast<size_t>(head_groups(np)));
+    for (detail::WorkSpace& ws : new_spaces) make_space(np, &ws);
+    spaces.swap(new_spaces);
+    try {
+      rebuild(std::move(next), np, std::move(fresh));
+    } catch (...) {
+      spaces.swap(new_spaces);  // the result kept is the old one: so are its spaces
+      throw;
+    }
     return;
+  }
+  // More threads than when the spaces were made: more spaces (before
+  // anything is touched; an allocation that fails leaves a usable state).
+  while (spaces.size() < static_cast<size_t>(head_groups(np))) {
+    detail::WorkSpace ws;
+    make_space(np, &ws);
+    spaces.push_back(std::move(ws));
   }
 
   // Same shapes: rebuild inputs whose spec changed (allocates), then update.
@@ -902,7 +991,7 @@ void Pipeline::Impl::apply(State&& next) {
   for (auto& per_stage : updates) {
     for (StageUpdate& u : per_stage) u = StageUpdate{};
   }
-  Updater up(*this);
+  Updater up(*this, spaces[0]);
 
   // X: compare the rebuilt rows with the old ones.
   std::vector<int> x_rows;
@@ -958,25 +1047,40 @@ void Pipeline::Impl::apply(State&& next) {
   const bool divisor_changed = !same_bits(old.divisor, np.divisor);
   const bool mask_changed = !detail::same_mask(old, np);
   const bool safe_changed = old.safe_softmax != np.safe_softmax;
-  std::vector<int> concat_rows;
-  SoftmaxPatch patch;
-  for (int h = 0; h < np.H; ++h) {
+  // The heads, in groups (for_each_head): each group has its own Updater,
+  // space and softmax patch; the versions its stages get are bumped after.
+  const int groups = static_cast<int>(std::min(spaces.size(), static_cast<size_t>(head_groups(np))));
+  std::vector<std::vector<Stage>> deferred(static_cast<size_t>(np.H));  // (H) stages changed, in order
+  std::vector<std::vector<int>> head_rows(static_cast<size_t>(np.H));   // (H) context rows that changed
+  std::vector<Updater> ups;
+  ups.reserve(static_cast<size_t>(groups));
+  for (int g = 0; g < groups; ++g) ups.emplace_back(*this, spaces[static_cast<size_t>(g)], &deferred);
+  std::vector<SoftmaxPatch> patches(static_cast<size_t>(groups));
+  auto head = [&](int g, int h) {
+    Updater& hu = ups[static_cast<size_t>(g)];
+    SoftmaxPatch& patch = patches[static_cast<size_t>(g)];
     detail::HeadBuffers& hb = buf.heads[h];
     Region in;
     in.rows = q_rows[h];
     in.cols = k_rows[h];
-    SquareChange sc = up.square_stage(Stage::scores, h, hb.scores, in,
+    SquareChange sc = hu.square_stage(Stage::scores, h, hb.scores, in,
                                       [&](const int* r, int nr, const int* c, int nc) {
-                                        compute_scores(np, buf, h, r, nr, c, nc, scratch);
+                                        compute_scores(np, buf, h, r, nr, c, nc, hu.sc());
                                       });
     HeadChange change;
-    change.masked_rows = up.derive_stages(old, h, sc, divisor_changed, mask_changed, &patch);
+    change.masked_rows = hu.derive_stages(old, h, sc, divisor_changed, mask_changed, &patch);
     change.patch = &patch;
     change.safe_changed = safe_changed;
     change.dropout_changed = dropout_changed;
     change.v_rows = &v_rows[static_cast<size_t>(h)];
     change.v_nonfinite = v_nf[static_cast<size_t>(h)] != 0;
-    concat_rows = merge_rows(concat_rows, update_head(*this, up, old, h, wanted(h), change), np.S);
+    head_rows[static_cast<size_t>(h)] = update_head(*this, hu, old, h, wanted(h), change);
+  };
+  for_each_head(groups, np.H, head);
+  std::vector<int> concat_rows;
+  for (int h = 0; h < np.H; ++h) {
+    for (Stage s : deferred[static_cast<size_t>(h)]) bump(s, h);
+    concat_rows = merge_rows(concat_rows, head_rows[static_cast<size_t>(h)], np.S);
   }
   update_tail(*this, up, concat_rows, np.out_proj && (pchanged[3] || pchanged[7]));
 }

@@ -104,6 +104,20 @@ struct Scratch {
   std::vector<float> new_row;                    // (S) a row computed before it is compared with the stored one
 };
 
+// The working memory of one thread updating heads: apply and
+// compute_everything hand the heads to up to threads() groups (detail::
+// run_parts), each with a space of its own; spaces[0] also serves the
+// stages computed on the calling thread alone (Q, K, V, the tail, read()).
+struct WorkSpace {
+  FloatBuffer cells;  // (S × S): snapshot of the score cells being recomputed
+  FloatBuffer rows;   // (rows × row width) ≤ (S × max(S, d_out)): snapshot of the rows being recomputed
+  Scratch sc;
+};
+
+// Head groups get spaces of their own (≈ 3·S² floats each: 12 MiB at S = 1024)
+// while the extra ones fit in this many bytes; past it, fewer groups.
+constexpr uint64_t kMaxExtraSpaceBytes = 64ull << 20;
+
 // Lazy mode (Pipeline::track_demand): how far one head's stages are current.
 // Scores are always current (scaled and masked derive from them); weights and
 // dropped need kWeights, context kContext. Concat and output (the "tail")
@@ -162,9 +176,7 @@ struct Pipeline::Impl {
   std::array<std::vector<StageUpdate>, kStageCount> updates;  // [stage][head]
   uint64_t stamp = 0;                                         // last version handed out
 
-  FloatBuffer cell_scratch;  // (S × S): snapshot of the cells being recomputed
-  FloatBuffer row_snapshot;  // (rows × row width): snapshot of the rows being recomputed; grows only
-  detail::Scratch scratch;
+  std::vector<detail::WorkSpace> spaces;  // (≥ 1 once there is a result) see WorkSpace
   // The dropout keep mask of the last time dropout was switched off, with its
   // p and seed (same shapes), so switching it back on does not redraw it.
   std::vector<uint8_t> keep_cache;  // (H × S × S) or empty

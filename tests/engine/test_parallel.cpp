@@ -155,4 +155,91 @@ TEST(Parallel, EveryStageIsTheSameBitsAtThreeThreadsFreshAndAfterEdits) {
   check("dropout off");
 }
 
+// What a reader sees of stage s of head h besides its numbers: its version
+// and the record of the last update (the UI uploads a texture when the
+// version moves, and shows the record).
+void expect_same_record(const Pipeline& a, const Pipeline& b, Stage s, int h, const std::string& when) {
+  const std::string where = when + ": " + attnviz::stage_name(s) + " head " + std::to_string(h);
+  EXPECT_EQ(a.version(s, h), b.version(s, h)) << where;
+  const attnviz::StageUpdate x = a.last_update(s, h), y = b.last_update(s, h);
+  EXPECT_EQ(x.kind, y.kind) << where;
+  EXPECT_EQ(x.rows, y.rows) << where;
+  EXPECT_EQ(x.cols, y.cols) << where;
+  EXPECT_EQ(x.changed, y.changed) << where;
+  EXPECT_EQ(x.patched, y.patched) << where;
+}
+
+// Incremental updates with the heads in groups on three threads (four heads:
+// the groups take 2, 1 and 1, in whatever order the threads get to them)
+// against the same updates on one thread: the same bits and the same
+// versions and records, eagerly and lazily. `many` is made at one thread, so
+// its first update at three also grows its working spaces.
+TEST(Parallel, HeadGroupsGiveOneThreadsBitsVersionsAndRecords) {
+  ThreadsGuard guard;
+  for (bool lazy : {false, true}) {
+    const std::string mode = lazy ? "lazy, " : "eager, ";
+    attnviz::State s = big_state();
+    attnviz::set_threads(1);
+    Pipeline one, many;
+    attnviz_test::run(&one, s);
+    attnviz_test::run(&many, s);
+    const uint64_t jobs0 = attnviz::parallel_jobs();
+    auto step = [&](const std::string& what) {
+      const std::string when = mode + what;
+      for (Pipeline* p : {&one, &many}) {
+        attnviz::set_threads(p == &one ? 1 : 3);
+        if (lazy) p->track_demand();
+        attnviz_test::run(p, s);
+      }
+      attnviz::set_threads(1);
+      // Without side effects first: which stages are current.
+      for (int si = 0; si < attnviz::kStageCount; ++si) {
+        const Stage st = static_cast<Stage>(si);
+        const int heads = attnviz::stage_is_per_head(st) ? one.num_heads() : 1;
+        for (int h = 0; h < heads; ++h) {
+          EXPECT_EQ(one.current(st, h), many.current(st, h)) << when << ": " << attnviz::stage_name(st) << " " << h;
+        }
+      }
+      if (lazy) {
+        // The demand of a UI showing two heads: scores of every head, the
+        // weights of head 1 and the context of head 2.
+        for (int h = 0; h < one.num_heads(); ++h) expect_same_record(one, many, Stage::scores, h, when);
+        expect_same_record(one, many, Stage::weights, 1, when);
+        expect_same_record(one, many, Stage::context, 2, when);
+        EXPECT_TRUE(attnviz::tensors_bitwise_equal(*one.matrix(Stage::weights, 1), *many.matrix(Stage::weights, 1)))
+            << when;
+        EXPECT_TRUE(attnviz::tensors_bitwise_equal(*one.matrix(Stage::context, 2), *many.matrix(Stage::context, 2)))
+            << when;
+        return;
+      }
+      for (int si = 0; si < attnviz::kStageCount; ++si) {
+        const Stage st = static_cast<Stage>(si);
+        const int heads = attnviz::stage_is_per_head(st) ? one.num_heads() : 1;
+        for (int h = 0; h < heads; ++h) expect_same_record(one, many, st, h, when);
+      }
+      expect_same_stages(one, many, when);
+    };
+    step("first update");
+    for (int c = 0; c < s.d_model; ++c) s.embedding.values.at(0, c) += 0.25f;
+    step("edit of token 0");
+    for (int c = 0; c < s.d_model; ++c) s.embedding.values.at(131, c) *= -1.0f;
+    step("edit of token 131");
+    s.key_padding[3] = 0;
+    step("token 3 padded");
+    s.causal = false;
+    step("causal off");
+    s.causal = true;
+    step("causal on");
+    s.temperature = 2.0;
+    step("temperature 2");
+    s.dropout.seed = 8;
+    step("another dropout seed");
+    s.dropout.training = false;
+    step("dropout off");
+    if (attnviz::max_threads() > 1) {
+      EXPECT_GT(attnviz::parallel_jobs(), jobs0) << mode << "the heads never ran on the workers";
+    }
+  }
+}
+
 }  // namespace
