@@ -68,6 +68,22 @@ test('an isolated page runs attnviz-mt on every core, with the bits of the singl
   const many = await drive(mt);
   assert.ok((await mt.stats()).parallel_jobs > jobs0, 'the workers computed part of the products');
   await mt.shot('threads-mt');
+
+  // A worker may grow the memory (the engine's head groups allocate). The
+  // module's views then end where the memory used to until Emscripten's own
+  // code next touches the heap, so the glue reads through views of the memory
+  // as it is now. Grown here from the page, the way a worker grows it.
+  const grown = await mt.page.evaluate(() => {
+    const before = Module.HEAPU8.length;
+    Module.wasmMemory.grow(16);
+    return { before, stale: Module.HEAPU8.length, glue: Module.attnvizHeap().u8.length,
+             now: Module.wasmMemory.buffer.byteLength };
+  });
+  assert.equal(grown.stale, grown.before, 'the module\'s own views did not follow the growth');
+  assert.equal(grown.now, grown.before + 16 * 65536);
+  assert.equal(grown.glue, grown.now, 'the glue\'s views cover the grown memory');
+  assertSameBits({ output0: await mt.matrix('output', 0) }, { output0: many.temperature.output0 },
+                 'read again after the memory grew');
   await mt.close();
 
   const one = await openApp(t, { viewport, query: 'threads=1' });

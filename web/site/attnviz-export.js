@@ -73,7 +73,7 @@
     }
     const ptr = Module._malloc(Math.max(1, bytes.length));
     try {
-      Module.HEAPU8.set(bytes, ptr);
+      Module.attnvizHeap().u8.set(bytes, ptr);  // views of the memory as it is now (attnviz-glue.js)
       return JSON.parse(withCString(name, (p) => Module.UTF8ToString(Module._attnviz_import_state(p, ptr, bytes.length))));
     } finally {
       Module._free(ptr);

@@ -75,7 +75,7 @@
     attnvizSetFont: (kind, buf) => {
       const bytes = buf ? new Uint8Array(buf) : new Uint8Array(0);
       const ptr = Module._malloc(Math.max(1, bytes.length));
-      Module.HEAPU8.set(bytes, ptr);
+      heap().u8.set(bytes, ptr);
       Module._attnviz_set_font_data(kind, ptr, bytes.length);
       Module._free(ptr);
     },
@@ -84,6 +84,7 @@
       fetch(url).then((r) => (r.ok ? r.arrayBuffer() : null)).catch(() => null)
         .then((buf) => { if (buf) Module.attnvizSetFont(kind, buf); });
     },
+    attnvizHeap: () => heap(),
     onRuntimeInitialized: () => {
       barEl.style.width = '100%';
       textEl.textContent = 'Starting…';
@@ -96,6 +97,19 @@
       fail('attnviz could not start.', String(e.message || e));
     }
   });
+
+  // Views of the module's memory as it is now. In attnviz-mt a worker thread
+  // may grow the memory (the engine's head groups allocate); Emscripten's own
+  // code refreshes Module.HEAP* the next time it touches the heap, but this
+  // glue may read first, through views that end where the memory used to.
+  let views = null;
+  function heap() {
+    const buf = Module.wasmMemory ? Module.wasmMemory.buffer : Module.HEAPU8.buffer;
+    if (!views || views.buf !== buf) {
+      views = { buf, u8: new Uint8Array(buf), i32: new Int32Array(buf), f32: new Float32Array(buf) };
+    }
+    return views;
+  }
 
   function withCString(str, fn) {
     const n = Module.lengthBytesUTF8(str) + 1;
@@ -114,8 +128,9 @@
     try {
       const data = Module._attnviz_matrix(p, head | 0, dims);
       if (!data) return null;
-      const rows = Module.HEAP32[dims >> 2], cols = Module.HEAP32[(dims >> 2) + 1];
-      const out = Array.from(Module.HEAPF32.subarray(data >> 2, (data >> 2) + rows * cols));
+      const { i32, f32 } = heap();
+      const rows = i32[dims >> 2], cols = i32[(dims >> 2) + 1];
+      const out = Array.from(f32.subarray(data >> 2, (data >> 2) + rows * cols));
       return { rows, cols, data: out };
     } finally { Module._free(dims); }
   });
@@ -124,7 +139,7 @@
     const out = Module._malloc(16);
     try {
       if (!Module._attnviz_item_rect(p, out)) return null;
-      const f = Module.HEAPF32.subarray(out >> 2, (out >> 2) + 4);
+      const f = heap().f32.subarray(out >> 2, (out >> 2) + 4);
       return { x: f[0], y: f[1], w: f[2], h: f[3] };
     } finally { Module._free(out); }
   });
