@@ -20,7 +20,7 @@ WASM := build/wasm
 WASM_MT := build/wasm-mt
 STAMP := build/stamps
 
-.PHONY: all run test desktop native wasm site cli setup setup-test clean bench fuzz help native-asan fuzz-build
+.PHONY: all run test desktop native wasm site cli setup setup-test clean bench fuzz help native-asan native-tsan fuzz-build
 all: native wasm
 
 help:
@@ -82,10 +82,18 @@ native-asan: $(STAMP)/imgui
 	  '-DCMAKE_C_FLAGS_RELEASE=-O1 -g' -DATTNVIZ_BUILD_UI=ON -DATTNVIZ_BUILD_TESTS=ON \
 	  -DATTNVIZ_SANITIZE=ON >/dev/null
 	cmake --build $(ASAN) -j$(JOBS)
+# ... and the engine's tests under ThreadSanitizer (build/tsan, no UI): the
+# worker pool and the head groups (docs/engine.md, "Threads").
+TSAN := build/tsan
+native-tsan:
+	cmake -S . -B $(TSAN) -DCMAKE_BUILD_TYPE=Release '-DCMAKE_CXX_FLAGS_RELEASE=-O1 -g' \
+	  '-DCMAKE_C_FLAGS_RELEASE=-O1 -g' -DATTNVIZ_BUILD_UI=OFF -DATTNVIZ_BUILD_TESTS=ON \
+	  -DATTNVIZ_TSAN=ON >/dev/null
+	cmake --build $(TSAN) -j$(JOBS)
 fuzz-build: setup-test
 	scripts/fuzz.sh --build-only
 
-test: setup-test native wasm native-asan fuzz-build
+test: setup-test native wasm native-asan native-tsan fuzz-build
 	scripts/test-all.sh
 
 desktop: native

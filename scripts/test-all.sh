@@ -4,6 +4,8 @@
 #   the engine and bench tests again in the threaded wasm build (ctest, build/wasm-mt)
 #   native unit tests again under ASan + UBSan (ctest, build/asan; not the desktop
 #     window tests nor the bench peers), halting on the first report
+#   the engine's tests again under ThreadSanitizer (ctest, build/tsan, no UI; not
+#     the bench peers), halting on the first report
 #   browser end-to-end tests (node:test + playwright-core + Debian's chromium)
 #   the state-decoder fuzzer (scripts/fuzz.sh, build/fuzz): the corpus replayed,
 #     then FUZZ_SECONDS (default 60) of fuzzing
@@ -34,6 +36,13 @@ UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   ctest --test-dir build/asan -E '^(desktop_.*|bench_peers_.*)$' --output-on-failure \
     --output-junit "$root/$reports/native-asan-ctest.xml" || status=1
 echo "== native-asan: $(( $(date +%s) - start ))s"
+
+echo "== native-tsan unit tests (build/tsan, ThreadSanitizer: the worker pool and head groups)"
+start=$(date +%s)
+TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+  ctest --test-dir build/tsan -E '^bench_peers_.*$' --output-on-failure \
+    --output-junit "$root/$reports/native-tsan-ctest.xml" || status=1
+echo "== native-tsan: $(( $(date +%s) - start ))s"
 
 echo "== fuzz (state decoder, ASan + UBSan, ${FUZZ_SECONDS:-60}s after replaying the corpus)"
 scripts/fuzz.sh --quiet --seconds "${FUZZ_SECONDS:-60}" --junit "$reports/fuzz.xml" || status=1

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Adds up the JUnit reports in a folder and prints "N passed, N failed" last.
 
-Suites: native, wasm, wasm-mt and native-asan (ctest trees: build/native,
-build/wasm, build/wasm-mt, build/asan), e2e (node:test) and fuzz
+Suites: native, wasm, wasm-mt, native-asan and native-tsan (ctest trees:
+build/native, build/wasm, build/wasm-mt, build/asan, build/tsan), e2e (node:test) and fuzz
 (scripts/fuzz.sh, one case).
 GoogleTest writes one report per test executable (<suite>-<name>.xml); ctest's
 own report (<suite>-ctest.xml) counts each registered test once, so a ctest entry
@@ -23,7 +23,7 @@ def cases(path):
         yield tc.get("classname", ""), tc.get("name", ""), failed, skipped
 
 
-CTEST_SUITES = ("native", "wasm", "wasm-mt", "native-asan")
+CTEST_SUITES = ("native", "wasm", "wasm-mt", "native-asan", "native-tsan")
 SINGLE_SUITES = (("e2e", "e2e.xml", "the browser tests did not run"),
                  ("fuzz", "fuzz.xml", "the fuzzer did not run"))
 
