@@ -97,12 +97,13 @@ Impl& current() {
   return impl;
 }
 
-// Packing scratch for the vector gemms, one per part of a product split among
-// threads: grows to the largest product seen and is then reused, so repeated
-// calls allocate nothing. (floats + 16) floats, the pointer handed out aligned
-// to 64 bytes. Only the thread calling matmul_rows grows it; the workers are
-// handed pointers and never allocate (in a pthreads WebAssembly build an
-// allocation on a worker could grow the memory behind the page's views).
+// Packing scratch for the vector gemms, per thread, one per part of a
+// product split among threads: grows to the largest product seen and is then
+// reused, so repeated calls allocate nothing. (floats + 16) floats, the
+// pointer handed out aligned to 64 bytes. The thread calling matmul_rows
+// grows it and hands the workers pointers; a worker grows its own only for a
+// product it runs whole inside a head group (in a pthreads WebAssembly build
+// that may grow the memory: attnviz-glue.js reads through fresh views).
 float* pack_scratch(int part, size_t floats) {
   thread_local std::vector<std::vector<float>> bufs;
   if (bufs.size() <= static_cast<size_t>(part)) bufs.resize(static_cast<size_t>(part) + 1);

@@ -1,8 +1,8 @@
 // The worker pool behind attnviz/parallel.h: workers that sleep on a condition
 // variable until the thread running the engine hands them a part of a job
-// (run_parts), then sleep again. Jobs are matrix products of a few ms at most,
-// so the hand-over (a notify and a wait, tens of µs) is small beside them,
-// and nothing spins: this machine's two cores are shared.
+// (run_parts), then sleep again. Jobs (head groups, matrix products) last a
+// few ms at most, so the hand-over (a notify and a wait, tens of µs) is small
+// beside them, and nothing spins: this machine's two cores are shared.
 //
 // A WebAssembly build without pthreads has no threads at all: max_threads()
 // is 1 and run_parts is a loop. In a pthreads build (attnviz-mt) std::thread

@@ -5,10 +5,11 @@
 // more: the desktop app and the threaded web build (attnviz-mt, loaded when
 // the page is cross-origin isolated) set it to the machine's core count.
 //
-// Threads never change a number: kernels::matmul_rows splits its rows among
-// them, and each row is computed by one thread with the arithmetic it has
-// alone (kernels.h, contract 1), so every stage is the same bits whatever
-// the count (tests/engine/test_parallel.cpp).
+// Threads never change a number: the pipeline hands whole heads to them (a
+// head's stages on one thread), kernels::matmul_rows splits the rows of the
+// large products outside the heads, and each row is computed by one thread
+// with the arithmetic it has alone (kernels.h, contract 1), so every stage is
+// the same bits whatever the count (tests/engine/test_parallel.cpp).
 //
 // Not thread-safe itself: call set_threads from the thread that runs the
 // engine, between computations.
@@ -31,8 +32,8 @@ constexpr int kMaxThreads = 16;
 int set_threads(int n);
 int threads();
 
-// How many computations have been split among threads so far (a counter for
-// tests and the bench: it says the workers were used, not only allowed).
+// How many jobs (head groups, split products) went to the workers so far (a
+// counter for tests and the bench: it says they were used, not only allowed).
 uint64_t parallel_jobs();
 
 }  // namespace attnviz
