@@ -3,11 +3,16 @@
 #
 # For each S in $BENCH_SIZES (default 64 256 512 1024), d_model = d_out = 768,
 # 12 heads, causal, it runs in turn:
-#   attnviz wasm    node --no-experimental-fetch $WASM_BUILD/attnviz-cli.js bench ...
+#   attnviz wasm    node --no-experimental-fetch --no-liftoff $WASM_BUILD/attnviz-cli.js bench ...
 #   attnviz-mt      node ... $WASM_MT_BUILD/attnviz-cli.js bench ... --threads $BENCH_THREADS
 #                   (the threaded wasm build; skipped when it is not built)
 #   attnviz native  $NATIVE_BUILD/attnviz-cli bench ...
-#   tfjs-wasm       node bench/tfjs_bench.mjs ...       (XNNPACK, SIMD, 1 thread)
+#   tfjs-wasm       node --no-liftoff bench/tfjs_bench.mjs ...  (XNNPACK, SIMD, 1 thread)
+# Both wasm programs run with V8's --no-liftoff: every function is compiled
+# with TurboFan when the module loads, instead of first with Liftoff and again
+# with TurboFan on background threads once hot. That second compile (hundreds
+# of ms of CPU for the engine's largest functions) would otherwise run during
+# the first timed calls, and process.cpuUsage() counts it (docs/bench.md).
 #   torch           /usr/bin/python3 bench/torch_bench.py ... --threads 1 (and 2)
 # after checking that the peers compute attnviz's numbers (bench/check_peers.py).
 # Every program prints one JSON line; they are collected in
@@ -38,6 +43,7 @@ native=${NATIVE_BUILD:-build/native}
 wasm=${WASM_BUILD:-build/wasm}
 wasm_mt=${WASM_MT_BUILD:-build/wasm-mt}
 threads=${BENCH_THREADS:-2}
+node_wasm=(node --no-experimental-fetch --no-liftoff)  # see the head of this file
 sizes=${BENCH_SIZES:-64 256 512 1024}
 reps=${BENCH_REPS:-5}
 d=${BENCH_DMODEL:-768}
@@ -128,18 +134,18 @@ for round in $(seq "$rounds"); do
     a=$(args_for "$s")
     # shellcheck disable=SC2086
     {
-      record attnviz-wasm "$(node --no-experimental-fetch "$wasm/attnviz-cli.js" bench $a)"
+      record attnviz-wasm "$("${node_wasm[@]}" "$wasm/attnviz-cli.js" bench $a)"
       if [ -f "$wasm_mt/attnviz-cli.js" ]; then
-        record attnviz-wasm-mt "$(node --no-experimental-fetch "$wasm_mt/attnviz-cli.js" bench $a --threads "$threads")"
+        record attnviz-wasm-mt "$("${node_wasm[@]}" "$wasm_mt/attnviz-cli.js" bench $a --threads "$threads")"
       fi
       record attnviz-native "$("$native/attnviz-cli" bench $a)"
-      record tfjs-wasm "$(node bench/tfjs_bench.mjs $a)"
+      record tfjs-wasm "$(node --no-liftoff bench/tfjs_bench.mjs $a)"
       record torch-1 "$(/usr/bin/python3 bench/torch_bench.py $a --threads 1)"
       record torch-2 "$(/usr/bin/python3 bench/torch_bench.py $a --threads 2)"
       if [[ " $view_sizes " == *" $s "* ]]; then
-        record attnviz-wasm-stages "$(node --no-experimental-fetch "$wasm/attnviz-cli.js" bench $a --view stages)"
-        record attnviz-wasm-compare "$(node --no-experimental-fetch "$wasm/attnviz-cli.js" bench $a --view compare)"
-        record attnviz-wasm-output "$(node --no-experimental-fetch "$wasm/attnviz-cli.js" bench $a --view output)"
+        record attnviz-wasm-stages "$("${node_wasm[@]}" "$wasm/attnviz-cli.js" bench $a --view stages)"
+        record attnviz-wasm-compare "$("${node_wasm[@]}" "$wasm/attnviz-cli.js" bench $a --view compare)"
+        record attnviz-wasm-output "$("${node_wasm[@]}" "$wasm/attnviz-cli.js" bench $a --view output)"
       fi
     }
   done
