@@ -8,9 +8,9 @@
 // is 1 and run_parts is a loop. In a pthreads build (attnviz-mt) std::thread
 // takes a Worker from Emscripten's pool; the build links with
 // PTHREAD_POOL_SIZE_STRICT=2, so an empty pool is an error (std::system_error,
-// caught below: the count stays what it was) instead of a thread that would only start after
-// the main thread returned to the browser, which it never does while it
-// waits for its parts.
+// caught below: the count stays what it was) instead of a thread that would
+// only start after the main thread returned to the browser, which it never
+// does while it waits for its parts.
 #include "attnviz/parallel.h"
 
 #include "parallel_internal.h"

@@ -347,7 +347,8 @@ struct SoftmaxPatch {
 // changed (Impl::updates) in working space ws. An Updater for a group of
 // heads (for_each_head) is given `deferred`: the versions of the stages it
 // changes are bumped afterwards, head by head, in the order a single thread
-// would have bumped them (bump_deferred), so versions never depend on threads.
+// would have bumped them (in apply, after for_each_head), so versions never
+// depend on threads.
 class Updater {
  public:
   Updater(Pipeline::Impl& im, detail::WorkSpace& ws, std::vector<std::vector<Stage>>* deferred = nullptr)

@@ -67,7 +67,7 @@ static int drop_filter(void* userdata, SDL_Event* ev) {
 }
 
 int main(int argc, char** argv) {
-  // The engine's matrix products on every core, at most 8, as attnviz-mt does
+  // The engine (whole heads, large products) on every core, at most 8, as attnviz-mt does
   // in the browser (attnviz/parallel.h: the numbers are the same bits).
   const unsigned cores = std::thread::hardware_concurrency();
   attnviz::set_threads(cores == 0 ? 1 : (cores > 8 ? 8 : static_cast<int>(cores)));

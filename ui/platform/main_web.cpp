@@ -151,7 +151,7 @@ EMSCRIPTEN_KEEPALIVE const char* attnviz_frame_stats() {
 
 int main(int, char**) {
 #if defined(__EMSCRIPTEN_PTHREADS__)
-  // attnviz-mt: the engine's products on the pool the page sized (its workers
+  // attnviz-mt: the engine's heads and products on the pool the page sized (its workers
   // plus this thread); the numbers are the same bits as with one thread.
   attnviz::set_threads(EM_ASM_INT({ return (Module.attnvizPoolSize | 0) + 1; }));
 #endif

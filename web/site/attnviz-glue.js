@@ -38,8 +38,8 @@
   const fontFetches = fontFiles.map((url) =>
     fetch(url).then((r) => (r.ok ? r.arrayBuffer() : null)).catch(() => null));
 
-  // Two builds of the module: attnviz-mt runs the engine's matrix products on
-  // several cores (Web Workers sharing memory), which browsers allow only on a
+  // Two builds of the module: attnviz-mt runs the engine (whole heads, large
+  // products) on several cores (Web Workers sharing memory), which browsers allow only on a
   // cross-origin isolated page (web/serve.mjs sends COOP/COEP); attnviz runs
   // on one. Both give the same numbers. ?threads=1 asks for the single one.
   const cores = Math.min(navigator.hardwareConcurrency || 1, 8);
