@@ -79,4 +79,6 @@ function(attnviz_add_test name target)
   else()
     add_test(NAME ${name} COMMAND ${target} ${_report} ${ARGN} WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
   endif()
+  # A hang (a deadlocked thread pool) fails the test instead of stalling make test.
+  set_tests_properties(${name} PROPERTIES TIMEOUT 900)
 endfunction()

@@ -84,11 +84,14 @@ Pool& pool() {
 // handing the pool a second job while the first is out.
 thread_local bool t_in_part = false;
 
-// Worker w runs part w + 1 of every job that has that many parts.
-void worker_main(Pool* p, int w) {
+// Worker w runs part w + 1 of every job that has that many parts and was
+// posted after generation `seen` (the last job before the worker was made).
+// Not the generation it finds when it starts running: a job may be posted in
+// between (a Web Worker starts on a message, a thread when it is scheduled),
+// and a worker that skipped it would leave the caller waiting for ever.
+void worker_main(Pool* p, int w, uint64_t seen) {
   t_in_part = true;
   std::unique_lock<std::mutex> lk(p->m);
-  uint64_t seen = p->generation;  // jobs before this worker existed are not its own
   for (;;) {
     p->wake.wait(lk, [&] { return p->quit || p->generation != seen; });
     if (p->quit) return;
@@ -112,7 +115,8 @@ int set_threads(int n) {
   n = n < 1 ? 1 : (n > kMaxThreads ? kMaxThreads : n);
   while (static_cast<int>(p.workers.size()) < n - 1) {
     try {
-      p.workers.emplace_back(worker_main, &p, static_cast<int>(p.workers.size()));
+      // generation is written only by this thread (run_parts), so read here without the lock
+      p.workers.emplace_back(worker_main, &p, static_cast<int>(p.workers.size()), p.generation);
     } catch (...) {
       break;  // no more threads to be had (an exhausted Emscripten pool, a process limit)
     }

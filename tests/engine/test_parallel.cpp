@@ -87,6 +87,37 @@ TEST(Parallel, MatmulRowsSplitAmongThreadsIsBitwiseOneThread) {
   }
 }
 
+// A worker hands its first job over only once it runs, which may be after the
+// job that needed it was posted (a Web Worker starts on a message; a native
+// thread when the scheduler gets to it): growing the pool one thread at a time
+// and splitting a product at once must still finish, with one thread's bits.
+// Run in its own process (ctest: engine_tests_pool_growth), where every
+// worker is new; with the pool already grown it checks only the bits.
+TEST(Parallel, AProductSplitRightAfterThePoolGrowsFinishes) {
+  ThreadsGuard guard;
+  const int m = 12 * attnviz::kMaxThreads, k = 512, n = 512;  // 16 parts of 3 M multiply-adds
+  std::mt19937 gen(5);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> a(static_cast<size_t>(m) * k), b(static_cast<size_t>(k) * n);
+  for (float& x : a) x = u(gen);
+  for (float& x : b) x = u(gen);
+  std::vector<int> rows(static_cast<size_t>(m));
+  for (int r = 0; r < m; ++r) rows[static_cast<size_t>(r)] = r;
+  auto product = [&]() {
+    std::vector<float> c(static_cast<size_t>(m) * n, 0.0f);
+    attnviz::kernels::matmul_rows(a.data(), k, b.data(), n, nullptr, c.data(), n, k, n, rows.data(), m);
+    return c;
+  };
+  attnviz::set_threads(1);
+  const std::vector<float> one = product();
+  for (int t = 2; t <= attnviz::kMaxThreads; ++t) {
+    const int got = attnviz::set_threads(t);
+    const std::vector<float> many = product();  // a worker that missed this job would hang it
+    EXPECT_EQ(0, std::memcmp(one.data(), many.data(), one.size() * sizeof(float))) << "at " << got << " threads";
+    if (got < t) break;  // no more threads to be had (the wasm-mt node pool has 3 workers)
+  }
+}
+
 // 256 tokens, d_model = d_out = 256, four heads, causal, padding, dropout in
 // training, output projection with biases: big enough that every product
 // splits (at least 1 M multiply-adds per part).
