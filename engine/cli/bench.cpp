@@ -449,6 +449,26 @@ int cmd_bench(int argc, char** argv) {
   const Times t_temp = time_toggle(
       &p, &e, o.reps, [](attnviz::State* st, bool on) { st->temperature = on ? 1.25 : 1.0; });
 
+  p = attnviz::Pipeline();  // frees its buffers: one pipeline at a time, as in the app
+
+  // Typing a new word at the end: S → S + 1 tokens ("t{S}", a new vocabulary
+  // entry), then deleting it. Seeded embedding and weights, as the app keeps
+  // them: each set_state draws the embedding table again, as the app's does.
+  // The rebuild holds the old result and the new one at once, so this is
+  // where the peak heap is reached.
+  Times append, remove_last;
+  attnviz::State longer = seeded;
+  longer.tokens.push_back("t" + std::to_string(o.tokens));
+  const bool can_append = attnviz::validate_state(longer).ok;  // S + 1 may pass the engine's limit
+  if (can_append) {
+    attnviz::Pipeline pa;
+    timed_set_state(&pa, seeded, nullptr);
+    for (int r = -1; r < o.reps; ++r) {  // r = −1: the warm-up (above time_edits)
+      timed_set_state(&pa, longer, r < 0 ? nullptr : &append);
+      timed_set_state(&pa, seeded, r < 0 ? nullptr : &remove_last);
+    }
+  }
+
   const double full_ms = median(full.wall), full_cpu_ms = median(full.cpu);
   const double toggle_causal = median(t_causal.wall), toggle_dropout = median(t_dropout.wall),
                toggle_temp = median(t_temp.wall);
@@ -490,6 +510,12 @@ int cmd_bench(int argc, char** argv) {
   j["incremental_last_ms"] = round3(median(inc_last.wall));
   j["incremental_last_cpu_ms"] = round3(median(inc_last.cpu));
   j["incremental_q_rows"] = q_rows_mid;
+  if (can_append) {
+    j["append_ms"] = round3(median(append.wall));
+    j["append_cpu_ms"] = round3(median(append.cpu));
+    j["remove_last_ms"] = round3(median(remove_last.wall));
+    j["remove_last_cpu_ms"] = round3(median(remove_last.cpu));
+  }
   j["toggle_causal_ms"] = round3(toggle_causal);
   j["toggle_causal_on_ms"] = round3(median(causal_on.wall));
   j["toggle_causal_off_ms"] = round3(median(causal_off.wall));

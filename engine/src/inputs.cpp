@@ -254,7 +254,7 @@ void allocate_buffers(const Plan& plan, Buffers* b) {
   b->Q.reset_for_overwrite(S, plan.d_out);
   b->K.reset_for_overwrite(S, plan.d_out);
   b->V.reset_for_overwrite(S, plan.d_out);
-  b->heads.assign(static_cast<size_t>(plan.H), HeadBuffers{});
+  b->heads.resize(static_cast<size_t>(plan.H));  // heads already there keep their buffers
   for (HeadBuffers& h : b->heads) {
     h.scores.reset_for_overwrite(S, S);  // scaled, masked: materialised on request; dropped: by the pipeline under dropout
     h.weights.reset_for_overwrite(S, S);

@@ -285,20 +285,30 @@ void for_each_head(int groups, int H, F& f) {
 // Every stage from X and the parameters (which must be in place), except
 // that head h stops after level want[h] (detail::Level) and concat and output
 // are computed only when tail (which needs every head at kContext). The
-// heads run in up to spaces.size() groups (for_each_head).
+// heads run in up to spaces.size() groups (for_each_head). With a carry,
+// whose score cells are already in place (reshape), the carried Q, K and V
+// rows are copied from the old result and only the fresh rows (and their
+// score columns) are computed.
 void compute_everything(const Plan& p, Buffers& b, std::vector<detail::WorkSpace>& spaces,
-                        const std::vector<uint8_t>& want, bool tail) {
+                        const std::vector<uint8_t>& want, bool tail, const detail::Carry* carry) {
   const std::vector<int> all = iota_rows(p.S);
   const int S = p.S;
-  compute_projection(p, b.X, b.params.W_q, b.params.b_q, &b.Q, all.data(), S);
-  compute_projection(p, b.X, b.params.W_k, b.params.b_k, &b.K, all.data(), S);
-  compute_projection(p, b.X, b.params.W_v, b.params.b_v, &b.V, all.data(), S);
+  const std::vector<int>& rows = carry ? carry->fresh : all;  // the Q, K, V rows and score rows / columns computed
+  const int n = static_cast<int>(rows.size());
+  if (carry) detail::carry_projection_rows(*carry, b);
+  compute_projection(p, b.X, b.params.W_q, b.params.b_q, &b.Q, rows.data(), n);
+  compute_projection(p, b.X, b.params.W_k, b.params.b_k, &b.K, rows.data(), n);
+  compute_projection(p, b.X, b.params.W_v, b.params.b_v, &b.V, rows.data(), n);
   transpose_rows(p, b.Q, &b.QT, all.data(), S);
   transpose_rows(p, b.K, &b.KT, all.data(), S);
   auto head = [&](int g, int h) {
     HeadBuffers& hb = b.heads[h];
     Scratch& sc = spaces[static_cast<size_t>(g)].sc;
-    compute_scores(p, b, h, all.data(), S, nullptr, 0, sc);
+    if (carry) {
+      compute_scores(p, b, h, rows.data(), n, rows.data(), n, sc);
+    } else {
+      compute_scores(p, b, h, all.data(), S, nullptr, 0, sc);
+    }
     if (want[static_cast<size_t>(h)] < detail::kWeights) return;
     for (int r = 0; r < S; ++r) compute_weights_row(p, hb, r, hb.weights.row(r));
     if (p.dropout_active) {
@@ -897,29 +907,137 @@ void Pipeline::Impl::read(Stage s, int head) {
   }
 }
 
-void Pipeline::Impl::rebuild(State next, const detail::Plan& np, detail::Buffers fresh) {
+void Pipeline::Impl::rebuild(State&& next, const detail::Plan& np, detail::Buffers& fresh,
+                             const detail::Carry* carry, bool params_kept) {
   std::vector<uint8_t> want(static_cast<size_t>(np.H));
   for (int h = 0; h < np.H; ++h) want[static_cast<size_t>(h)] = static_cast<uint8_t>(wanted(h));
-  compute_everything(np, fresh, spaces, want, tail_wanted());
+  compute_everything(np, fresh, spaces, want, tail_wanted(), carry);
+  // The records, made before anything is committed (they allocate).
+  const int computed = carry ? static_cast<int>(carry->fresh.size()) : np.S;  // Q, K, V and score rows
+  std::array<std::vector<uint64_t>, kStageCount> new_versions = versions;
+  std::array<std::vector<StageUpdate>, kStageCount> new_updates;
+  for (int s = 0; s < kStageCount; ++s) {
+    const Stage st = static_cast<Stage>(s);
+    if (params_kept && st >= Stage::W_q && st <= Stage::b_o) {
+      // The same parameters (they do not depend on S): same version, no update.
+      new_updates[s].assign(1, StageUpdate{});
+      continue;
+    }
+    const int heads = stage_is_per_head(st) ? np.H : 1;
+    new_versions[s].assign(static_cast<size_t>(heads), 0);
+    new_updates[s].assign(static_cast<size_t>(heads), StageUpdate{});
+    for (int h = 0; h < heads; ++h) {
+      const Tensor* t = detail::stage_tensor(fresh, st, h);
+      if (t == nullptr) continue;
+      // scaled, masked (and dropped without dropout) have no buffer of their own
+      const int rows = stage_is_per_head(st) ? np.S : t->rows;
+      StageUpdate u{UpdateKind::full, rows, 0, true};
+      if (carry && (st == Stage::Q || st == Stage::K || st == Stage::V)) u = StageUpdate{UpdateKind::partial, computed, 0, true};
+      if (carry && st == Stage::scores) u = StageUpdate{UpdateKind::partial, computed, computed, true};
+      new_updates[s][h] = u;
+      new_versions[s][h] = ++stamp;
+    }
+  }
+  // Commit (moves only).
   valid = std::move(want);
   tail_valid = tail_wanted();
   state = std::move(next);
   plan = np;
   buf = std::move(fresh);
-  for (int s = 0; s < kStageCount; ++s) {
-    const int heads = stage_is_per_head(static_cast<Stage>(s)) ? np.H : 1;
-    versions[s].assign(static_cast<size_t>(heads), 0);
-    updates[s].assign(static_cast<size_t>(heads), StageUpdate{});
-    for (int h = 0; h < heads; ++h) {
-      const Tensor* t = detail::stage_tensor(buf, static_cast<Stage>(s), h);
-      if (t == nullptr) continue;
-      // scaled, masked (and dropped without dropout) have no buffer of their own
-      const int rows = stage_is_per_head(static_cast<Stage>(s)) ? np.S : t->rows;
-      updates[s][h] = StageUpdate{UpdateKind::full, rows, 0, true};
-      bump(static_cast<Stage>(s), h);
-    }
-  }
+  versions = std::move(new_versions);
+  updates = std::move(new_updates);
   has_result = true;
+}
+
+// Sizes every buffer of b for state s (plan p), keeping X and any score
+// buffers already in place, and builds the parameters (unless params is
+// false) and the keep mask, for compute_everything.
+void prepare_buffers(const State& s, const detail::Plan& p, detail::Buffers* b, bool params) {
+  detail::allocate_buffers(p, b);
+  b->QT.reset_for_overwrite(p.d_out, p.S);  // written whole by compute_everything
+  b->KT.reset_for_overwrite(p.d_out, p.S);
+  if (p.dropout_active) {
+    for (detail::HeadBuffers& hb : b->heads) hb.dropped.reset(p.S, p.S);
+  }
+  if (params) detail::build_params(s, &b->params);
+  detail::build_keep_mask(p, &b->keep);
+}
+
+std::vector<detail::WorkSpace> make_spaces(const detail::Plan& p) {
+  std::vector<detail::WorkSpace> out(static_cast<size_t>(head_groups(p)));
+  for (detail::WorkSpace& ws : out) make_space(p, &ws);
+  return out;
+}
+
+void Pipeline::Impl::reshape(State&& next, const detail::Plan& np) {
+  // Another number of tokens, everything else of the same shapes: the
+  // parameters (which do not depend on S) are taken over, and so are the
+  // rows of Q, K, V and scores whose X rows are found again (detail::Carry).
+  const bool only_s = has_result && plan.d_model == np.d_model && plan.d_out == np.d_out && plan.H == np.H &&
+                      plan.qkv_bias == np.qkv_bias && plan.out_proj == np.out_proj && plan.out_bias == np.out_bias;
+  const bool params_kept = only_s && detail::same_param_inputs(state, next);
+  // Release all of the old result that is not carried before the new one is
+  // allocated: two results at once would pass the heap budget at S = 1024.
+  detail::Buffers old = std::move(buf);
+  buf = detail::Buffers();
+  std::vector<detail::WorkSpace>().swap(spaces);
+  keep_cache = std::vector<uint8_t>();  // another shape: a kept mask no longer fits
+  keep_cache_valid = false;
+  // From here on whatever fails is undone by restore().
+  try {
+    if (params_kept) {
+      for (detail::HeadBuffers& hb : old.heads) {  // keeps what the carry reads: X, parameters, Q, K, V, scores
+        Tensor scores = std::move(hb.scores);
+        hb = detail::HeadBuffers();
+        hb.scores = std::move(scores);
+      }
+      old.QT = old.KT = old.concat = old.output = Tensor();
+      std::vector<uint8_t>().swap(old.keep);
+    } else {
+      old = detail::Buffers();
+    }
+    detail::Buffers fresh;
+    detail::build_x(next, &fresh.X);
+    detail::Carry carry;
+    const bool carried = params_kept && detail::find_carry(old, fresh.X, &carry);
+    if (carried) {
+      // Each head's carried score cells, releasing the old head's as it goes,
+      // before anything else of the new result is allocated.
+      fresh.heads.resize(static_cast<size_t>(np.H));
+      for (int h = 0; h < np.H; ++h) {
+        fresh.heads[static_cast<size_t>(h)].scores.reset_for_overwrite(np.S, np.S);
+        detail::carry_scores(carry, h, &fresh.heads[static_cast<size_t>(h)].scores);
+        old.heads[static_cast<size_t>(h)].scores = Tensor();
+      }
+    }
+    prepare_buffers(next, np, &fresh, !params_kept);
+    if (params_kept) fresh.params = std::move(old.params);
+    if (!carried) old = detail::Buffers();
+    spaces = make_spaces(np);
+    rebuild(std::move(next), np, fresh, carried ? &carry : nullptr, params_kept);
+  } catch (...) {
+    old = detail::Buffers();
+    restore();
+    throw;
+  }
+}
+
+void Pipeline::Impl::restore() noexcept {
+  buf = detail::Buffers();
+  std::vector<detail::WorkSpace>().swap(spaces);
+  if (!has_result) return;
+  try {
+    detail::Buffers b;
+    detail::build_x(state, &b.X);
+    prepare_buffers(state, plan, &b, true);
+    spaces = make_spaces(plan);
+    compute_everything(plan, b, spaces, valid, tail_valid, nullptr);
+    buf = std::move(b);
+  } catch (...) {
+    has_result = false;  // not even the old result fits now
+    buf = detail::Buffers();
+    std::vector<detail::WorkSpace>().swap(spaces);
+  }
 }
 
 void Pipeline::Impl::apply(State&& next) {
@@ -927,30 +1045,7 @@ void Pipeline::Impl::apply(State&& next) {
   read_now.resize(static_cast<size_t>(np.H), 0);  // another head count keeps the first heads' demand
   read_before.resize(static_cast<size_t>(np.H), 0);
   if (!has_result || !detail::same_shapes(plan, np)) {
-    // Describe and allocate everything first; nothing is touched until all
-    // allocations have succeeded.
-    detail::Buffers fresh;
-    detail::allocate_buffers(np, &fresh);
-    fresh.QT.reset_for_overwrite(np.d_out, np.S);  // written whole by compute_everything
-    fresh.KT.reset_for_overwrite(np.d_out, np.S);
-    if (np.dropout_active) {
-      for (detail::HeadBuffers& hb : fresh.heads) hb.dropped.reset(np.S, np.S);
-    }
-    detail::build_x(next, &fresh.X);
-    detail::build_params(next, &fresh.params);
-    detail::build_keep_mask(np, &fresh.keep);
-    keep_cache = std::vector<uint8_t>();  // another shape: a kept mask no longer fits
-    keep_cache_valid = false;
-    // Working spaces, one per head group (make_space).
-    std::vector<detail::WorkSpace> new_spaces(static_cast<size_t>(head_groups(np)));
-    for (detail::WorkSpace& ws : new_spaces) make_space(np, &ws);
-    spaces.swap(new_spaces);
-    try {
-      rebuild(std::move(next), np, std::move(fresh));
-    } catch (...) {
-      spaces.swap(new_spaces);  // the result kept is the old one: so are its spaces
-      throw;
-    }
+    reshape(std::move(next), np);
     return;
   }
   // More threads than when the spaces were made: more spaces (before

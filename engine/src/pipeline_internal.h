@@ -159,7 +159,31 @@ bool causal_on_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w);
 // masked values in the exps row, it sets *built_from to r + 1.
 bool causal_off_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w, int* built_from);
 
-// Sizes every buffer of b for plan (contents zero).
+// ---- a rebuild for another S (carry.cpp) ----
+// What a rebuild for another number of tokens takes from the result it
+// replaces, when d_model, d_out, H, the projections and the parameters are
+// the same: a new row r whose X row is bitwise old row src[r] gets that
+// row's Q, K and V rows, and the score cell (r, c) of two such rows is the
+// old cell (src[r], src[c]). kernels.h's contract makes a cell's bits the
+// same wherever it sits in a product, so this is the fresh result.
+struct Carry {
+  struct Run {
+    int dst, src, n;  // new rows dst … dst + n − 1 are old rows src … src + n − 1
+  };
+  const Buffers* old = nullptr;  // the result replaced (its X, Q, K and V)
+  std::vector<int> src;          // (S) the old row new row r is, or −1
+  std::vector<Run> runs;         // the carried rows, as runs in both orders
+  std::vector<int> fresh;        // the new rows with src −1, ascending
+};
+// Matches the new X (S × d_model) against ob.X; false when no row carries.
+bool find_carry(const Buffers& ob, const Tensor& X, Carry* c);
+// Copies the carried rows of Q, K and V into b.
+void carry_projection_rows(const Carry& c, Buffers& b);
+// Copies head h's score cells between carried rows (from c.old) into scores (S × S).
+void carry_scores(const Carry& c, int h, Tensor* scores);
+
+// Sizes every buffer of b for plan (contents unspecified; row_max NaN). A
+// buffer already of its size keeps its contents (reshape's carried scores).
 void allocate_buffers(const Plan& plan, Buffers* b);
 
 // The tensor of a stage inside b (nullptr when absent / out of range).
@@ -200,8 +224,20 @@ struct Pipeline::Impl {
   // brings it up to date first.
   void read(Stage s, int head);
 
-  void apply(State&& next);   // may throw std::bad_alloc before it mutates anything (or moves next)
-  void rebuild(State next, const detail::Plan& plan, detail::Buffers fresh);
+  void apply(State&& next);   // may throw std::bad_alloc: before it mutates anything (or moves next), or
+                              // in reshape, which has put the old result back
+  // Another shape (or the first state): the old result is released as the
+  // new one is built, so a shape change never holds two results; if that
+  // fails, restore() computes the old one again and the failure is rethrown.
+  void reshape(State&& next, const detail::Plan& plan);
+  // The result for state / plan / valid, computed again from the state (the
+  // same bits as before); has_result becomes false if even that fails.
+  void restore() noexcept;
+  // Computes the result for next into fresh, with what carry (may be null)
+  // takes from the old one, and commits it only once all is done;
+  // params_kept: the parameters are the old ones (their versions stay).
+  void rebuild(State&& next, const detail::Plan& plan, detail::Buffers& fresh, const detail::Carry* carry,
+               bool params_kept);
   void bump(Stage s, int head) { versions[static_cast<int>(s)][head] = ++stamp; }
 };
 

@@ -134,6 +134,35 @@ inline attnviz::TensorView view(const attnviz::Pipeline& p, attnviz::Stage s, in
   return t ? t->view() : attnviz::TensorView{};
 }
 
+// Every stage a pipeline shows: global ones and those of each head.
+constexpr attnviz::Stage kGlobal[] = {
+    attnviz::Stage::X,   attnviz::Stage::W_q, attnviz::Stage::W_k, attnviz::Stage::W_v,    attnviz::Stage::W_o,
+    attnviz::Stage::b_q, attnviz::Stage::b_k, attnviz::Stage::b_v, attnviz::Stage::b_o,    attnviz::Stage::Q,
+    attnviz::Stage::K,   attnviz::Stage::V,   attnviz::Stage::concat, attnviz::Stage::output};
+constexpr attnviz::Stage kPerHead[] = {attnviz::Stage::scores,  attnviz::Stage::scaled,  attnviz::Stage::masked,
+                                       attnviz::Stage::weights, attnviz::Stage::dropped, attnviz::Stage::context};
+
+// Every stage of p (every head) is bitwise what a fresh pipeline computes
+// for p's state.
+inline void expect_same_as_fresh(const attnviz::Pipeline& p, const std::string& when) {
+  attnviz::Pipeline fresh;
+  ASSERT_TRUE(fresh.set_state(p.state()).ok);
+  for (attnviz::Stage s : kGlobal) {
+    const attnviz::Tensor* a = p.matrix(s);
+    const attnviz::Tensor* b = fresh.matrix(s);
+    ASSERT_EQ(a == nullptr, b == nullptr) << when << ": " << attnviz::stage_name(s);
+    if (a != nullptr) {
+      EXPECT_TRUE(attnviz::tensors_bitwise_equal(*a, *b)) << when << ": " << attnviz::stage_name(s);
+    }
+  }
+  for (int h = 0; h < p.num_heads(); ++h) {
+    for (attnviz::Stage s : kPerHead) {
+      EXPECT_TRUE(attnviz::tensors_bitwise_equal(*p.matrix(s, h), *fresh.matrix(s, h)))
+          << when << ": " << attnviz::stage_name(s) << " head " << h;
+    }
+  }
+}
+
 inline bool bitwise_equal(const attnviz::Tensor& a, const attnviz::Tensor& b) {
   return attnviz::tensors_bitwise_equal(a, b);
 }

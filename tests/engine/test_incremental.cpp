@@ -20,33 +20,11 @@ using attnviz::Pipeline;
 using attnviz::Stage;
 using attnviz::StageUpdate;
 using attnviz::UpdateKind;
+using attnviz_test::expect_same_as_fresh;
+using attnviz_test::kGlobal;
+using attnviz_test::kPerHead;
 using attnviz_test::run;
 using attnviz_test::state_from;
-
-constexpr Stage kGlobal[] = {Stage::X, Stage::W_q, Stage::W_k, Stage::W_v, Stage::W_o,
-                             Stage::b_q, Stage::b_k, Stage::b_v, Stage::b_o, Stage::Q,
-                             Stage::K, Stage::V, Stage::concat, Stage::output};
-constexpr Stage kPerHead[] = {Stage::scores, Stage::scaled, Stage::masked,
-                              Stage::weights, Stage::dropped, Stage::context};
-
-void expect_same_as_fresh(const Pipeline& p, const std::string& when) {
-  Pipeline fresh;
-  ASSERT_TRUE(fresh.set_state(p.state()).ok);
-  for (Stage s : kGlobal) {
-    const attnviz::Tensor* a = p.matrix(s);
-    const attnviz::Tensor* b = fresh.matrix(s);
-    ASSERT_EQ(a == nullptr, b == nullptr) << when << ": " << attnviz::stage_name(s);
-    if (a != nullptr) {
-      EXPECT_TRUE(attnviz::tensors_bitwise_equal(*a, *b)) << when << ": " << attnviz::stage_name(s);
-    }
-  }
-  for (int h = 0; h < p.num_heads(); ++h) {
-    for (Stage s : kPerHead) {
-      EXPECT_TRUE(attnviz::tensors_bitwise_equal(*p.matrix(s, h), *fresh.matrix(s, h)))
-          << when << ": " << attnviz::stage_name(s) << " head " << h;
-    }
-  }
-}
 
 // Six tokens with explicit embeddings, two heads, output projection.
 attnviz::State base_state(bool causal) {
