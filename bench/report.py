@@ -116,16 +116,18 @@ def interactive_table(runs, sizes):
     out = ["### attnviz: one-token edits, toggles, memory, throughput", "",
            "Wall-clock medians in ms, CPU-time medians in parentheses. `edit` = X row S/2 "
            "changed, `edit t0` = row 0 (the worst case), `edit last` = row S−1 (typing at the "
-           "end; the cheapest under a causal mask), `causal on / off` = the causal mask switched on / "
+           "end; the cheapest under a causal mask), `new token / delete` = a token added at the end and deleted "
+           "again (S changes: seeded embedding and weights as the app keeps them; the new result takes the "
+           "rows of Q, K, V and scores it finds again from the old one), `causal on / off` = the causal mask switched on / "
            "off, `padding` = one key's padding switched (an extra), `toggle` = the slowest of the three "
            "toggle medians (causal, both directions' samples together; dropout; temperature). Heap: wasm = WebAssembly memory size at exit (it only grows); "
            "native = peak RSS (ru_maxrss). `wasm, UI: …` rows run the pipeline as the app does "
            "(`bench --view stages|compare|output`: lazy, each timed call is set_state plus reading what that "
            "tab shows, so `full` includes computing the view on first read); the other rows keep "
            "every stage of every head current.", "",
-           "| build | S | full | edit | edit t0 | edit last | causal on / off | padding | dropout | temperature "
+           "| build | S | full | edit | edit t0 | edit last | new token / delete | causal on / off | padding | dropout | temperature "
            "| **toggle** | peak heap MB | pipeline MB | GFLOP/s (CPU) |",
-           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for kind in ("attnviz-wasm", "attnviz-native", "attnviz-wasm-stages", "attnviz-wasm-compare",
                  "attnviz-wasm-output", "attnviz-wasm-mt"):
         for S in sizes:
@@ -136,6 +138,7 @@ def interactive_table(runs, sizes):
                 f"| {BUILD_LABELS[kind]} | {S} | {ms(d['full_ms'])} ({ms(d.get('full_cpu_ms'))}) "
                 f"| {ms(d['incremental_ms'])} ({ms(d.get('incremental_cpu_ms'))}) "
                 f"| {ms(d.get('incremental_first_ms'))} | {ms(d.get('incremental_last_ms'))} "
+                f"| {ms(d.get('append_ms'))} / {ms(d.get('remove_last_ms'))} "
                 f"| {ms(d.get('toggle_causal_on_ms'))} / {ms(d.get('toggle_causal_off_ms'))} "
                 f"| {ms(d.get('toggle_padding_ms'))} "
                 f"| {ms(d.get('toggle_dropout_ms'))} | {ms(d.get('toggle_temperature_ms'))} "

@@ -84,7 +84,7 @@ void build_keep_mask(const Plan& plan, std::vector<uint8_t>* keep) {
 
 // ---- [SECTION] X: embedding + positions ------------------------------------------
 
-void build_x(const State& s, Tensor* x) {
+void build_x(const State& s, Tensor* x, EmbeddingCache* cache) {
   const int S = s.seq_len(), dm = s.d_model;
   if (s.embedding.init == EmbeddingInit::values) {
     x->rows = S;
@@ -101,11 +101,30 @@ void build_x(const State& s, Tensor* x) {
       ids[i] = it->second;
     }
     const int vocab = static_cast<int>(index.size());
-    std::vector<float> table(static_cast<size_t>(vocab) * dm);  // (vocab × d_model)
-    TorchGenerator g(s.embedding.seed);
-    g.normal(table.data(), table.size());
+    const size_t n = static_cast<size_t>(vocab) * dm;
+    std::vector<float> local;  // (vocab × d_model) when there is no cache
+    const float* table = nullptr;
+    if (cache != nullptr && dm % 16 == 0) {
+      if (cache->seed != s.embedding.seed || cache->d_model != dm) {  // another table: start it again
+        cache->table.clear();
+        cache->after = TorchGenerator(s.embedding.seed);
+        cache->seed = s.embedding.seed;
+        cache->d_model = dm;
+      }
+      const size_t have = cache->table.size();  // a multiple of 16, like n
+      if (n > have) {
+        cache->table.resize(n);  // the rows after `have`: what the generator draws next
+        cache->after.normal(cache->table.data() + have, n - have);
+      }
+      table = cache->table.data();
+    } else {
+      local.resize(n);
+      TorchGenerator g(s.embedding.seed);
+      g.normal(local.data(), n);
+      table = local.data();
+    }
     for (int i = 0; i < S; ++i) {
-      std::memcpy(x->row(i), table.data() + static_cast<size_t>(ids[i]) * dm, sizeof(float) * dm);
+      std::memcpy(x->row(i), table + static_cast<size_t>(ids[i]) * dm, sizeof(float) * dm);
     }
   }
   if (s.positional == Positional::sinusoidal) {

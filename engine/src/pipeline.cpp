@@ -997,7 +997,7 @@ void Pipeline::Impl::reshape(State&& next, const detail::Plan& np) {
       old = detail::Buffers();
     }
     detail::Buffers fresh;
-    detail::build_x(next, &fresh.X);
+    detail::build_x(next, &fresh.X, &embedding);
     detail::Carry carry;
     const bool carried = params_kept && detail::find_carry(old, fresh.X, &carry);
     if (carried) {
@@ -1028,7 +1028,7 @@ void Pipeline::Impl::restore() noexcept {
   if (!has_result) return;
   try {
     detail::Buffers b;
-    detail::build_x(state, &b.X);
+    detail::build_x(state, &b.X, &embedding);
     prepare_buffers(state, plan, &b, true);
     spaces = make_spaces(plan);
     compute_everything(plan, b, spaces, valid, tail_valid, nullptr);
@@ -1059,7 +1059,7 @@ void Pipeline::Impl::apply(State&& next) {
   // Same shapes: rebuild inputs whose spec changed (allocates), then update.
   const bool x_spec_changed = !detail::same_x_inputs(state, next);
   Tensor new_x;
-  if (x_spec_changed) detail::build_x(next, &new_x);
+  if (x_spec_changed) detail::build_x(next, &new_x, &embedding);
   const bool params_spec_changed = !detail::same_param_inputs(state, next);
   detail::Params new_params;
   if (params_spec_changed) detail::build_params(next, &new_params);

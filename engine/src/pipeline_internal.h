@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "attnviz/pipeline.h"
+#include "attnviz/torch_rng.h"
 
 namespace attnviz {
 namespace detail {
@@ -52,8 +53,21 @@ struct Params {
   Tensor b_o;            // (1 × d_out) or empty
 };
 
+// The seeded embedding table the last build_x drew, kept by the pipeline so
+// that a new token does not draw the whole table again. Only for d_model a
+// multiple of 16: torch's normal_ then fills every size by whole blocks of
+// 16 from uniforms drawn in order, so the table for more rows is this one
+// followed by what the same generator draws next.
+struct EmbeddingCache {
+  uint64_t seed = 0;
+  int d_model = 0;                    // 0: nothing drawn yet
+  std::vector<float> table;           // (rows × d_model): torch.randn(rows, d_model) after manual_seed(seed)
+  TorchGenerator after{0};            // that generator once it drew table
+};
+
 // X (S × d_model) for s: embedding (torch_randn table or values) + positions.
-void build_x(const State& s, Tensor* x);
+// cache (may be null) keeps the table between calls.
+void build_x(const State& s, Tensor* x, EmbeddingCache* cache = nullptr);
 // The parameters for s (torch_linear fused/per_head, torch_rand, or values).
 void build_params(const State& s, Params* params);
 // Whether two states give the same X / the same parameters (compares specs,
@@ -201,6 +215,7 @@ struct Pipeline::Impl {
   uint64_t stamp = 0;                                         // last version handed out
 
   std::vector<detail::WorkSpace> spaces;  // (≥ 1 once there is a result) see WorkSpace
+  detail::EmbeddingCache embedding;       // the seeded table X was built from (build_x)
   // The dropout keep mask of the last time dropout was switched off, with its
   // p and seed (same shapes), so switching it back on does not redraw it.
   std::vector<uint8_t> keep_cache;  // (H × S × S) or empty

@@ -215,6 +215,38 @@ TEST(Resize, TypingANewWordWithASeededEmbedding) {
   expect_same_as_fresh(p, "typed t9");
 }
 
+// The pipeline keeps the seeded embedding table between states and draws
+// only the rows a growing vocabulary adds: X must stay the fresh table's,
+// growing, shrinking, renaming, with another seed or d_model.
+TEST(Resize, TheKeptEmbeddingTableGivesTheFreshX) {
+  auto state = [](const std::vector<std::string>& words, int d_model, int seed) {
+    std::string t;
+    for (const std::string& w : words) t += (t.empty() ? "\"" : ",\"") + w + "\"";
+    return attnviz_test::state_from("{\"tokens\": [" + t + "], \"d_model\": " + std::to_string(d_model) +
+                                    ", \"d_out\": 16, \"num_heads\": 2, \"embedding\": {\"seed\": " +
+                                    std::to_string(seed) + "}}");
+  };
+  const std::vector<std::vector<std::string>> steps = {
+      {"a", "b"}, {"a", "b", "c"}, {"a", "b", "c", "d", "e", "f", "g"}, {"a", "b"},
+      {"a", "b", "x", "y"},  // the vocabulary shrank, then grew with other words
+      {"y", "x", "b", "a"}, {"z"}, {"a", "b", "c", "d", "e", "f", "g", "h", "i"}};
+  for (int d_model : {16, 32, 24}) {  // 24: not a multiple of 16, drawn whole each time
+    for (int seed : {123, 9}) {
+      Pipeline p;
+      for (const auto& words : steps) {
+        run(&p, state(words, d_model, seed));
+        expect_same_as_fresh(p, "d_model " + std::to_string(d_model) + ", seed " + std::to_string(seed) +
+                                    ", " + std::to_string(words.size()) + " words");
+      }
+    }
+  }
+  // Another seed on the same pipeline starts the table again.
+  Pipeline p;
+  run(&p, state({"a", "b", "c"}, 16, 1));
+  run(&p, state({"a", "b", "c", "d"}, 16, 2));
+  expect_same_as_fresh(p, "another seed");
+}
+
 TEST(Resize, LazyHeadsLeftStaleAreRightWhenRead) {
   const Rows all = random_rows(20, 16);
   Pipeline p;
