@@ -457,6 +457,7 @@ int cmd_bench(int argc, char** argv) {
   // The rebuild holds the old result and the new one at once, so this is
   // where the peak heap is reached.
   Times append, remove_last;
+  int append_q_rows = -1;  // Q rows the last append computed: 1 when the old rows were carried
   attnviz::State longer = seeded;
   longer.tokens.push_back("t" + std::to_string(o.tokens));
   const bool can_append = attnviz::validate_state(longer).ok;  // S + 1 may pass the engine's limit
@@ -465,6 +466,7 @@ int cmd_bench(int argc, char** argv) {
     timed_set_state(&pa, seeded, nullptr);
     for (int r = -1; r < o.reps; ++r) {  // r = −1: the warm-up (above time_edits)
       timed_set_state(&pa, longer, r < 0 ? nullptr : &append);
+      append_q_rows = pa.last_update(attnviz::Stage::Q).rows;
       timed_set_state(&pa, seeded, r < 0 ? nullptr : &remove_last);
     }
   }
@@ -515,6 +517,7 @@ int cmd_bench(int argc, char** argv) {
     j["append_cpu_ms"] = round3(median(append.cpu));
     j["remove_last_ms"] = round3(median(remove_last.wall));
     j["remove_last_cpu_ms"] = round3(median(remove_last.cpu));
+    j["append_q_rows"] = append_q_rows;
   }
   j["toggle_causal_ms"] = round3(toggle_causal);
   j["toggle_causal_on_ms"] = round3(median(causal_on.wall));
