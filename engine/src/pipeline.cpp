@@ -973,9 +973,8 @@ void Pipeline::Impl::reshape(State&& next, const detail::Plan& np) {
   // Another number of tokens, everything else of the same shapes: the
   // parameters (which do not depend on S) are taken over, and so are the
   // rows of Q, K, V and scores whose X rows are found again (detail::Carry).
-  const bool only_s = has_result && plan.d_model == np.d_model && plan.d_out == np.d_out && plan.H == np.H &&
-                      plan.qkv_bias == np.qkv_bias && plan.out_proj == np.out_proj && plan.out_bias == np.out_bias;
-  const bool params_kept = only_s && detail::same_param_inputs(state, next);
+  const bool params_kept =
+      has_result && detail::same_shapes_but_s(plan, np) && detail::same_param_inputs(state, next);
   // Release all of the old result that is not carried before the new one is
   // allocated: two results at once would pass the heap budget at S = 1024.
   detail::Buffers old = std::move(buf);

@@ -42,6 +42,8 @@ constexpr uint64_t kKeepExpsMaxBytes = 32ull << 20;
 Plan make_plan(const State& s);
 // Same S, d_model, d_out, H and the same set of biases / projections.
 bool same_shapes(const Plan& a, const Plan& b);
+// The same, S aside (the parameters' shapes do not depend on S).
+bool same_shapes_but_s(const Plan& a, const Plan& b);
 bool same_mask(const Plan& a, const Plan& b);
 bool same_dropout(const Plan& a, const Plan& b);
 
