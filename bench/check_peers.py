@@ -10,9 +10,13 @@ peer differs by more than the tolerance, 2 on bad usage.
   bench/check_peers.py --cli "build/native/attnviz-cli" [--tokens 9 --d-model 24 --heads 3]
   (--cli "node --no-experimental-fetch build/wasm/attnviz-cli.js" works too)
 
-Tolerance 1e-5 absolute: inputs are O(1), sums have at most d_model terms, and
-float32 results of different summation orders (OpenBLAS, XNNPACK, attnviz's
-kernels) differ by a few ulps, ~1e-7 each.
+Peers: torch (bench/torch_bench.py), tfjs (bench/tfjs_bench.mjs) and ort-web
+(bench/ort_bench.mjs, which exports the state's weights to ONNX with
+bench/export_onnx.py first).
+
+Tolerance 1e-5 absolute, the same for every peer: inputs are O(1), sums have at
+most d_model terms, and float32 results of different summation orders (OpenBLAS,
+XNNPACK, onnxruntime's MLAS, attnviz's kernels) differ by a few ulps, ~1e-7 each.
 """
 import argparse
 import json
@@ -26,6 +30,10 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOLERANCE = 1e-5
+# Each peer's --check command; the state file's path is appended.
+PEERS = {"torch": ["/usr/bin/python3", os.path.join(ROOT, "bench/torch_bench.py"), "--check"],
+         "tfjs": ["node", os.path.join(ROOT, "bench/tfjs_bench.mjs"), "--check"],
+         "ort-web": ["node", os.path.join(ROOT, "bench/ort_bench.mjs"), "--check"]}
 
 
 def f32(x):
@@ -68,7 +76,7 @@ def main():
     ap.add_argument("--d-model", type=int, default=24)
     ap.add_argument("--heads", type=int, default=3)
     ap.add_argument("--seed", type=int, default=5)
-    ap.add_argument("--peers", default="torch,tfjs")
+    ap.add_argument("--peers", default=",".join(PEERS))
     a = ap.parse_args()
     state = make_state(a.tokens, a.d_model, a.heads, a.seed)
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
@@ -77,12 +85,10 @@ def main():
     try:
         report = run_json(shlex.split(a.cli) + ["run", path])
         ref = {"output": report["output"], "weights": [h["weights"] for h in report["heads"]]}
-        peers = {"torch": ["/usr/bin/python3", os.path.join(ROOT, "bench/torch_bench.py"), "--check", path],
-                 "tfjs": ["node", os.path.join(ROOT, "bench/tfjs_bench.mjs"), "--check", path]}
         result = {"S": a.tokens, "d_model": a.d_model, "heads": a.heads, "tolerance": TOLERANCE}
         ok = True
         for name in a.peers.split(","):
-            got = run_json(peers[name])
+            got = run_json(PEERS[name] + [path])
             diffs = {k: max_diff(ref[k], got[k], k) for k in ("output", "weights")}
             result[name] = {f"{k}_max_abs_diff": v for k, v in diffs.items()}
             ok = ok and all(v <= TOLERANCE for v in diffs.values())
