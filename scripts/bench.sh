@@ -8,7 +8,10 @@
 #                   (the threaded wasm build; skipped when it is not built)
 #   attnviz native  $NATIVE_BUILD/attnviz-cli bench ...
 #   tfjs-wasm       node --no-liftoff bench/tfjs_bench.mjs ...  (XNNPACK, SIMD, 1 thread)
-# Both wasm programs run with V8's --no-liftoff: every function is compiled
+#   ort-web         node --no-liftoff bench/ort_bench.mjs ... --threads 1 (and 2)
+#                   (onnxruntime-web's wasm backend, SIMD; the forward exported
+#                   to ONNX by bench/export_onnx.py, cached in $BENCH_ONNX_DIR)
+# The wasm programs run with V8's --no-liftoff: every function is compiled
 # with TurboFan when the module loads, instead of first with Liftoff and again
 # with TurboFan on background threads once hot. That second compile (hundreds
 # of ms of CPU for the engine's largest functions) would otherwise run during
@@ -32,6 +35,9 @@
 #                             app runs it (bench --view stages / compare / output:
 #                             lazy, with the Stages, Compare heads or "Q K V &
 #                             output" tab open)
+#                             (on attnviz-mt too, with --threads $BENCH_THREADS:
+#                             the build the app page loads)
+#   BENCH_ONNX_DIR=build/bench-onnx  where ort_bench.mjs keeps its exported models
 #   BENCH_OUT=bench/results   BENCH_FRAME=1 also measures the browser frame time
 #                             (bench/frame_bench.mjs, needs the site in $WASM_BUILD/site)
 set -euo pipefail
@@ -53,7 +59,8 @@ frame=${BENCH_FRAME:-1}
 rounds=${BENCH_ROUNDS:-3}
 view_sizes=${BENCH_VIEW_SIZES:-512 1024}
 
-for f in "$native/attnviz-cli" "$wasm/attnviz-cli.js" node_modules/@tensorflow/tfjs-backend-wasm/package.json; do
+for f in "$native/attnviz-cli" "$wasm/attnviz-cli.js" node_modules/@tensorflow/tfjs-backend-wasm/package.json \
+         node_modules/onnxruntime-web/package.json; do
   if [ ! -e "$f" ]; then
     echo "bench.sh: $f is missing (build native and wasm, and run npm ci, first: make bench does)" >&2
     exit 2
@@ -69,7 +76,7 @@ raw="$out/$name.jsonl"
 record() {
   local kind=$1 line=$2
   printf '{"kind":"%s","data":%s}\n' "$kind" "$line" >> "$raw"
-  printf '  %-15s %s\n' "$kind" "$line" | cut -c1-160
+  printf '  %-23s %s\n' "$kind" "$line" | cut -c1-160
 }
 
 # --- the machine, before anything runs
@@ -98,6 +105,7 @@ print(json.dumps({
     "emscripten": "emcc " + (re.findall(r"\d+\.\d+\.\d+", sh("emcc --version | head -n1")) or ["?"])[0],
     "torch": sh("/usr/bin/python3 -c 'import torch; print(torch.__version__)'"),
     "tfjs": json.load(open("node_modules/@tensorflow/tfjs-backend-wasm/package.json"))["version"],
+    "ort_web": json.load(open("node_modules/onnxruntime-web/package.json"))["version"],
     "openblas": sh("dpkg-query -W -f='${Version}' libopenblas0-pthread"),
     "commit": exported or sh("git rev-parse --short HEAD"),
     "source": "clean export of the commit" if exported else "work tree",
@@ -140,12 +148,20 @@ for round in $(seq "$rounds"); do
       fi
       record attnviz-native "$("$native/attnviz-cli" bench $a)"
       record tfjs-wasm "$(node --no-liftoff bench/tfjs_bench.mjs $a)"
+      record ort-web-1 "$(node --no-liftoff bench/ort_bench.mjs $a --threads 1)"
+      record ort-web-2 "$(node --no-liftoff bench/ort_bench.mjs $a --threads 2)"
       record torch-1 "$(/usr/bin/python3 bench/torch_bench.py $a --threads 1)"
       record torch-2 "$(/usr/bin/python3 bench/torch_bench.py $a --threads 2)"
       if [[ " $view_sizes " == *" $s "* ]]; then
         record attnviz-wasm-stages "$("${node_wasm[@]}" "$wasm/attnviz-cli.js" bench $a --view stages)"
         record attnviz-wasm-compare "$("${node_wasm[@]}" "$wasm/attnviz-cli.js" bench $a --view compare)"
         record attnviz-wasm-output "$("${node_wasm[@]}" "$wasm/attnviz-cli.js" bench $a --view output)"
+        if [ -f "$wasm_mt/attnviz-cli.js" ]; then
+          for view in stages compare output; do
+            record "attnviz-wasm-mt-$view" \
+              "$("${node_wasm[@]}" "$wasm_mt/attnviz-cli.js" bench $a --view "$view" --threads "$threads")"
+          done
+        fi
       fi
     }
   done
