@@ -10,13 +10,20 @@ import sys
 from collections import defaultdict
 
 # Kinds with one line per S (the others appear once per run).
-RUN_KINDS = ("attnviz-wasm", "attnviz-native", "tfjs-wasm", "torch-1", "torch-2",
-             "attnviz-wasm-stages", "attnviz-wasm-compare", "attnviz-wasm-output", "attnviz-wasm-mt")
+RUN_KINDS = ("attnviz-wasm", "attnviz-native", "tfjs-wasm", "torch-1", "torch-2", "ort-web-1", "ort-web-2",
+             "attnviz-wasm-stages", "attnviz-wasm-compare", "attnviz-wasm-output", "attnviz-wasm-mt",
+             "attnviz-wasm-mt-stages", "attnviz-wasm-mt-compare", "attnviz-wasm-mt-output")
 # How the interactive table names each attnviz kind: the eager pipeline (every
 # stage kept current, the issue's figure) and the UI's lazy one with one view open.
 BUILD_LABELS = {"attnviz-wasm": "wasm", "attnviz-native": "native",
                 "attnviz-wasm-stages": "wasm, UI: Stages tab", "attnviz-wasm-compare": "wasm, UI: Compare heads",
-                "attnviz-wasm-output": "wasm, UI: Q K V & output", "attnviz-wasm-mt": "wasm-mt (threads)"}
+                "attnviz-wasm-output": "wasm, UI: Q K V & output", "attnviz-wasm-mt": "wasm-mt (threads)",
+                "attnviz-wasm-mt-stages": "wasm-mt, UI: Stages tab", "attnviz-wasm-mt-compare": "wasm-mt, UI: Compare heads",
+                "attnviz-wasm-mt-output": "wasm-mt, UI: Q K V & output"}
+# The app's tabs as `bench --view` runs them, and the plain run (every stage current).
+TABS = (("stages", "Stages"), ("compare", "Compare heads"), ("output", "Q K V & output"),
+        ("all", "every stage current"))
+FRAME_MS = 1000 / 60  # one frame at 60 Hz
 
 
 
@@ -79,16 +86,57 @@ def get(runs, kind, S, key):
 
 def times_table(runs, sizes, key, title, note):
     out = [f"### {title}", "", note, "",
-           "| S | attnviz wasm | tfjs-wasm | **tfjs / attnviz-wasm** | attnviz native | torch (1 thread) "
-           "| **attnviz-native / torch** | torch (2 threads, wall) |",
-           "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+           "| S | attnviz wasm | tfjs-wasm | **tfjs / attnviz-wasm** | ort-web (1 thread) | ort-web (2 threads, wall) "
+           "| attnviz native | torch (1 thread) | **attnviz-native / torch** | torch (2 threads, wall) |",
+           "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for S in sizes:
         aw, tf = get(runs, "attnviz-wasm", S, key), get(runs, "tfjs-wasm", S, key)
+        o1, o2 = get(runs, "ort-web-1", S, key), get(runs, "ort-web-2", S, "full_ms")
         an, t1 = get(runs, "attnviz-native", S, key), get(runs, "torch-1", S, key)
         t2 = get(runs, "torch-2", S, "full_ms")
-        out.append(f"| {S} | {ms(aw)} | {ms(tf)} | **{ratio(tf, aw)}** | {ms(an)} | {ms(t1)} "
+        out.append(f"| {S} | {ms(aw)} | {ms(tf)} | **{ratio(tf, aw)}** | {ms(o1)} | {ms(o2)} | {ms(an)} | {ms(t1)} "
                    f"| **{ratio(an, t1)}** | {ms(t2)} |")
     return out
+
+
+def versus(attnviz, peer):
+    """How attnviz's time compares with a peer's: "2.10× faster" or "1.25× slower"."""
+    if not attnviz or not peer:
+        return "–"
+    r = peer / attnviz
+    return f"{r:.2f}× faster" if r >= 1 else f"{1 / r:.2f}× slower"
+
+
+def ort_summary(runs, S):
+    """One sentence: attnviz against ort-web at S, one thread (CPU) and two (wall), or []."""
+    a1, o1 = get(runs, "attnviz-wasm", S, "full_cpu_ms"), get(runs, "ort-web-1", S, "full_cpu_ms")
+    mt, o2 = get(runs, "attnviz-wasm-mt", S, "full_ms"), get(runs, "ort-web-2", S, "full_ms")
+    if not (a1 and o1) and not (mt and o2):
+        return []
+    return [f"At S = {S}: on one thread attnviz is **{versus(a1, o1)}** than onnxruntime-web "
+            f"(CPU {ms(a1)} against {ms(o1)} ms); on two threads attnviz-mt is **{versus(mt, o2)}** "
+            f"(wall {ms(mt)} against {ms(o2)} ms).", ""]
+
+
+def ort_table(runs, sizes):
+    """attnviz against onnxruntime-web at one thread (CPU time) and two (wall clock)."""
+    mt_threads = next((d.get("threads") for d in runs.get("attnviz-wasm-mt", {}).values()), 2)
+    out = ["### Against onnxruntime-web, the strongest in-browser peer", "",
+           "onnxruntime-web's wasm backend (SIMD, MLAS kernels) running the same forward exported to ONNX "
+           "with every stage a graph output (bench/ort_bench.mjs). One thread: CPU time, wall clock in "
+           "parentheses; two threads: wall clock (CPU time sums the threads). `faster` = attnviz takes "
+           "less time than ort-web by that factor; `slower` = more.", ""]
+    out += ort_summary(runs, 512)
+    out += [f"| S | attnviz wasm | ort-web (1 thread) | **attnviz, 1 thread** | attnviz-mt ({mt_threads} threads) "
+            "| ort-web (2 threads) | **attnviz, 2 threads** | ort-web 1 → 2 threads |",
+            "| ---: | ---: | ---: | --- | ---: | ---: | --- | ---: |"]
+    for S in sizes:
+        a1, o1 = get(runs, "attnviz-wasm", S, "full_cpu_ms"), get(runs, "ort-web-1", S, "full_cpu_ms")
+        aw, ow = get(runs, "attnviz-wasm", S, "full_ms"), get(runs, "ort-web-1", S, "full_ms")
+        mt, o2 = get(runs, "attnviz-wasm-mt", S, "full_ms"), get(runs, "ort-web-2", S, "full_ms")
+        out.append(f"| {S} | {ms(a1)} ({ms(aw)}) | {ms(o1)} ({ms(ow)}) | **{versus(a1, o1)}** (wall {versus(aw, ow)}) "
+                   f"| {ms(mt)} | {ms(o2)} | **{versus(mt, o2)}** | {ratio(ow, o2)} |")
+    return out + [""]
 
 
 def threads_table(runs, sizes):
@@ -129,7 +177,8 @@ def interactive_table(runs, sizes):
            "| **toggle** | peak heap MB | pipeline MB | GFLOP/s (CPU) |",
            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for kind in ("attnviz-wasm", "attnviz-native", "attnviz-wasm-stages", "attnviz-wasm-compare",
-                 "attnviz-wasm-output", "attnviz-wasm-mt"):
+                 "attnviz-wasm-output", "attnviz-wasm-mt", "attnviz-wasm-mt-stages", "attnviz-wasm-mt-compare",
+                 "attnviz-wasm-mt-output"):
         for S in sizes:
             d = runs.get(kind, {}).get(S)
             if not d:
@@ -147,18 +196,70 @@ def interactive_table(runs, sizes):
     return out
 
 
-def exact_floor_flops(d):
+def exact_floor_flops(d, heads_shown=None, output=True):
     """Matrix-product FLOPs an exact update cannot skip (softmax's exps not counted):
     (edit of row S/2, dropout toggle). Under a causal mask, changing key i changes
     softmax rows i..S−1 of every head, so those context rows and output rows are
-    recomputed; a dropout toggle changes every dropped row. Non-causal: every row."""
+    recomputed; a dropout toggle changes every dropped row. Non-causal: every row.
+    heads_shown / output: only that many heads' context and, if output, the output
+    projection are needed (a tab showing less; by default every stage)."""
     S, dout = d["S"], d["d_out"]
     i = S // 2
+    share = 1 if heads_shown is None else heads_shown / d["heads"]
     rows_edit = range(i, S) if d.get("causal") else range(S)
     keys = (lambda r: r + 1) if d.get("causal") else (lambda r: S)
-    ctx = lambda rows: 2 * dout * sum(keys(r) for r in rows)  # Σ heads: head_dim · H = d_out
-    out = lambda n: 2 * n * dout * dout
+    ctx = lambda rows: 2 * dout * share * sum(keys(r) for r in rows)  # Σ heads: head_dim · H = d_out
+    out = lambda n: 2 * n * dout * dout if output else 0
     return ctx(rows_edit) + out(len(rows_edit)), ctx(range(S)) + out(S)
+
+
+def tab_floor_flops(d, view):
+    """exact_floor_flops for what one tab shows: Stages = scores … context of head 0
+    (head 0's context rows); Compare heads = every head's weights (softmax only:
+    no product counted, 0); Q K V & output and `all` = every head's context and
+    the output projection, the floor the targets table prints."""
+    if view == "stages":
+        return exact_floor_flops(d, heads_shown=1, output=False)
+    if view == "compare":
+        return exact_floor_flops(d, heads_shown=0, output=False)
+    return exact_floor_flops(d)
+
+
+def fits(value, frames):
+    """Whether `value` ms fits in that many 60 Hz frames, and by how much it misses."""
+    if value is None:
+        return "–"
+    budget = frames * FRAME_MS
+    return "yes" if value <= budget else f"**no**, +{ms(value - budget)} ms ({value / budget:.1f}×)"
+
+
+def page_interaction_table(runs, S=512):
+    """Issue 5's interaction targets restated as frames, on the build the app page loads
+    (attnviz-mt): per tab, the worst edit and slowest toggle on the wall clock (CPU time
+    sums the threads), against one and two frames, beside the tab's exact floor at the
+    build's own full-forward rate (GFLOP/s, wall clock)."""
+    full = runs.get("attnviz-wasm-mt", {}).get(S, {})
+    any_d = full or next((runs.get(f"attnviz-wasm-mt-{v}", {}).get(S) for v, _ in TABS
+                          if runs.get(f"attnviz-wasm-mt-{v}", {}).get(S)), {})
+    rate = full.get("gflops")
+    out = [f"### Interaction on the page's build (attnviz-mt, {any_d.get('threads', 2)} threads), S = {S}, "
+           f"d {any_d.get('d_model', 768)}, {any_d.get('heads', 12)} heads", "",
+           "Wall clock, ms (medians over rounds). `edit`: the worse of the one-token edits of row S/2 and row 0; "
+           "`toggle`: the slowest of the causal, dropout and temperature toggles (as in the targets above). "
+           f"A frame is {ms(FRAME_MS)} ms at 60 Hz; a miss shows by how much. Exact floor: the matrix products "
+           "the tab's stages need after that change (`tab_floor_flops`), at this build's full-forward rate "
+           f"({f'{rate:.0f} GFLOP/s, wall' if rate else 'not measured'}); softmax exps not counted.", "",
+           "| tab | edit | toggle | edit ≤ 1 frame | edit ≤ 2 frames | toggle ≤ 1 frame | toggle ≤ 2 frames "
+           "| exact floor, edit / toggle |",
+           "| --- | ---: | ---: | --- | --- | --- | --- | ---: |"]
+    for view, label in TABS:
+        d = runs.get("attnviz-wasm-mt" if view == "all" else f"attnviz-wasm-mt-{view}", {}).get(S)
+        edit = max(d["incremental_ms"], d.get("incremental_first_ms", 0)) if d else None
+        toggle = d["toggle_ms"] if d else None
+        floor = [ms(f / (rate * 1e6)) if f else "0" for f in tab_floor_flops(any_d, view)] if rate else ["–", "–"]
+        out.append(f"| {label} | {ms(edit)} | {ms(toggle)} | {fits(edit, 1)} | {fits(edit, 2)} "
+                   f"| {fits(toggle, 1)} | {fits(toggle, 2)} | {floor[0]} / {floor[1]} |")
+    return out + [""]
 
 
 def targets(runs, single):
@@ -237,7 +338,8 @@ def main():
            f"- CPU: {m.get('cpu', '?')}, {m.get('cores', '?')} cores ({', '.join(m.get('cpu_flags', []))}), "
            f"{m.get('mem_gb', '?')} GB, Linux {m.get('kernel', '?')}",
            f"- node {m.get('node', '?')}; {m.get('emscripten', '?')}; torch {m.get('torch', '?')} with "
-           f"OpenBLAS {m.get('openblas', '?')} (pthread build); tfjs-core/tfjs-backend-wasm {m.get('tfjs', '?')}",
+           f"OpenBLAS {m.get('openblas', '?')} (pthread build); tfjs-core/tfjs-backend-wasm {m.get('tfjs', '?')}; "
+           f"onnxruntime-web {m.get('ort_web', '–')}",
            f"- commit {m.get('commit', '?')} ({m.get('source', 'work tree')})"
            + (f" (+ {m['engine_uncommitted_files']} uncommitted engine/build files in the shared tree)"
               if m.get("engine_uncommitted_files") else ""),
@@ -252,9 +354,11 @@ def main():
     out += times_table(runs, sizes, "full_ms", "Wall clock (ms, median)",
                        "Includes time other processes took from this one.")
     out += [""]
+    out += ort_table(runs, sizes)
     out += interactive_table(runs, sizes)
     out += [""]
     out += threads_table(runs, sizes)
+    out += page_interaction_table(runs)
     dl = single.get("download", {}).get("files", {})
     if dl:
         out += ["## Download (gzip -9)", "", "| file | bytes | gzip -9 |", "| --- | ---: | ---: |"]
@@ -275,7 +379,7 @@ def main():
         out += ["## Same arithmetic?", "",
                 f"bench/check_peers.py: S = {c['S']}, d_model = {c['d_model']}, {c['heads']} heads, causal, "
                 "explicit float32 inputs; largest |difference| from `attnviz-cli run`:", ""]
-        for peer in ("torch", "tfjs"):
+        for peer in ("torch", "tfjs", "ort-web"):
             if peer in c:
                 out.append(f"- {peer}: output {c[peer]['output_max_abs_diff']:.2e}, "
                            f"attention weights {c[peer]['weights_max_abs_diff']:.2e}")
