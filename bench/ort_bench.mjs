@@ -39,7 +39,6 @@ const require = createRequire(import.meta.url);
 const ort = require('onnxruntime-web');
 const ORT_VERSION = ort.env.versions.web;
 const EXPORT = path.join(here, 'export_onnx.py');
-const STAGES_4D = new Set(['Qh', 'Kh', 'Vh', 'scores', 'scaled', 'masked', 'weights', 'context']);
 
 function usage(message) {
   process.stderr.write(JSON.stringify({ error: message, field: '' }) + '\n');
@@ -62,6 +61,7 @@ function parseArgs(argv) {
   }
   if (!o.dOut) o.dOut = o.dModel;
   if (o.threads < 1 || o.threads > 16) usage('--threads must be 1 … 16');
+  if (o.reps < 1) usage('--reps must be at least 1');
   if (!o.check && (!o.tokens || !o.dModel || !o.heads || o.dOut % o.heads)) {
     usage('need --tokens, --d-model and --heads (dividing d_out)');
   }
@@ -88,7 +88,7 @@ function seededModel(o) {
 
 async function openSession(file, threads) {
   ort.env.wasm.numThreads = threads;
-  ort.env.wasm.simd = true;
+  ort.env.wasm.simd = true;  // the only binaries 1.30 ships are SIMD ones: without SIMD create() throws
   ort.env.logLevel = 'error';
   return ort.InferenceSession.create(file, {
     executionProviders: ['wasm'], graphOptimizationLevel: 'all',
