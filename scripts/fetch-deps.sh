@@ -2,11 +2,10 @@
 # Fetches and unpacks the third-party sources attnviz builds from, idempotently:
 #   Dear ImGui 1.90.1   Debian source package imgui   1.90.1+ds-1     (trixie)
 #   SDL2 2.26.5         Debian source package libsdl2 2.26.5+dfsg-1   (for the wasm build)
-# and builds SDL2 for WebAssembly once (cached under build/deps/sdl2-wasm), and
-# once more with -pthread for the threaded web build (build/deps/sdl2-wasm-mt:
-# wasm-ld links shared memory only from objects compiled with atomics).
-# Nothing here is committed; everything lands in build/deps/.
-# Usage: scripts/fetch-deps.sh [imgui] [sdl2-wasm] [sdl2-wasm-mt]   (default: all three)
+# SDL2 is only unpacked here: each WebAssembly build tree compiles it with its
+# own flags (cmake/sdl2_wasm.cmake says why and how); the native builds use
+# Debian's libsdl2-dev. Nothing here is committed; everything lands in build/deps/.
+# Usage: scripts/fetch-deps.sh [imgui] [sdl2-src]   (default: both)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,7 +15,7 @@ SDL2_VERSION=2.26.5+dfsg-1
 mkdir -p "$deps/src"
 
 want=("$@")
-[ ${#want[@]} -gt 0 ] || want=(imgui sdl2-wasm sdl2-wasm-mt)
+[ ${#want[@]} -gt 0 ] || want=(imgui sdl2-src)
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -73,18 +72,8 @@ for w in "${want[@]}"; do
     imgui)
       [ -f "$deps/imgui/.unpacked" ] || unpack "$(fetch_source imgui "$IMGUI_VERSION")" "$deps/imgui"
       ;;
-    sdl2-wasm | sdl2-wasm-mt)
-      [ -f "$deps/$w/lib/libSDL2.a" ] && continue
-      unpack "$(fetch_source libsdl2 "$SDL2_VERSION")" "$deps/sdl2-src"
-      export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
-      flags=""
-      [ "$w" = sdl2-wasm-mt ] && flags="-pthread"
-      echo "fetch-deps: building SDL2 for WebAssembly${flags:+ ($flags)} (a few minutes, once)" >&2
-      emcmake cmake -S "$deps/sdl2-src" -B "$deps/$w-build" -DSDL_SHARED=OFF -DSDL_STATIC=ON \
-        -DSDL_TEST=OFF -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="$flags" \
-        -DCMAKE_INSTALL_PREFIX="$deps/$w" >/dev/null
-      cmake --build "$deps/$w-build" -j"$(nproc)" >/dev/null
-      cmake --install "$deps/$w-build" >/dev/null
+    sdl2-src)
+      [ -f "$deps/sdl2-src/.unpacked" ] || unpack "$(fetch_source libsdl2 "$SDL2_VERSION")" "$deps/sdl2-src"
       ;;
     *) echo "fetch-deps: unknown dependency '$w'" >&2; exit 1 ;;
   esac
