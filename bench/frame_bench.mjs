@@ -10,7 +10,7 @@
 //
 //   ATTNVIZ_SITE_DIR=build/wasm/site node bench/frame_bench.mjs [--tokens 256] [--frames 120]
 //       [--width 1600 --height 1000] [--shot]
-import { openApp } from '../tests/e2e/harness.mjs';
+import { openApp, closeShared } from '../tests/e2e/harness.mjs';
 
 const argv = process.argv.slice(2);
 const arg = (name, dflt) => {
@@ -49,4 +49,5 @@ try {
   }) + '\n');
 } finally {
   await app.close();
+  await closeShared();
 }

@@ -191,9 +191,14 @@ test('Save state writes getState() as indented JSON; Open state… and a drop br
   const chooser = app.page.waitForEvent('filechooser');
   await app.click('Open state…');
   await (await chooser).setFiles({ name: 'attnviz-state.json', mimeType: 'application/json', buffer: saved.bytes });
-  await app.page.waitForFunction(() => window.attnviz.getState().causal === false);
-  assert.deepEqual(await app.state(), original);
-  assert.match((await app.page.evaluate(() => window.attnviz.notice())).text, /Opened “attnviz-state.json”/);
+  // Read together with the state: the notice lasts 5 s, which a loaded machine
+  // can spend between two separate reads.
+  const opened = await (await app.page.waitForFunction(() => {
+    const n = window.attnviz.notice();
+    return window.attnviz.getState().causal === false && n && { notice: n.text, state: window.attnviz.getState() };
+  })).jsonValue();
+  assert.deepEqual(opened.state, original);
+  assert.match(opened.notice, /Opened “attnviz-state.json”/);
 
   // Undo (Edit menu's Ctrl+Z) goes back to the state before the import.
   await app.page.mouse.click(5, 450);  // focus the canvas outside any text field
@@ -210,9 +215,12 @@ test('Save state writes getState() as indented JSON; Open state… and a drop br
   }, text);
   await app.page.dispatchEvent('#canvas', 'dragover', { dataTransfer: dt });
   await app.page.dispatchEvent('#canvas', 'drop', { dataTransfer: dt });
-  await app.page.waitForFunction(() => window.attnviz.getState().causal === false);
-  assert.deepEqual(await app.state(), original);
-  assert.match((await app.page.evaluate(() => window.attnviz.notice())).text, /Opened “dropped.json”/);
+  const dropped = await (await app.page.waitForFunction(() => {
+    const n = window.attnviz.notice();
+    return window.attnviz.getState().causal === false && n && { notice: n.text, state: window.attnviz.getState() };
+  })).jsonValue();
+  assert.deepEqual(dropped.state, original);
+  assert.match(dropped.notice, /Opened “dropped.json”/);
   await app.close();
 });
 

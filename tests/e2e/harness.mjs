@@ -7,10 +7,16 @@
 //   await app.shot('name');              // screenshot into tests/e2e/artifacts/
 //
 // Any console error or page error fails the test that saw it (checked in close()).
+//
+// One server and one browser serve every test of a file (node:test runs each file
+// in a process of its own); each openApp() gets a fresh browser context: its own
+// storage, cookies, permissions, viewport and device pixel ratio, as a new
+// profile would. Launching Chromium and the server once per file instead of once
+// per test saves a few seconds per test.
+import { after } from 'node:test';
 import { chromium } from 'playwright-core';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -66,26 +72,52 @@ export async function decodePng(page, bytes) {
   return { width, height, rgba, at };
 }
 
+// The file's server and browser, started by the first openApp() and closed
+// after the file's last test (or when a page never got ready: the next test then
+// starts a new browser). A script outside node:test (bench/frame_bench.mjs)
+// passes no test context and calls closeShared() itself.
+let shared = null;
+export async function closeShared() {
+  if (!shared) return;
+  const pending = shared;
+  shared = null;
+  const { server, browser } = await pending.catch(() => ({}));
+  await browser?.close().catch(() => {});
+  server?.stop();
+}
+function sharedBrowser() {
+  if (!shared) {
+    shared = (async () => {
+      const server = await startServer();
+      const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: chromiumFlags })
+        .catch((err) => { server.stop(); throw err; });
+      return { server, browser };
+    })();
+  }
+  return shared;
+}
+// Registered at the top level, so on node:test's root: after() called inside a
+// test would close the browser when that test ends. Only in a test process
+// (node --test sets NODE_TEST_CONTEXT; or a *.test.mjs run directly): in any
+// other script, importing node:test's hooks would start a test run of its own.
+if (process.env.NODE_TEST_CONTEXT || /\.test\.mjs$/.test(process.argv[1] || '')) after(closeShared);
+
 // Opens the app and waits for window.attnviz.ready. Options: {viewport, deviceScaleFactor, hash,
 // query (e.g. 'threads=1'), permissions (e.g. ['clipboard-read', 'clipboard-write'])}.
 export async function openApp(t, opts = {}) {
-  const server = await startServer();
-  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnviz-chromium-'));
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: chromiumFlags,
+  const { server, browser } = await sharedBrowser();
+  const context = await browser.newContext({
     viewport: opts.viewport || { width: 1440, height: 900 },
     deviceScaleFactor: opts.deviceScaleFactor || 1,
     permissions: opts.permissions || [],
   });
-  const page = context.pages()[0] || await context.newPage();
+  const page = await context.newPage();
   const errors = [];
   page.on('console', (msg) => { if (msg.type() === 'error') errors.push('console: ' + msg.text()); });
   page.on('pageerror', (err) => errors.push('pageerror: ' + err.message));
   // A page that never gets ready (once, a headless Chromium whose GPU
   // process spun while the page waited for its first frame) fails the test
-  // within a minute, and takes its browser and server down with it: left
+  // within a minute, and takes the file's browser and server down with it: left
   // open, they kept the test process, and so `make test`, alive for good.
   try {
     await page.goto(server.url + (opts.query ? '?' + opts.query : '') + (opts.hash ? '#' + opts.hash : ''));
@@ -98,8 +130,7 @@ export async function openApp(t, opts = {}) {
     await Promise.race([page.evaluate(() => window.attnviz.ready), late]).finally(() => clearTimeout(timer));
   } catch (err) {
     await context.close().catch(() => {});
-    fs.rmSync(userDataDir, { recursive: true, force: true });
-    server.stop();
+    await closeShared();
     throw err;
   }
 
@@ -173,17 +204,15 @@ export async function openApp(t, opts = {}) {
       return file;
     },
     closed: false,
-    // Ends the test's browser and server; throws if the page logged any error.
+    // Ends the test's browser context; throws if the page logged any error.
     close: async () => {
       if (app.closed) return;
       app.closed = true;
       await context.close();
-      fs.rmSync(userDataDir, { recursive: true, force: true });
-      server.stop();
       if (errors.length) throw new Error('the page logged errors:\n' + errors.join('\n'));
     },
   };
-  // A test that failed before close() still releases its browser and server.
+  // A test that failed before close() still releases its browser context.
   t.after?.(() => (app.closed ? undefined : app.close().catch(() => {})));
   return app;
 }

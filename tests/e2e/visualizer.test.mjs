@@ -171,7 +171,11 @@ test('the window layout is remembered between visits', async (t) => {
   await app.frames(10);
   const moved = await app.rect('Inspector window');
   assert.ok(Math.abs(moved.x - (before.x + 320)) <= 2, `moved to x ${moved.x}`);
-  await app.frames(400);  // ImGui saves settings a few seconds after a change
+  // ImGui saves its settings (to localStorage) about 5 s after a change: wait
+  // for a saved window at the new place (a save from before the drag may land first).
+  await app.page.waitForFunction(([x, y]) => [...(localStorage.getItem('attnviz.layout') || '')
+    .matchAll(/^Pos=(-?\d+),(-?\d+)$/gm)].some((m) => Math.abs(m[1] - x) <= 1 && Math.abs(m[2] - y) <= 1),
+  [moved.x, moved.y], { timeout: 60000 });
   await app.page.reload();
   await app.page.evaluate(() => window.attnviz.ready);
   const after = await app.rect('Inspector window');
