@@ -39,7 +39,10 @@ done
 CC=clang-14 CXX=clang++-14 cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CXX_FLAGS_RELEASE=-O2 -DCMAKE_C_FLAGS_RELEASE=-O2 \
   -DATTNVIZ_FUZZ=ON -DATTNVIZ_BUILD_UI=OFF -DATTNVIZ_BUILD_TESTS=OFF >/dev/null
-cmake --build "$dir" --target fuzz_state -j"${JOBS:-$(nproc)}"
+# Under make's jobserver (make test), its build shares the cores make hands out.
+jobs=(-j"${JOBS:-$(nproc)}")
+[[ "${MAKEFLAGS:-}" == *jobserver* ]] && jobs=()
+cmake --build "$dir" --target fuzz_state "${jobs[@]}"
 [ $build_only -eq 1 ] && exit 0
 
 mkdir -p "$dir/corpus" "$dir/artifacts"

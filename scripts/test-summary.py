@@ -4,6 +4,9 @@
 Suites: native, wasm, wasm-mt, native-asan and native-tsan (ctest trees:
 build/native, build/wasm, build/wasm-mt, build/asan, build/tsan), e2e (node:test) and fuzz
 (scripts/fuzz.sh, one case).
+Each suite's line ends with its wall time (NAME.seconds, written by
+scripts/suite.sh), and a line before the last gives each tree's build time
+(builds.txt, written by scripts/timed.sh), so the next slow part is visible.
 GoogleTest writes one report per test executable (<suite>-<name>.xml); ctest's
 own report (<suite>-ctest.xml) counts each registered test once, so a ctest entry
 that also wrote a GoogleTest report is counted through its cases instead. A suite
@@ -28,6 +31,10 @@ SINGLE_SUITES = (("e2e", "e2e.xml", "the browser tests did not run"),
                  ("fuzz", "fuzz.xml", "the fuzzer did not run"))
 
 
+def format_seconds(s):
+    return f"{s // 60} min {s % 60:02d} s" if s >= 60 else f"{s} s"
+
+
 def owner(filename):
     """The ctest suite a GoogleTest report belongs to (longest prefix wins)."""
     best = None
@@ -45,7 +52,13 @@ def main(folder):
         for k in totals:
             totals[k] += counts[k]
         extra = f", {counts['skipped']} skipped" if counts["skipped"] else ""
-        print(f"  {suite}: {counts['passed']} passed, {counts['failed']} failed{extra}")
+        print(f"  {suite}: {counts['passed']} passed, {counts['failed']} failed{extra}{wall(suite)}")
+
+    def wall(suite):
+        path = os.path.join(folder, suite + ".seconds")
+        if not os.path.exists(path):
+            return ""
+        return f" ({format_seconds(int(open(path).read().split()[0]))})"
 
     def count(path, counts, skip_names=()):
         """Adds a report's cases; a ctest entry in skip_names was counted case by
@@ -83,6 +96,14 @@ def main(folder):
             print(f"{suite}: no report ({missing})")
             counts["failed"] = 1
         add(suite, counts)
+    builds = os.path.join(folder, "builds.txt")
+    if os.path.exists(builds):
+        parts = []
+        for row in open(builds).read().split("\n"):
+            if row.strip():
+                name, seconds, code = row.split()
+                parts.append(f"{name} {format_seconds(int(seconds))}" + ("" if code == "0" else " FAILED"))
+        print("  builds: " + ", ".join(parts))
     line = f"{totals['passed']} passed, {totals['failed']} failed"
     if totals["skipped"]:
         line += f", {totals['skipped']} skipped"

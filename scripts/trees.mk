@@ -1,0 +1,79 @@
+# scripts/trees.mk: attnviz's build trees and test suites as one dependency graph.
+# The Makefile runs it with -j$(JOBS) (never needed by hand), so that one
+# jobserver hands the cores to every tree at once: while one tree links (a single
+# process for half a minute) another compiles, and a suite starts as soon as the
+# tree it tests is built, beside the builds still running.
+#
+#   b-TREE       configure (idempotent, a few seconds) and build everything in build/TREE
+#   site-TREE    only the app in a WebAssembly tree (what `make run` needs)
+#   site         both WebAssembly apps, and attnviz-mt's files copied into build/wasm/site
+#   s-SUITE      run one test suite (scripts/suite.sh: its JUnit report and wall time)
+#   suites       every suite of `make test`
+#
+# Trees: native, wasm, wasm-mt (Release); asan (ASan + UBSan, -O1 -g); tsan
+# (ThreadSanitizer, no UI); fuzz (clang-14, libFuzzer; scripts/fuzz.sh).
+# Recipes that build start with "+": their cmake --build joins this jobserver
+# (so they take no -j of their own).
+
+BUILD_TYPE ?= Release
+FLAGS := -DATTNVIZ_BUILD_UI=ON -DATTNVIZ_BUILD_TESTS=ON -DATTNVIZ_SANITIZE=OFF
+DEBUG_FLAGS := -DCMAKE_BUILD_TYPE=Release '-DCMAKE_CXX_FLAGS_RELEASE=-O1 -g' '-DCMAKE_C_FLAGS_RELEASE=-O1 -g'
+Q := >/dev/null
+
+.PHONY: b-native b-wasm b-wasm-mt b-asan b-tsan b-fuzz site-wasm site-wasm-mt site \
+        c-native c-wasm c-wasm-mt c-asan c-tsan \
+        s-native s-wasm s-wasm-mt s-native-asan s-native-tsan s-fuzz s-e2e suites
+
+# --- configure
+c-native:
+	cmake -S . -B build/native -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(FLAGS) $(Q)
+c-wasm:
+	emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(FLAGS) -DATTNVIZ_THREADS=OFF $(Q)
+c-wasm-mt:
+	emcmake cmake -S . -B build/wasm-mt -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(FLAGS) -DATTNVIZ_THREADS=ON $(Q)
+c-asan:
+	cmake -S . -B build/asan $(DEBUG_FLAGS) -DATTNVIZ_BUILD_UI=ON -DATTNVIZ_BUILD_TESTS=ON -DATTNVIZ_SANITIZE=ON $(Q)
+c-tsan:
+	cmake -S . -B build/tsan $(DEBUG_FLAGS) -DATTNVIZ_BUILD_UI=OFF -DATTNVIZ_BUILD_TESTS=ON -DATTNVIZ_TSAN=ON $(Q)
+
+# --- build
+b-native: c-native
+	+scripts/timed.sh native cmake --build build/native
+b-wasm: c-wasm site-wasm
+	+scripts/timed.sh wasm cmake --build build/wasm
+b-wasm-mt: c-wasm-mt site-wasm-mt
+	+scripts/timed.sh wasm-mt cmake --build build/wasm-mt
+b-asan: c-asan
+	+scripts/timed.sh asan cmake --build build/asan
+b-tsan: c-tsan
+	+scripts/timed.sh tsan cmake --build build/tsan
+b-fuzz:
+	+scripts/timed.sh fuzz scripts/fuzz.sh --build-only
+
+# The page: attnviz (build/wasm/site) and attnviz-mt beside it.
+site-wasm: c-wasm
+	+scripts/timed.sh site-wasm cmake --build build/wasm --target attnviz
+site-wasm-mt: c-wasm-mt
+	+scripts/timed.sh site-wasm-mt cmake --build build/wasm-mt --target attnviz
+site: site-wasm site-wasm-mt
+	cp build/wasm-mt/site/attnviz-mt.js build/wasm-mt/site/attnviz-mt.wasm \
+	   build/wasm-mt/site/attnviz-mt.worker.js build/wasm/site/
+
+# --- suites (scripts/suite.sh says what each runs). The browser tests come
+# first: they are the longest, and need only the two sites.
+s-e2e: site
+	scripts/suite.sh e2e
+s-native: b-native
+	scripts/suite.sh native
+s-wasm: b-wasm
+	scripts/suite.sh wasm
+s-wasm-mt: b-wasm-mt
+	scripts/suite.sh wasm-mt
+s-native-asan: b-asan
+	scripts/suite.sh native-asan
+s-native-tsan: b-tsan
+	scripts/suite.sh native-tsan
+s-fuzz: b-fuzz
+	scripts/suite.sh fuzz
+
+suites: s-e2e s-native s-wasm s-wasm-mt s-native-tsan s-native-asan s-fuzz
