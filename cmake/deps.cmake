@@ -50,6 +50,18 @@ function(attnviz_node_executable target)
   endif()
 endfunction()
 
+# attnviz_test_program(target): a GoogleTest program's own code is compiled at -O1
+# (and, in WebAssembly, linked at -O1: wasm-opt's -O3 pass over a test program
+# costs half a minute). Only build time changes: the code under test is the
+# attnviz_engine / attnviz_app library, compiled at the build type's level, and
+# no level changes a float result (no -ffast-math; the engine spells out its fmas).
+function(attnviz_test_program target)
+  target_compile_options(${target} PRIVATE -O1)
+  if(ATTNVIZ_WASM)
+    target_link_options(${target} PRIVATE -O1)
+  endif()
+endfunction()
+
 # attnviz_add_test(name target [args...]): registers a ctest that runs `target`
 # natively, or under node in the wasm build (node 20 needs --no-experimental-fetch
 # for Emscripten 3.1.6's glue, see docs/build.md).

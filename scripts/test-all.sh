@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test-all.sh: `make test` after its set-up. Builds every tree and runs every
 # suite (scripts/trees.mk, `make -k -j$JOBS`: builds and suites side by side, a
-# suite as soon as its tree is built), then prints one summary whose last line is
+# suite as soon as its tree is built; the browser tests as soon as the two apps
+# are), then prints one summary whose last line is
 # "N passed, N failed", after each suite's count and wall time.
 #   native, wasm, wasm-mt, native-asan, native-tsan   ctest trees (scripts/suite.sh)
 #   e2e    browser tests (node:test + playwright-core + Debian's chromium)
@@ -18,7 +19,18 @@ export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
 
 start=$(date +%s)
 status=0
-make --no-print-directory -k -j"${JOBS:-$(nproc)}" -f scripts/trees.mk suites || status=1
+trees=(make --no-print-directory -k -j"${JOBS:-$(nproc)}" -f scripts/trees.mk)
+# The browser tests are the longest suite and need only the two apps: build
+# those first, start the browser tests, and build and run everything else beside
+# them (a make recipe would wait for a free job slot behind the builds).
+"${trees[@]}" site || status=1
+e2e_pid=
+if [ $status -eq 0 ]; then
+  scripts/suite.sh e2e &
+  e2e_pid=$!
+fi
+"${trees[@]}" others || status=1
+if [ -n "$e2e_pid" ]; then wait "$e2e_pid" || status=1; fi
 echo "== all builds and suites: $(( $(date +%s) - start ))s"
 
 python3 scripts/test-summary.py "$reports" || status=1

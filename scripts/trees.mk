@@ -10,19 +10,21 @@
 #   s-SUITE      run one test suite (scripts/suite.sh: its JUnit report and wall time)
 #   suites       every suite of `make test`
 #
-# Trees: native, wasm, wasm-mt (Release); asan (ASan + UBSan, -O1 -g); tsan
+# Trees: native, wasm, wasm-mt (Release); asan (ASan + UBSan, -O1 -g1); tsan
 # (ThreadSanitizer, no UI); fuzz (clang-14, libFuzzer; scripts/fuzz.sh).
 # Recipes that build start with "+": their cmake --build joins this jobserver
 # (so they take no -j of their own).
 
 BUILD_TYPE ?= Release
 FLAGS := -DATTNVIZ_BUILD_UI=ON -DATTNVIZ_BUILD_TESTS=ON -DATTNVIZ_SANITIZE=OFF
-DEBUG_FLAGS := -DCMAKE_BUILD_TYPE=Release '-DCMAKE_CXX_FLAGS_RELEASE=-O1 -g' '-DCMAKE_C_FLAGS_RELEASE=-O1 -g'
+# -g1: line tables, enough for a sanitizer's report to name file and line, and far
+# cheaper to compile and link than full debug information.
+DEBUG_FLAGS := -DCMAKE_BUILD_TYPE=Release '-DCMAKE_CXX_FLAGS_RELEASE=-O1 -g1' '-DCMAKE_C_FLAGS_RELEASE=-O1 -g1'
 Q := >/dev/null
 
 .PHONY: b-native b-wasm b-wasm-mt b-asan b-tsan b-fuzz site-wasm site-wasm-mt site \
         c-native c-wasm c-wasm-mt c-asan c-tsan \
-        s-native s-wasm s-wasm-mt s-native-asan s-native-tsan s-fuzz s-e2e suites
+        s-native s-wasm s-wasm-mt s-native-asan s-native-tsan s-fuzz s-e2e others suites
 
 # --- configure
 c-native:
@@ -59,8 +61,7 @@ site: site-wasm site-wasm-mt
 	cp build/wasm-mt/site/attnviz-mt.js build/wasm-mt/site/attnviz-mt.wasm \
 	   build/wasm-mt/site/attnviz-mt.worker.js build/wasm/site/
 
-# --- suites (scripts/suite.sh says what each runs). The browser tests come
-# first: they are the longest, and need only the two sites.
+# --- suites (scripts/suite.sh says what each runs).
 s-e2e: site
 	scripts/suite.sh e2e
 s-native: b-native
@@ -76,4 +77,8 @@ s-native-tsan: b-tsan
 s-fuzz: b-fuzz
 	scripts/suite.sh fuzz
 
-suites: s-e2e s-native s-wasm s-wasm-mt s-native-tsan s-native-asan s-fuzz
+# Every suite but the browser tests, the longest builds first (make -j starts
+# prerequisites in this order). scripts/test-all.sh builds the site, starts the
+# browser tests, then makes `others` beside them.
+others: s-native-asan s-native s-native-tsan s-wasm s-wasm-mt s-fuzz
+suites: s-e2e others
