@@ -32,6 +32,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs as parsePeerArgs, usage } from './peer_cli.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.dirname(here);
@@ -40,33 +41,6 @@ const ort = require('onnxruntime-web');
 const ORT_VERSION = ort.env.versions.web;
 const EXPORT = path.join(here, 'export_onnx.py');
 
-function usage(message) {
-  process.stderr.write(JSON.stringify({ error: message, field: '' }) + '\n');
-  process.exit(2);
-}
-
-function parseArgs(argv) {
-  const o = { tokens: 0, dModel: 0, heads: 0, dOut: 0, causal: false, reps: 5, seed: 123, threads: 1, check: null };
-  const ints = { '--tokens': 'tokens', '--d-model': 'dModel', '--heads': 'heads', '--d-out': 'dOut',
-                 '--reps': 'reps', '--seed': 'seed', '--threads': 'threads' };
-  for (let i = 0; i < argv.length; ++i) {
-    const a = argv[i];
-    if (a === '--causal') o.causal = true;
-    else if (a === '--check') o.check = argv[++i];
-    else if (a in ints) {
-      const v = Number(argv[++i]);
-      if (!Number.isInteger(v) || v < 0) usage(`${a} needs a whole number`);
-      o[ints[a]] = v;
-    } else usage(`unknown option ${a}`);
-  }
-  if (!o.dOut) o.dOut = o.dModel;
-  if (o.threads < 1 || o.threads > 16) usage('--threads must be 1 … 16');
-  if (o.reps < 1) usage('--reps must be at least 1');
-  if (!o.check && (!o.tokens || !o.dModel || !o.heads || o.dOut % o.heads)) {
-    usage('need --tokens, --d-model and --heads (dividing d_out)');
-  }
-  return o;
-}
 
 function exportModel(args, out) {
   execFileSync('/usr/bin/python3', [EXPORT, ...args, '--out', out], { stdio: ['ignore', 'ignore', 'inherit'] });
@@ -165,7 +139,7 @@ async function runBench(o) {
   return { samples: times, outputs: session.outputNames.length };
 }
 
-const o = parseArgs(process.argv.slice(2));
+const o = parsePeerArgs(process.argv.slice(2), { threads: true });
 if (o.check) {
   await runCheck(o.check);
 } else {

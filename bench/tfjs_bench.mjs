@@ -23,36 +23,12 @@
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { parseArgs as parsePeerArgs, usage } from './peer_cli.mjs';
 
 const require = createRequire(import.meta.url);
 const tf = require('@tensorflow/tfjs-core');
 const wasm = require('@tensorflow/tfjs-backend-wasm');
 
-function usage(message) {
-  process.stderr.write(JSON.stringify({ error: message, field: '' }) + '\n');
-  process.exit(2);
-}
-
-function parseArgs(argv) {
-  const o = { tokens: 0, dModel: 0, heads: 0, dOut: 0, causal: false, reps: 5, seed: 123, check: null };
-  const ints = { '--tokens': 'tokens', '--d-model': 'dModel', '--heads': 'heads', '--d-out': 'dOut',
-                 '--reps': 'reps', '--seed': 'seed' };
-  for (let i = 0; i < argv.length; ++i) {
-    const a = argv[i];
-    if (a === '--causal') o.causal = true;
-    else if (a === '--check') o.check = argv[++i];
-    else if (a in ints) {
-      const v = Number(argv[++i]);
-      if (!Number.isInteger(v) || v < 0) usage(`${a} needs a whole number`);
-      o[ints[a]] = v;
-    } else usage(`unknown option ${a}`);
-  }
-  if (!o.dOut) o.dOut = o.dModel;
-  if (!o.check && (!o.tokens || !o.dModel || !o.heads || o.dOut % o.heads)) {
-    usage('need --tokens, --d-model and --heads (dividing d_out)');
-  }
-  return o;
-}
 
 async function initBackend() {
   const dist = path.join(path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm')), path.sep);
@@ -140,7 +116,7 @@ async function runBench(o) {
   return times;
 }
 
-const o = parseArgs(process.argv.slice(2));
+const o = parsePeerArgs(process.argv.slice(2));
 const info = await initBackend();
 if (o.check) {
   await runCheck(o.check);
