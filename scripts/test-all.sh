@@ -18,6 +18,9 @@ rm -rf "$reports" && mkdir -p "$reports"
 export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
 
 start=$(date +%s)
+# Busy CPU time of the whole machine (every process, /proc/stat), in core-seconds.
+busy() { awk '/^cpu / { print ($2 + $3 + $4 + $7 + $8) / 100 }' /proc/stat; }
+busy_start=$(busy)
 status=0
 trees=(make --no-print-directory -k -j"${JOBS:-$(nproc)}" -f scripts/trees.mk)
 # The browser tests are the longest suite and need only the two apps: build
@@ -31,7 +34,10 @@ if [ $status -eq 0 ]; then
 fi
 "${trees[@]}" others || status=1
 if [ -n "$e2e_pid" ]; then wait "$e2e_pid" || status=1; fi
-echo "== all builds and suites: $(( $(date +%s) - start ))s"
+wall=$(( $(date +%s) - start ))
+awk -v a="$busy_start" -v b="$(busy)" -v w="$wall" -v n="$(nproc)" 'BEGIN {
+  printf "== all builds and suites: %d s wall; the machine was busy %.0f CPU-seconds (%.2f of %d cores on average)\n",
+         w, b - a, (b - a) / (w > 0 ? w : 1), n }' 
 
 python3 scripts/test-summary.py "$reports" || status=1
 exit $status

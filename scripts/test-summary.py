@@ -58,7 +58,9 @@ def main(folder):
         path = os.path.join(folder, suite + ".seconds")
         if not os.path.exists(path):
             return ""
-        return f" ({format_seconds(int(open(path).read().split()[0]))})"
+        wall_cpu = open(path).read().split()
+        cpu = f", CPU {format_seconds(int(wall_cpu[1]))}" if len(wall_cpu) > 1 else ""
+        return f" ({format_seconds(int(wall_cpu[0]))}{cpu})"
 
     def count(path, counts, skip_names=()):
         """Adds a report's cases; a ctest entry in skip_names was counted case by
@@ -101,8 +103,10 @@ def main(folder):
         parts = []
         for row in open(builds).read().split("\n"):
             if row.strip():
-                name, seconds, code = row.split()
-                parts.append(f"{name} {format_seconds(int(seconds))}" + ("" if code == "0" else " FAILED"))
+                name, seconds, code, *cpu = row.split()
+                parts.append(f"{name} {format_seconds(int(seconds))}"
+                             + (f" (CPU {format_seconds(int(cpu[0]))})" if cpu else "")
+                             + ("" if code == "0" else " FAILED"))
         print("  builds: " + ", ".join(parts))
     line = f"{totals['passed']} passed, {totals['failed']} failed"
     if totals["skipped"]:
