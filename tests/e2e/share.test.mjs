@@ -260,6 +260,10 @@ test('the system clipboard: copy the share link, paste a state or a link, paste 
   await writeClip('alpha beta');
   await app.click('Tokens');
   await keys.press('Control+A');
+  // A frame for the selection: the pasted text comes through the page's paste
+  // event, not ImGui's input queue, so on a loaded machine it could arrive
+  // before a Ctrl+A still queued there and land beside the old text.
+  await app.frames(2);
   await keys.press('Control+V');
   await app.frames(3);
   await keys.press('Enter');
