@@ -32,7 +32,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs as parsePeerArgs, usage } from './peer_cli.mjs';
+import { parseArgs as parsePeerArgs, usage, timingKeys } from './peer_cli.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.dirname(here);
@@ -116,11 +116,6 @@ async function runCheck(file) {
   }
 }
 
-function median(v) {
-  const s = [...v].sort((a, b) => a - b);
-  const n = s.length;
-  return n % 2 ? s[(n - 1) / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
-}
 
 async function runBench(o) {
   const session = await openSession(seededModel(o), o.threads);
@@ -144,16 +139,8 @@ if (o.check) {
   await runCheck(o.check);
 } else {
   const { samples, outputs } = await runBench(o);
-  const times = samples.map((x) => x.ms), full = median(times);
-  const fullCpu = median(samples.map((x) => x.cpu));
-  const S = o.tokens, D = o.dModel, dOut = o.dOut;
-  const flops = 3 * (2 * S * D * dOut + S * dOut) + 4 * S * S * dOut + 2 * S * dOut * dOut + S * dOut;
-  const r3 = (x) => Math.round(x * 1000) / 1000;
   process.stdout.write(JSON.stringify({
     peer: 'ort-web', version: ORT_VERSION, backend: 'wasm', simd: ort.env.wasm.simd !== false,
-    threads: ort.env.wasm.numThreads, stage_outputs: outputs,
-    S, d_model: D, d_out: dOut, heads: o.heads, causal: o.causal, reps: o.reps,
-    full_ms: r3(full), full_min_ms: r3(Math.min(...times)), full_cpu_ms: r3(fullCpu),
-    gflops: r3(flops / (full * 1e6)), gflops_cpu: r3(flops / (fullCpu * 1e6)),
+    threads: ort.env.wasm.numThreads, stage_outputs: outputs, ...timingKeys(o, samples),
   }) + '\n');
 }

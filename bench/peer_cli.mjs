@@ -32,3 +32,25 @@ export function parseArgs(argv, { threads = false } = {}) {
   }
   return o;
 }
+
+// The keys every peer's JSON line shares, from its timed samples [{ms, cpu}]:
+// the sizes, the median / fastest wall time, the median CPU time and GFLOP/s
+// (the forward's FLOPs: projections, scores, context and output).
+export function timingKeys(o, samples) {
+  const times = samples.map((x) => x.ms), full = median(times);
+  const fullCpu = median(samples.map((x) => x.cpu));
+  const S = o.tokens, D = o.dModel, dOut = o.dOut;
+  const flops = 3 * (2 * S * D * dOut + S * dOut) + 4 * S * S * dOut + 2 * S * dOut * dOut + S * dOut;
+  const r3 = (x) => Math.round(x * 1000) / 1000;
+  return {
+    S, d_model: D, d_out: dOut, heads: o.heads, causal: o.causal, reps: o.reps,
+    full_ms: r3(full), full_min_ms: r3(Math.min(...times)), full_cpu_ms: r3(fullCpu),
+    gflops: r3(flops / (full * 1e6)), gflops_cpu: r3(flops / (fullCpu * 1e6)),
+  };
+}
+
+export function median(v) {
+  const s = [...v].sort((a, b) => a - b);
+  const n = s.length;
+  return n % 2 ? s[(n - 1) / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+}

@@ -23,7 +23,7 @@
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs as parsePeerArgs, usage } from './peer_cli.mjs';
+import { parseArgs as parsePeerArgs, usage, timingKeys } from './peer_cli.mjs';
 
 const require = createRequire(import.meta.url);
 const tf = require('@tensorflow/tfjs-core');
@@ -70,11 +70,6 @@ function causalMask(S) {
   return tf.tensor2d(m, [S, S]);
 }
 
-function median(v) {
-  const s = [...v].sort((a, b) => a - b);
-  const n = s.length;
-  return n % 2 ? s[(n - 1) / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
-}
 
 async function runCheck(file) {
   const s = JSON.parse(readFileSync(file, 'utf8'));
@@ -122,15 +117,8 @@ if (o.check) {
   await runCheck(o.check);
 } else {
   const samples = await runBench(o);
-  const times = samples.map((x) => x.ms), full = median(times);
-  const fullCpu = median(samples.map((x) => x.cpu));
-  const S = o.tokens, D = o.dModel, dOut = o.dOut;
-  const flops = 3 * (2 * S * D * dOut + S * dOut) + 4 * S * S * dOut + 2 * S * dOut * dOut + S * dOut;
-  const r3 = (x) => Math.round(x * 1000) / 1000;
   process.stdout.write(JSON.stringify({
     peer: 'tfjs-wasm', version: tf.version_core, backend: tf.getBackend(), simd: info.simd,
-    threads: info.threads, S, d_model: D, d_out: dOut, heads: o.heads, causal: o.causal, reps: o.reps,
-    full_ms: r3(full), full_min_ms: r3(Math.min(...times)), full_cpu_ms: r3(fullCpu),
-    gflops: r3(flops / (full * 1e6)), gflops_cpu: r3(flops / (fullCpu * 1e6)),
+    threads: info.threads, ...timingKeys(o, samples),
   }) + '\n');
 }
