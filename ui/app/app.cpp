@@ -38,10 +38,6 @@ bool AppModel::apply(const nlohmann::json& state, Change how) {
 
 App::App(TextureHost* textures) : model_(std::make_unique<AppModel>()) {
   model_->textures = textures;
-  // The export queue is global (heatmaps and the platform reach it without a model):
-  // a new app starts with nothing queued and no notice left from an earlier one.
-  export_queue().pending.clear();
-  export_queue().notice_shown = export_queue().notice_seq;
   model_->apply(default_state());
 }
 
@@ -77,6 +73,15 @@ nlohmann::json App::set_state_text(std::string_view text) {
 
 MatrixView App::matrix(std::string_view name, int head) const { return model_->engine.matrix(name, head); }
 bool App::stage_current(std::string_view name, int head) const { return model_->engine.current(name, head); }
+
+ExportQueue& App::exports() { return model_->exports; }
+
+nlohmann::json App::heatmap_info(std::string_view label) const {
+  auto it = model_->heatmaps.find(std::string(label));
+  if (it == model_->heatmaps.end() || it->second.drawn.frame < 0) return nullptr;
+  if (ImGui::GetCurrentContext() && it->second.drawn.frame < ImGui::GetFrameCount() - 1) return nullptr;
+  return ui::heatmap_info(it->second);
+}
 
 bool App::item_rect(std::string_view label, float out[4]) const {
   const ItemRect* r = item_registry().find(label);

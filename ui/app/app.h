@@ -23,6 +23,7 @@
 namespace attnviz::ui {
 
 struct AppModel;  // app_model.h: state, engine results, UI selections
+struct ExportQueue;  // export.h
 
 class App {
  public:
@@ -46,13 +47,18 @@ class App {
   // Rectangle (x, y, w, h in logical = CSS pixels) of the labelled item as last drawn.
   bool item_rect(std::string_view label, float out[4]) const;
   double engine_ms_last() const;
+  // What the heatmap with that label ("weights h0", "Q h1", "X") drew in the last
+  // frame: geometry, labels and cell texts (heatmap.h, heatmap_info); null when it
+  // was not drawn in the last frame or the one before.
+  nlohmann::json heatmap_info(std::string_view label) const;
 
   // --- Import (export.h): a state file's text from the page's picker or a drop, or a
   // path on disk. Refusals return {"ok": false, "error": sentence}, also shown in the app;
-  // the state is unchanged. Exports are requests in export_queue() that the platform drains.
+  // the state is unchanged. Exports are requests in exports() that the platform drains.
   nlohmann::json import_state(std::string_view name, std::string_view text);
   nlohmann::json import_state_too_large(std::string_view name, double size);
   nlohmann::json import_state_file(const std::string& path);
+  ExportQueue& exports();  // what the app asks the platform to save or capture, drained after each frame
   // One sentence for screen readers (the page's aria-live region): the focused
   // cell and its value, or why the last edit was not applied. False: nothing to say.
   bool live_text(std::string& out) const;

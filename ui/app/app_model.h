@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/engine_session.h"
+#include "app/export.h"
 #include "app/heatmap.h"
 #include "app/history.h"
 #include "app/share.h"
@@ -35,6 +36,7 @@ enum class Change : int { edit, replace, history };
 struct AppModel {
   TextureHost* textures = nullptr;
   EngineSession engine;
+  ExportQueue exports;  // export.h: files and pictures the platform delivers after the frame
 
   // --- UI selections (part of what a shared link restores)
   int head = 0;                        // selected head
@@ -42,6 +44,8 @@ struct AppModel {
   std::string compare_stage = "weights";
   Colormap weights_cmap = Colormap::viridis;  // viridis or cividis (colour-blind safe)
   MainTab tab = MainTab::stages;
+  int decimals = 0;                    // View → Decimals: 0 = auto (what fits, up to 4), or 2, 3, 4
+  bool show_torch = false;             // Stages: the PyTorch line of each step under its operation
   bool help_open = false;              // the keyboard shortcuts window (help.cpp)
 
   // --- linked inspection: the hovered cell this frame, or the pinned one

@@ -144,40 +144,34 @@ std::string export_file_stem(std::string_view label) {
 
 // --- [SECTION] Requests and the notice
 
-ExportQueue& export_queue() {
-  static ExportQueue q;
-  return q;
-}
-
-void export_notify(std::string text, bool error) {
-  ExportQueue& q = export_queue();
+void export_notify(ExportQueue& q, std::string text, bool error) {
   q.notice = std::move(text);
   q.notice_error = error;
   ++q.notice_seq;
 }
 
-void export_request_file(std::string filename, std::string mime, std::string bytes) {
+void export_request_file(ExportQueue& q, std::string filename, std::string mime, std::string bytes) {
   ExportRequest r;
   r.kind = ExportKind::file;
   r.filename = std::move(filename);
   r.mime = std::move(mime);
   r.bytes = std::move(bytes);
-  export_queue().pending.push_back(std::move(r));
+  q.pending.push_back(std::move(r));
 }
 
-void export_request_png(std::string label, std::string filename, float scale) {
+void export_request_png(ExportQueue& q, std::string label, std::string filename, float scale) {
   ExportRequest r;
   r.kind = ExportKind::png;
   r.filename = std::move(filename);
   r.mime = "image/png";
   r.label = std::move(label);
   r.scale = scale;
-  export_queue().pending.push_back(std::move(r));
+  q.pending.push_back(std::move(r));
 }
 
 // --- [SECTION] The heatmaps' export menu
 
-void export_context_menu(const char* label, const MatrixView& m, const MatrixLabels& labels) {
+void export_context_menu(ExportQueue& q, const char* label, const MatrixView& m, const MatrixLabels& labels) {
   // Right-drag pans the map: only a right-click that did not move opens the menu.
   if (ImGui::IsItemHovered() && ImGui::IsMouseReleased(ImGuiMouseButton_Right) &&
       !ImGui::IsMouseDragPastThreshold(ImGuiMouseButton_Right, 2.0f))
@@ -185,20 +179,20 @@ void export_context_menu(const char* label, const MatrixView& m, const MatrixLab
   if (!ImGui::BeginPopup("export menu")) return;
   ImGui::TextDisabled("%s  (%d×%d)", label, m.rows, m.cols);
   const std::string stem = export_file_stem(label);
-  if (menu_item("Export PNG (2×)")) export_request_png(label, stem + ".png", 2.0f);
-  if (menu_item("Export CSV")) export_request_file(stem + ".csv", "text/csv", matrix_csv(m, labels));
-  if (menu_item("Export JSON")) export_request_file(stem + ".json", "application/json", matrix_json(label, m, labels));
+  if (menu_item("Export PNG (2×)")) export_request_png(q, label, stem + ".png", 2.0f);
+  if (menu_item("Export CSV")) export_request_file(q, stem + ".csv", "text/csv", matrix_csv(m, labels));
+  if (menu_item("Export JSON")) export_request_file(q, stem + ".json", "application/json", matrix_json(label, m, labels));
   if (menu_item("Copy as TSV")) {
     ImGui::SetClipboardText(matrix_tsv(m, labels).c_str());
     char text[160];
     std::snprintf(text, sizeof text, "Copied %s (%d×%d) as tab-separated values: paste it into a spreadsheet.",
                   label, m.rows, m.cols);
-    export_notify(text, false);
+    export_notify(q, text, false);
   }
   ImGui::EndPopup();
 }
 
-void export_panel_drawn(const char* label, ImVec2 min, ImVec2 max) {
+void export_panel_drawn(ExportQueue* qp, const char* label, ImVec2 min, ImVec2 max) {
   ImGuiWindow* w = ImGui::GetCurrentWindow();
   const ImRect clip = w->InnerClipRect;  // the window's visible inside (tables narrow ClipRect)
   // A margin, so the picture does not cut the title's first letter; only as far as
@@ -209,8 +203,8 @@ void export_panel_drawn(const char* label, ImVec2 min, ImVec2 max) {
   char key[96];
   std::snprintf(key, sizeof key, "%s panel", label);
   item_registry().add(key, min, max);
-  ExportQueue& q = export_queue();
-  if (!q.capturing || q.capture_label != label) return;
+  if (!qp || !qp->capturing || qp->capture_label != label) return;
+  ExportQueue& q = *qp;
   q.capture_seen = true;
   q.capture_min = min;
   q.capture_max = max;

@@ -93,19 +93,20 @@ struct ExportQueue {
   uint64_t notice_shown = 0;    // the seq last passed on
 };
 
-ExportQueue& export_queue();
-void export_notify(std::string text, bool error);
+// The queue belongs to the App (AppModel::exports; App::exports() for the platform);
+// heatmaps reach it through HeatmapSpec::exports.
+void export_notify(ExportQueue& q, std::string text, bool error);
 
 // Asks for a file to be saved (browser: downloaded; desktop: written to the working directory).
-void export_request_file(std::string filename, std::string mime, std::string bytes);
+void export_request_file(ExportQueue& q, std::string filename, std::string mime, std::string bytes);
 // Asks for a PNG of heatmap `label` ("" = the whole window) at `scale`×.
-void export_request_png(std::string label, std::string filename, float scale = 2.0f);
+void export_request_png(ExportQueue& q, std::string label, std::string filename, float scale = 2.0f);
 
 // Called by heatmap() right after its cells (the last item): a right-click without
 // dragging opens the panel's menu (Export PNG (2×), Export CSV, Export JSON, Copy as TSV).
-void export_context_menu(const char* label, const MatrixView& m, const MatrixLabels& labels);
+void export_context_menu(ExportQueue& q, const char* label, const MatrixView& m, const MatrixLabels& labels);
 // Called by heatmap() once the whole panel (title to colour bar) is laid out.
-void export_panel_drawn(const char* label, ImVec2 min, ImVec2 max);
+void export_panel_drawn(ExportQueue* q, const char* label, ImVec2 min, ImVec2 max);
 
 // --- [SECTION] Import (menu_file.cpp)
 

@@ -9,8 +9,9 @@ namespace attnviz::ui {
 
 Fonts g_fonts;
 
-// Latin, Latin-1 supplement, Greek (for α, σ, √ in labels), arrows and math signs.
-static const ImWchar kBaseRanges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x2000, 0x206F,
+// Latin, Latin-1 supplement, Greek (for α, σ, √ in labels), phonetic extensions (the
+// superscript ᵀ of K_hᵀ), arrows and math signs.
+static const ImWchar kBaseRanges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x1D00, 0x1D7F, 0x2000, 0x206F,
                                       0x2190, 0x21FF, 0x2200, 0x22FF, 0x25A0, 0x25FF, 0};
 
 static bool in_base_ranges(unsigned c) {
@@ -78,6 +79,9 @@ void fonts_build(ImGuiIO& io, const FontSources& src, float scale) {
     g_fonts.mono = add_font(io, src.mono, px);
     merge_glyphs(io, src, px, ranges_mono);
   }
+  // Cell values are digits, signs and "inf"/"nan": no CJK merge needed.
+  g_fonts.cells = add_font(io, src.mono.empty() ? src.regular : src.mono, kCellFontSize * scale);
+  ++g_fonts.generation;
   io.FontDefault = g_fonts.regular;
   io.FontGlobalScale = 1.0f / scale;
   io.Fonts->Build();

@@ -28,10 +28,13 @@ bool fonts_collect_glyphs(const char* text, std::vector<ImWchar>& out);
 struct Fonts {
   ImFont* regular = nullptr;
   ImFont* mono = nullptr;
+  ImFont* cells = nullptr;  // the values inside heatmap cells: mono at kCellFontSize
+  int generation = 0;       // changes with every fonts_build (text widths change)
 };
 extern Fonts g_fonts;
 
 constexpr float kFontSize = 15.0f;  // logical (CSS) pixels
+constexpr float kCellFontSize = 12.0f;  // values in cells: PyTorch's tables are monospaced too
 
 // Rebuilds io.Fonts for a pixel ratio `scale`: glyphs are rasterised at
 // kFontSize*scale and drawn with io.FontGlobalScale = 1/scale, so text is sharp

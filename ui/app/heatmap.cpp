@@ -1,17 +1,27 @@
 // heatmap.cpp: see heatmap.h.
+// [SECTION] values and texture (on a new version)
+// [SECTION] layout input (fonts and labels → HeatmapLayoutIn)
+// [SECTION] input: hover, zoom, pan, scroll
+// [SECTION] drawing: labels, values, marks, colour bar
+// [SECTION] heatmap(): the three together
+// [SECTION] heatmap_info()
 #include "app/heatmap.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
-#include "app/app.h"
+#include <nlohmann/json.hpp>
+
 #include "app/export.h"
 #include "app/fonts.h"
 #include "app/item_registry.h"
 #include "imgui_internal.h"
 
 namespace attnviz::ui {
+
+constexpr uint32_t kColourDroppedMark = 0xFF2E8CF0u;  // dropped: an orange ×
 
 std::string format_value(float v, int digits) {
   if (std::isnan(v)) return "nan";
@@ -21,39 +31,53 @@ std::string format_value(float v, int digits) {
   if (a != 0.0f && (a >= 1e5f || a < 1e-3f))
     std::snprintf(buf, sizeof buf, "%.*e", std::max(digits - 3, 1), (double)v);
   else
-    std::snprintf(buf, sizeof buf, "%.*f", digits, (double)v);
+    format_cell(v, digits, buf, sizeof buf);
   return buf;
 }
 
-// Inside a cell: fixed-point with `digits` decimals (tiny values read as 0.00),
-// exponent form only for large magnitudes. The inspector shows full precision.
-static std::string format_cell(float v, int digits) {
-  if (!std::isfinite(v) || std::fabs(v) >= 1e5f) return format_value(v, digits);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, (double)v);
-  return buf;
+float heatmap_bar_height() { return 8.0f + ImGui::GetTextLineHeight() + 6.0f; }
+
+// =============================================================================
+// [SECTION] values and texture (on a new version)
+// =============================================================================
+
+static void copy_labels(std::vector<std::string>& dst, const std::vector<std::string>* src, int n) {
+  if (src && (int)src->size() == n) dst = *src;  // reuses dst's strings' capacity
+  else dst.clear();
 }
 
-// Range of the finite values, or the pinned/centred range the spec asks for.
-static void value_range(const HeatmapSpec& spec, const MatrixView& m, float* lo, float* hi) {
+// A new matrix: keep its values, which cells dropout dropped, its labels and range.
+static void take_matrix(HeatmapCache& c, const HeatmapSpec& spec, const MatrixView& m, uint64_t version) {
+  c.version = version;
+  c.rows = m.rows;
+  c.cols = m.cols;
+  c.values.resize((size_t)m.rows * m.cols);
+  for (int i = 0; i < m.rows; ++i)
+    std::memcpy(&c.values[(size_t)i * m.cols], m.data + (size_t)i * m.row_stride(), sizeof(float) * m.cols);
+  if (spec.keep) {
+    c.dropped.resize(c.values.size());
+    for (size_t k = 0; k < c.values.size(); ++k) c.dropped[k] = spec.keep[k] == 0;
+  } else {
+    c.dropped.clear();
+  }
+  copy_labels(c.row_labels, spec.row_labels, m.rows);
+  copy_labels(c.col_labels, spec.col_labels, m.cols);
+  c.stats = value_stats(c.values.data(), m.rows, m.cols, m.cols);
+  if (c.view_rows != m.rows || c.view_cols != m.cols) heatmap_reset_view(c);
+  c.view_rows = m.rows;
+  c.view_cols = m.cols;
+}
+
+// The colour scale: the pinned range, or the finite values' (centred on 0 when diverging).
+static void colour_range(const HeatmapSpec& spec, const ValueStats& s, float* lo, float* hi) {
   if (spec.fixed_range) {
     *lo = spec.fixed_lo;
     *hi = spec.fixed_hi;
     return;
   }
-  float mn = INFINITY, mx = -INFINITY;
-  size_t n = (size_t)m.rows * m.cols;
-  for (size_t k = 0; k < n; ++k) {
-    float v = m.data[k];
-    if (std::isfinite(v)) {
-      mn = std::min(mn, v);
-      mx = std::max(mx, v);
-    }
-  }
-  if (!(mn <= mx)) mn = mx = 0.0f;  // nothing finite
+  float mn = s.lo, mx = s.hi;
   if (spec.diverging) {
-    float a = std::max(std::fabs(mn), std::fabs(mx));
-    if (a == 0.0f) a = 1.0f;
+    float a = s.maxabs == 0.0f ? 1.0f : s.maxabs;
     mn = -a;
     mx = a;
   } else if (mn == mx) {
@@ -69,12 +93,11 @@ static uint32_t cell_colour(Colormap cmap, float v, float lo, float hi) {
   return colormap_at(cmap, (v - lo) / (hi - lo));
 }
 
-// Rebuilds the texels: `block`×`block` texels per cell; −inf cells get a diagonal
-// hatch when the block is large enough to show one.
-static void rebuild(HeatmapCache& c, const MatrixView& m, Colormap cmap, float lo, float hi,
-                    TextureHost& textures) {
-  int block = std::clamp(256 / std::max(m.rows, m.cols), 1, 8);
-  int w = m.cols * block, h = m.rows * block;
+// Rebuilds the texels: `block`×`block` per cell; −inf cells get a diagonal hatch and
+// dropped cells an × when the block is large enough to show one.
+static void rebuild_texture(HeatmapCache& c, TextureHost& textures) {
+  int block = std::clamp(256 / std::max(c.rows, c.cols), 1, 8);
+  int w = c.cols * block, h = c.rows * block;
   if (!c.tex || c.tex_w != w || c.tex_h != h) {
     if (c.tex) textures.destroy(c.tex);
     c.tex = textures.create(w, h);
@@ -83,211 +106,427 @@ static void rebuild(HeatmapCache& c, const MatrixView& m, Colormap cmap, float l
   }
   c.block = block;
   c.rgba.resize((size_t)w * h);
-  for (int i = 0; i < m.rows; ++i)
-    for (int j = 0; j < m.cols; ++j) {
-      float v = m.data[(size_t)i * m.cols + j];
-      uint32_t col = cell_colour(cmap, v, lo, hi);
+  for (int i = 0; i < c.rows; ++i)
+    for (int j = 0; j < c.cols; ++j) {
+      size_t k = (size_t)i * c.cols + j;
+      float v = c.values[k];
+      uint32_t col = cell_colour(c.cmap, v, c.lo, c.hi);
       bool hatch = block >= 4 && std::isinf(v) && v < 0;
+      bool cross = block >= 4 && !c.dropped.empty() && c.dropped[k];
       for (int y = 0; y < block; ++y) {
         uint32_t* row = &c.rgba[(size_t)(i * block + y) * w + j * block];
-        for (int x = 0; x < block; ++x)
-          row[x] = hatch && ((x + y) % 4 == 0) ? kColourMaskedHatch : col;
+        for (int x = 0; x < block; ++x) {
+          uint32_t t = col;
+          if (hatch && (x + y) % 4 == 0) t = kColourMaskedHatch;
+          if (cross && x > 0 && y > 0 && x < block - 1 && y < block - 1 && (x == y || x + y == block - 1))
+            t = kColourDroppedMark;
+          row[x] = t;
+        }
       }
     }
   textures.upload(c.tex, w, h, reinterpret_cast<const uint8_t*>(c.rgba.data()));
 }
 
-static const char* label_at(const std::vector<std::string>* labels, int i, char* buf, size_t n) {
-  if (labels && i < (int)labels->size()) return (*labels)[i].c_str();
+static void refresh(HeatmapCache& c, const HeatmapSpec& spec, const MatrixView& m, uint64_t version,
+                    TextureHost& textures) {
+  if (c.version != version || c.rows != m.rows || c.cols != m.cols || !c.tex) take_matrix(c, spec, m, version);
+  float lo, hi;
+  colour_range(spec, c.stats, &lo, &hi);
+  if (c.tex_version != c.version || c.cmap != spec.cmap || c.lo != lo || c.hi != hi || !c.tex) {
+    c.cmap = spec.cmap;
+    c.lo = lo;
+    c.hi = hi;
+    rebuild_texture(c, textures);
+    c.tex_version = c.version;
+  }
+}
+
+// =============================================================================
+// [SECTION] layout input (fonts and labels → HeatmapLayoutIn)
+// =============================================================================
+
+static const char* label_text(const std::vector<std::string>& labels, int i, char* buf, size_t n) {
+  if (i < (int)labels.size()) return labels[i].c_str();
   std::snprintf(buf, n, "%d", i);
   return buf;
 }
 
-HeatmapHover heatmap(const HeatmapSpec& spec, const MatrixView& m, uint64_t version,
-                     HeatmapCache& cache, TextureHost& textures) {
+static float measure_label(const char* b, const char* e, void*) {
+  ImFont* f = g_fonts.regular ? g_fonts.regular : ImGui::GetFont();
+  return f->CalcTextSizeA(kFontSize, FLT_MAX, 0.0f, b, e).x;
+}
+
+static void measure_labels(HeatmapCache& c) {
+  if (c.measured_version == c.version && c.measured_fonts == g_fonts.generation) return;
+  char buf[16];
+  c.row_label_w = c.col_label_w = 0;
+  for (int i = 0; i < c.rows; ++i) {
+    const char* s = label_text(c.row_labels, i, buf, sizeof buf);
+    c.row_label_w = std::max(c.row_label_w, measure_label(s, s + std::strlen(s), nullptr));
+  }
+  for (int j = 0; j < c.cols; ++j) {
+    const char* s = label_text(c.col_labels, j, buf, sizeof buf);
+    c.col_label_w = std::max(c.col_label_w, measure_label(s, s + std::strlen(s), nullptr));
+  }
+  c.measured_version = c.version;
+  c.measured_fonts = g_fonts.generation;
+}
+
+static HeatmapLayoutIn layout_input(const HeatmapSpec& spec, const HeatmapCache& c, float avail_w, float avail_h) {
+  HeatmapLayoutIn in;
+  in.rows = c.rows;
+  in.cols = c.cols;
+  in.avail_w = avail_w;
+  in.avail_h = avail_h;
+  in.max_cell = spec.max_cell;
+  in.line_h = ImGui::GetTextLineHeight();
+  ImFont* cf = g_fonts.cells ? g_fonts.cells : ImGui::GetFont();
+  in.value_char_w = cf->CalcTextSizeA(kCellFontSize, FLT_MAX, 0.0f, "0").x;
+  in.value_h = kCellFontSize + 1.0f;
+  in.row_label_w = c.row_label_w;
+  in.col_label_w = c.col_label_w;
+  in.bar_h = spec.show_colour_bar ? heatmap_bar_height() : 0.0f;
+  in.show_labels = spec.show_axis_labels;
+  in.show_row_labels = spec.show_row_labels;
+  in.show_values = spec.show_values;
+  in.decimals_max = spec.decimals_max;
+  in.stats = c.stats;
+  return in;
+}
+
+// =============================================================================
+// [SECTION] input: hover, zoom, pan, scroll
+// =============================================================================
+
+// The visible window onto the matrix: columns [u0, u0 + span_u), rows [v0, v0 + span_v)
+// as matrix fractions. A scrolling map shows view_h of its grid_h.
+struct Viewport {
+  ImVec2 grid0;         // top-left of the cells area on screen
+  ImVec2 size;          // cells area on screen
+  float span_u = 1, span_v = 1;
+  float full_w = 0, full_h = 0;  // the whole matrix's size on screen at this zoom
+  float x(int j, const HeatmapCache& c) const { return grid0.x + ((float)j / c.cols - c.u0) * full_w; }
+  float y(int i, const HeatmapCache& c) const { return grid0.y + ((float)i / c.rows - c.v0) * full_h; }
+};
+
+static Viewport make_viewport(HeatmapCache& c, const HeatmapLayout& lay, ImVec2 grid0) {
+  Viewport v;
+  v.grid0 = grid0;
+  v.size = ImVec2(lay.grid_w, lay.view_h);
+  v.span_u = 1.0f / c.zoom;
+  v.span_v = lay.view_h / lay.grid_h / c.zoom;
+  v.full_w = lay.grid_w * c.zoom;
+  v.full_h = lay.grid_h * c.zoom;
+  c.u0 = std::clamp(c.u0, 0.0f, 1.0f - v.span_u);
+  c.v0 = std::clamp(c.v0, 0.0f, std::max(0.0f, 1.0f - v.span_v));
+  return v;
+}
+
+// The cells' item is the last one submitted. Zoom about the mouse with the wheel
+// (the wheel belongs to the map, not the window), or with Ctrl+wheel where the wheel
+// scrolls: a tall map that scrolls, or a map in a window that scrolls; drag with the
+// right or middle button pans; a double-click fits the whole matrix again.
+static HeatmapHover handle_input(HeatmapCache& c, const HeatmapLayout& lay, const Viewport& vp) {
+  HeatmapHover hover;
+  if (!ImGui::IsItemHovered()) return hover;
+  ImGuiIO& io = ImGui::GetIO();
+  ImVec2 mp = io.MousePos;
+  float fu = c.u0 + (mp.x - vp.grid0.x) / vp.size.x * vp.span_u;  // matrix fraction under the mouse
+  float fv = c.v0 + (mp.y - vp.grid0.y) / vp.size.y * vp.span_v;
+  hover.row = std::clamp((int)(fv * (float)c.rows), 0, c.rows - 1);
+  hover.col = std::clamp((int)(fu * (float)c.cols), 0, c.cols - 1);
+  hover.hovered = true;
+  hover.clicked = ImGui::IsItemClicked(ImGuiMouseButton_Left);
+  const float max_zoom = std::max(1.0f, (float)std::max(c.rows, c.cols) / 4.0f);
+  // In a window that scrolls, the wheel scrolls it and Ctrl+wheel zooms the map.
+  const bool window_scrolls = ImGui::GetScrollMaxY() > 0.0f;
+  const bool zoom_wheel = max_zoom > 1.0f && (io.KeyCtrl || (!lay.scroll && !window_scrolls));
+  if (zoom_wheel || lay.scroll) {
+    ImGui::SetItemKeyOwner(ImGuiKey_MouseWheelY);
+    if (io.MouseWheel != 0.0f && zoom_wheel) {
+      float nz = std::clamp(c.zoom * std::pow(1.25f, io.MouseWheel), 1.0f, max_zoom);
+      c.u0 = fu - (mp.x - vp.grid0.x) / vp.size.x / nz;
+      c.v0 = fv - (mp.y - vp.grid0.y) / vp.size.y * (vp.span_v * c.zoom) / nz;
+      c.zoom = nz;
+    } else if (io.MouseWheel != 0.0f) {
+      c.v0 -= io.MouseWheel * 3.0f / (float)c.rows;  // three rows a notch
+    }
+  }
+  for (ImGuiMouseButton b : {ImGuiMouseButton_Right, ImGuiMouseButton_Middle})
+    if (ImGui::IsMouseDragging(b, 2.0f)) {
+      c.u0 -= io.MouseDelta.x / vp.full_w;
+      c.v0 -= io.MouseDelta.y / vp.full_h;
+    }
+  if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) heatmap_reset_view(c);
+  return hover;
+}
+
+void heatmap_reset_view(HeatmapCache& c) {
+  c.zoom = 1.0f;
+  c.u0 = c.v0 = 0.0f;
+}
+
+// =============================================================================
+// [SECTION] drawing: labels, values, marks, colour bar
+// =============================================================================
+
+// Text rotated a quarter turn anticlockwise, reading upwards from `bottom`, centred on x.
+static void add_text_rotated(ImDrawList* dl, float x, float bottom, ImU32 col, const char* s) {
+  const float th = ImGui::GetTextLineHeight();
+  const ImVec2 p(x - th * 0.5f, bottom);
+  const int v0 = dl->VtxBuffer.Size;
+  dl->AddText(p, col, s);
+  for (int k = v0; k < dl->VtxBuffer.Size; ++k) {
+    ImVec2& q = dl->VtxBuffer[k].pos;
+    q = ImVec2(p.x + (q.y - p.y), p.y - (q.x - p.x));
+  }
+}
+
+static void draw_col_labels(const HeatmapCache& c, const HeatmapLayout& lay, const HeatmapDetail& d,
+                            const Viewport& vp, ImVec2 origin, int hl) {
+  if (lay.col_mode == ColLabelMode::none) return;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled), text = ImGui::GetColorU32(ImGuiCol_Text);
+  // AddText drops glyphs outside the clip rectangle before we turn them, so rotated
+  // labels are laid out unclipped (only visible columns' labels are drawn).
+  if (lay.col_mode == ColLabelMode::rotated) dl->PushClipRectFullScreen();
+  else dl->PushClipRect(ImVec2(vp.grid0.x, origin.y), ImVec2(vp.grid0.x + vp.size.x, vp.grid0.y), true);
+  char buf[16], fit[320];
+  const float cw = vp.full_w / (float)c.cols;
+  auto draw = [&](int j, ImU32 col) {
+    ellipsize(label_text(c.col_labels, j, buf, sizeof buf), lay.col_label_max, measure_label, nullptr, fit, sizeof fit);
+    float cx = vp.x(j, c) + cw * 0.5f;
+    if (lay.col_mode == ColLabelMode::horizontal) {
+      float tw = ImGui::CalcTextSize(fit).x;
+      dl->AddText(ImVec2(cx - tw * 0.5f, origin.y + 1.0f), col, fit);
+    } else {
+      add_text_rotated(dl, cx, vp.grid0.y - 3.0f, col, fit);
+    }
+  };
+  for (int j = c.drawn.j0; j < c.drawn.j1; ++j)
+    if (j != hl && label_drawn(j, d.col_step, hl)) draw(j, dim);
+  if (hl >= 0 && hl < c.cols) {  // over the others, on a background so it reads
+    float x0 = vp.x(hl, c);
+    dl->AddRectFilled(ImVec2(x0, origin.y), ImVec2(x0 + cw, vp.grid0.y - 1.0f), ImGui::GetColorU32(ImGuiCol_FrameBg));
+    draw(hl, text);
+  }
+  dl->PopClipRect();
+}
+
+static void draw_row_labels(const HeatmapCache& c, const HeatmapLayout& lay, const HeatmapDetail& d,
+                            const Viewport& vp, ImVec2 origin, int hl) {
+  if (lay.row_label_w <= 0) return;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled), text = ImGui::GetColorU32(ImGuiCol_Text);
+  const float th = ImGui::GetTextLineHeight(), ch = vp.full_h / (float)c.rows;
+  dl->PushClipRect(ImVec2(origin.x, vp.grid0.y - th * 0.5f), ImVec2(vp.grid0.x, vp.grid0.y + vp.size.y + th * 0.5f), true);
+  char buf[16], fit[320];
+  auto draw = [&](int i, ImU32 col) {
+    ellipsize(label_text(c.row_labels, i, buf, sizeof buf), lay.row_label_max, measure_label, nullptr, fit, sizeof fit);
+    float tw = ImGui::CalcTextSize(fit).x;
+    dl->AddText(ImVec2(vp.grid0.x - 4.0f - tw, vp.y(i, c) + (ch - th) * 0.5f), col, fit);
+  };
+  for (int i = c.drawn.i0; i < c.drawn.i1; ++i)
+    if (i != hl && label_drawn(i, d.row_step, hl)) draw(i, dim);
+  if (hl >= 0 && hl < c.rows) {
+    float y = vp.y(hl, c) + (ch - th) * 0.5f;
+    dl->AddRectFilled(ImVec2(origin.x, y), ImVec2(vp.grid0.x - 1.0f, y + th), ImGui::GetColorU32(ImGuiCol_FrameBg));
+    draw(hl, text);
+  }
+  dl->PopClipRect();
+}
+
+static void draw_values(const HeatmapCache& c, const HeatmapDetail& d, const Viewport& vp) {
+  if (d.decimals < 0) return;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  ImFont* font = g_fonts.cells ? g_fonts.cells : ImGui::GetFont();
+  const float cw = vp.full_w / (float)c.cols, ch = vp.full_h / (float)c.rows;
+  char s[48];
+  for (int i = c.drawn.i0; i < c.drawn.i1; ++i)
+    for (int j = c.drawn.j0; j < c.drawn.j1; ++j) {
+      float v = c.values[(size_t)i * c.cols + j];
+      int n = format_cell(v, d.decimals, s, sizeof s);
+      ImVec2 ts = font->CalcTextSizeA(kCellFontSize, FLT_MAX, 0.0f, s, s + n);
+      uint32_t bg = cell_colour(c.cmap, v, c.lo, c.hi);
+      float lum = 0.2126f * (bg & 0xFF) + 0.7152f * ((bg >> 8) & 0xFF) + 0.0722f * ((bg >> 16) & 0xFF);
+      ImU32 fg = lum > 140 ? IM_COL32(20, 20, 24, 255) : IM_COL32(245, 245, 245, 255);
+      dl->AddText(font, kCellFontSize, ImVec2(vp.x(j, c) + (cw - ts.x) * 0.5f, vp.y(i, c) + (ch - ts.y) * 0.5f), fg, s,
+                  s + n);
+    }
+}
+
+static void draw_highlights(const HeatmapCache& c, const Viewport& vp, int hr, int hc) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImU32 hl = IM_COL32(255, 255, 255, 200);
+  const float cw = vp.full_w / (float)c.cols, ch = vp.full_h / (float)c.rows;
+  if (hr >= 0 && hr < c.rows)
+    dl->AddRect(ImVec2(vp.grid0.x, vp.y(hr, c)), ImVec2(vp.grid0.x + vp.size.x, vp.y(hr, c) + ch), hl, 0, 0, 1.5f);
+  if (hc >= 0 && hc < c.cols)
+    dl->AddRect(ImVec2(vp.x(hc, c), vp.grid0.y), ImVec2(vp.x(hc, c) + cw, vp.grid0.y + vp.size.y), hl, 0, 0, 1.5f);
+}
+
+// Zoom factor or scroll position, drawn over the cells' bottom-right corner.
+static void draw_view_state(const HeatmapCache& c, const HeatmapLayout& lay, const Viewport& vp) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 g1(vp.grid0.x + vp.size.x, vp.grid0.y + vp.size.y);
+  if (lay.scroll || c.zoom > 1.0f) {  // a thin scroll bar on the right edge
+    float t0 = c.v0, t1 = std::min(1.0f, c.v0 + vp.span_v);
+    dl->AddRectFilled(ImVec2(g1.x - 4, vp.grid0.y + t0 * vp.size.y), ImVec2(g1.x, vp.grid0.y + t1 * vp.size.y),
+                      IM_COL32(255, 255, 255, 150));
+  }
+  if (c.zoom > 1.0f) {
+    char z[48];
+    std::snprintf(z, sizeof z, "×%.1f (double-click: fit)", c.zoom);
+    ImVec2 ts = ImGui::CalcTextSize(z);
+    dl->AddRectFilled(ImVec2(g1.x - ts.x - 6, g1.y - ts.y - 2), g1, IM_COL32(0, 0, 0, 170));
+    dl->AddText(ImVec2(g1.x - ts.x - 3, g1.y - ts.y - 1), IM_COL32(255, 255, 255, 255), z);
+  }
+}
+
+// A horizontal colour bar under the cells: low end left, high end right (0 in the
+// middle of a diverging one). "≥" marks a pinned top that some values exceed.
+static void draw_colour_bar(const HeatmapCache& c, const HeatmapSpec& spec, ImVec2 p, float w) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text), dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  const float bh = 8.0f, th = ImGui::GetTextLineHeight();
+  w = std::max(w, 120.0f);
+  const int steps = 32;
+  for (int k = 0; k < steps; ++k) {
+    float t = ((float)k + 0.5f) / steps;
+    dl->AddRectFilled(ImVec2(p.x + w * k / steps, p.y), ImVec2(p.x + w * (k + 1) / steps, p.y + bh),
+                      colormap_at(c.cmap, t));
+  }
+  dl->AddRect(p, ImVec2(p.x + w, p.y + bh), dim);
+  char lo[32], hi[40];
+  format_cell(c.lo, 3, lo, sizeof lo);
+  char top[32];
+  format_cell(c.hi, 3, top, sizeof top);
+  std::snprintf(hi, sizeof hi, "%s%s", spec.fixed_range && c.stats.hi > c.hi ? "\xE2\x89\xA5 " : "", top);
+  dl->AddText(ImVec2(p.x, p.y + bh + 2), text, lo);
+  float hw = ImGui::CalcTextSize(hi).x;
+  dl->AddText(ImVec2(p.x + w - hw, p.y + bh + 2), text, hi);
+  if (spec.diverging && w > 160.0f) {
+    float zw = ImGui::CalcTextSize("0").x;
+    dl->AddText(ImVec2(p.x + w * 0.5f - zw * 0.5f, p.y + bh + 2), dim, "0");
+  }
+  (void)th;
+}
+
+// =============================================================================
+// [SECTION] heatmap(): the three together
+// =============================================================================
+
+// Rows / columns whose centres lie inside the visible cells area.
+static void visible_range(HeatmapCache& c, const Viewport& vp) {
+  auto first = [](float f0, int n) { return std::clamp((int)std::ceil(f0 * n - 0.5f), 0, n); };
+  auto last = [](float f1, int n) { return std::clamp((int)std::floor(f1 * n - 0.5f) + 1, 0, n); };
+  c.drawn.j0 = first(c.u0, c.cols);
+  c.drawn.j1 = last(c.u0 + vp.span_u, c.cols);
+  c.drawn.i0 = first(c.v0, c.rows);
+  c.drawn.i1 = last(c.v0 + vp.span_v, c.rows);
+}
+
+HeatmapHover heatmap(const HeatmapSpec& spec, const MatrixView& m, uint64_t version, HeatmapCache& c,
+                     TextureHost& textures) {
   HeatmapHover hover;
   ImGui::PushID(spec.label);
   const ImVec2 panel0 = ImGui::GetCursorScreenPos();  // the panel, title included, for PNG export
-  ImGui::TextUnformatted(spec.title);
-  const float title_x1 = ImGui::GetItemRectMax().x;
+  float title_x1 = panel0.x;
+  if (spec.show_title) {
+    ImGui::TextUnformatted(spec.title);
+    title_x1 = ImGui::GetItemRectMax().x;
+  }
   if (!m.data || m.rows == 0 || m.cols == 0) {
     ImGui::TextDisabled("(not computed)");
     ImGui::PopID();
     return hover;
   }
+  refresh(c, spec, m, version, textures);
+  measure_labels(c);
 
-  float lo, hi;
-  value_range(spec, m, &lo, &hi);
-  if (cache.version != version || cache.cmap != spec.cmap || cache.lo != lo || cache.hi != hi ||
-      !cache.tex) {
-    rebuild(cache, m, spec.cmap, lo, hi, textures);
-    cache.version = version;
-    cache.cmap = spec.cmap;
-    cache.lo = lo;
-    cache.hi = hi;
-  }
-
-  // Layout: [row labels | cells | gap | colour bar + range], column labels on top.
-  // The cells area fits the panel; a larger matrix is zoomed (mouse wheel) and
-  // panned (drag with the right or middle button); a double-click resets the view.
-  char buf[32];
-  if (cache.label_w_version != version) {  // token widths change only with the matrix
-    float w = 0;
-    for (int i = 0; i < m.rows; ++i)
-      w = std::max(w, ImGui::CalcTextSize(label_at(spec.row_labels, i, buf, sizeof buf)).x);
-    cache.label_w = w;
-    cache.label_w_version = version;
-  }
-  float label_w = spec.show_axis_labels ? std::min(cache.label_w, 90.0f) + 6.0f : 0.0f;
-  const float bar_w = spec.show_colour_bar ? 12.0f : 0.0f, bar_gap = spec.show_colour_bar ? 8.0f : 0.0f;
-  float bar_text_w = spec.show_colour_bar ? std::max(ImGui::CalcTextSize(format_value(lo, 3).c_str()).x,
-                                                     ImGui::CalcTextSize(format_value(hi, 3).c_str()).x) + 6.0f
-                                          : 0.0f;
-  float avail = spec.max_width > 0 ? spec.max_width : ImGui::GetContentRegionAvail().x;
-  float cells_w = std::max(40.0f, avail - label_w - bar_gap - bar_w - bar_text_w);
-  // Square cells that fit the width: at zoom 1 the whole matrix is visible.
-  // Tall matrices (context at large S) are capped at a square's height.
-  float base = std::min({spec.max_cell, cells_w / (float)m.cols, cells_w / (float)m.rows});
-  ImVec2 grid_size(base * (float)m.cols, base * (float)m.rows);
-  float header_h = spec.show_axis_labels ? ImGui::GetTextLineHeight() + 4.0f : 0.0f;
-  ImVec2 origin = ImGui::GetCursorScreenPos();
-  ImVec2 grid0(origin.x + label_w, origin.y + header_h);
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text);
-  ImU32 dim_col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-
-  // The visible window onto the matrix, in matrix fractions [u0, u0 + 1/zoom].
-  const float zoom = cache.zoom;
-  const float span = 1.0f / zoom;
-  cache.u0 = std::clamp(cache.u0, 0.0f, 1.0f - span);
-  cache.v0 = std::clamp(cache.v0, 0.0f, 1.0f - span);
-  const float cell_w = grid_size.x * zoom / (float)m.cols, cell_h = grid_size.y * zoom / (float)m.rows;
-  // Screen position of the top-left corner of cell (i, j).
-  auto cell_x = [&](int j) { return grid0.x + ((float)j / (float)m.cols - cache.u0) * zoom * grid_size.x; };
-  auto cell_y = [&](int i) { return grid0.y + ((float)i / (float)m.rows - cache.v0) * zoom * grid_size.y; };
-  const int j0 = std::max(0, (int)(cache.u0 * (float)m.cols)), j1 = std::min(m.cols, (int)std::ceil((cache.u0 + span) * (float)m.cols));
-  const int i0 = std::max(0, (int)(cache.v0 * (float)m.rows)), i1 = std::min(m.rows, (int)std::ceil((cache.v0 + span) * (float)m.rows));
-  ImVec4 grid_clip(grid0.x, grid0.y, grid0.x + grid_size.x, grid0.y + grid_size.y);
-
-  // Column labels (clipped to their cell; hovering shows the whole token).
-  float th = ImGui::GetTextLineHeight();
-  // Column labels are thinned to every col_step-th so they never overlap.
-  float col_label_w = spec.col_labels ? std::min(cache.label_w, 90.0f) + 6.0f : th * 1.5f;
-  int col_step = std::max(1, (int)std::ceil(col_label_w / cell_w));
-  for (int j = j0; j < j1 && spec.show_axis_labels; ++j) {
-    if (j % col_step != 0) continue;
-    const char* s = label_at(spec.col_labels, j, buf, sizeof buf);
-    float x0 = cell_x(j), w = std::max(cell_w, col_label_w);
-    ImVec4 clip(std::max(x0, grid_clip.x), origin.y, std::min(x0 + w, grid_clip.z), origin.y + header_h);
-    float tw = ImGui::CalcTextSize(s).x;
-    float x = x0 + std::max(0.0f, (cell_w - tw) * 0.5f);
-    dl->AddText(nullptr, 0.0f, ImVec2(x, origin.y), j == spec.highlight_col ? text_col : dim_col, s, nullptr, 0.0f, &clip);
-  }
-  // Row labels, right-aligned against the grid; thinned out when rows are short.
-  int row_step = std::max(1, (int)std::ceil(th / cell_h));
-  for (int i = i0; i < i1 && spec.show_axis_labels; ++i) {
-    if (cell_h < th * 0.8f && i % row_step != 0 && i != spec.highlight_row) continue;
-    const char* s = label_at(spec.row_labels, i, buf, sizeof buf);
-    float tw = ImGui::CalcTextSize(s).x;
-    ImVec2 p(grid0.x - 4.0f - std::min(tw, label_w - 6.0f), cell_y(i) + (cell_h - th) * 0.5f);
-    if (p.y < grid0.y - th * 0.5f || p.y > grid0.y + grid_size.y - th * 0.5f) continue;
-    ImVec4 clip(origin.x, p.y, grid0.x - 2.0f, p.y + th);
-    dl->AddText(nullptr, 0.0f, p, i == spec.highlight_row ? text_col : dim_col, s, nullptr, 0.0f, &clip);
-  }
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const float avail_w = spec.max_width > 0 ? spec.max_width : ImGui::GetContentRegionAvail().x;
+  const float avail_h = spec.max_height > 0 ? spec.max_height - (origin.y - panel0.y) : 0.0f;
+  const HeatmapLayoutIn in = layout_input(spec, c, avail_w, avail_h);
+  const HeatmapLayout lay = heatmap_layout(in);
+  const Viewport vp = make_viewport(c, lay, ImVec2(origin.x + lay.row_label_w, origin.y + lay.header_h));
+  const HeatmapDetail det = heatmap_detail(in, lay, vp.full_w / (float)c.cols, vp.full_h / (float)c.rows);
+  visible_range(c, vp);
 
   // The cells: one textured quad showing the visible part of the texture.
-  ImGui::SetCursorScreenPos(grid0);
-  ImGui::Image(cache.tex, grid_size, ImVec2(cache.u0, cache.v0), ImVec2(cache.u0 + span, cache.v0 + span));
+  ImGui::SetCursorScreenPos(vp.grid0);
+  ImGui::Image(c.tex, vp.size, ImVec2(c.u0, c.v0), ImVec2(c.u0 + vp.span_u, c.v0 + vp.span_v));
   item_register(spec.label);
-  if (ImGui::IsItemHovered()) {
-    ImGuiIO& io = ImGui::GetIO();
-    ImVec2 mp = io.MousePos;
-    float fu = cache.u0 + (mp.x - grid0.x) / grid_size.x * span;  // matrix fraction under the mouse
-    float fv = cache.v0 + (mp.y - grid0.y) / grid_size.y * span;
-    hover.row = std::clamp((int)(fv * (float)m.rows), 0, m.rows - 1);
-    hover.col = std::clamp((int)(fu * (float)m.cols), 0, m.cols - 1);
-    hover.hovered = true;
-    hover.clicked = ImGui::IsItemClicked(ImGuiMouseButton_Left);
-    // Zoom about the mouse; the wheel belongs to the map, not the window's scrolling.
-    const float max_zoom = std::max(1.0f, (float)std::max(m.rows, m.cols) / 4.0f);
-    if (max_zoom > 1.0f) {
-      ImGui::SetItemKeyOwner(ImGuiKey_MouseWheelY);
-      if (io.MouseWheel != 0.0f) {
-        float nz = std::clamp(zoom * std::pow(1.25f, io.MouseWheel), 1.0f, max_zoom);
-        float nspan = 1.0f / nz;
-        cache.u0 = fu - (mp.x - grid0.x) / grid_size.x * nspan;
-        cache.v0 = fv - (mp.y - grid0.y) / grid_size.y * nspan;
-        cache.zoom = nz;
-      }
-      for (ImGuiMouseButton b : {ImGuiMouseButton_Right, ImGuiMouseButton_Middle})
-        if (ImGui::IsMouseDragging(b, 2.0f)) {
-          cache.u0 -= io.MouseDelta.x / grid_size.x * span;
-          cache.v0 -= io.MouseDelta.y / grid_size.y * span;
-        }
-    }
-    if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
-      cache.zoom = 1.0f;
-      cache.u0 = cache.v0 = 0.0f;
-    }
-  }
-  export_context_menu(spec.label, m, MatrixLabels{spec.row_labels, spec.col_labels});  // right-click: export
-  dl->PushClipRect(ImVec2(grid_clip.x, grid_clip.y), ImVec2(grid_clip.z, grid_clip.w), true);
+  hover = handle_input(c, lay, vp);
+  MatrixView dense{c.rows, c.cols, c.values.data()};
+  if (spec.exports)  // right-click: export
+    export_context_menu(*spec.exports, spec.label, dense, MatrixLabels{spec.row_labels, spec.col_labels});
 
-  // Values inside cells when they fit.
-  float probe_w = ImGui::CalcTextSize("-0.0000").x;
-  int digits = cell_w >= probe_w + 4 ? 4 : (cell_w >= ImGui::CalcTextSize("-0.00").x + 4 ? 2 : -1);
-  if (spec.show_values && digits > 0 && cell_h >= th) {
-    for (int i = i0; i < i1; ++i)
-      for (int j = j0; j < j1; ++j) {
-        float v = m.data[(size_t)i * m.cols + j];
-        std::string s = format_cell(v, digits);
-        ImVec2 ts = ImGui::CalcTextSize(s.c_str());
-        if (ts.x > cell_w - 2) continue;
-        uint32_t bg = cell_colour(spec.cmap, v, lo, hi);
-        float lum = 0.2126f * (bg & 0xFF) + 0.7152f * ((bg >> 8) & 0xFF) + 0.0722f * ((bg >> 16) & 0xFF);
-        ImU32 fg = lum > 140 ? IM_COL32(20, 20, 24, 255) : IM_COL32(245, 245, 245, 255);
-        dl->AddText(ImVec2(cell_x(j) + (cell_w - ts.x) * 0.5f, cell_y(i) + (cell_h - ts.y) * 0.5f), fg, s.c_str());
-      }
-  }
-
-  // Linked cursor: outline the highlighted row and column.
-  ImU32 hl = IM_COL32(255, 255, 255, 200);
-  if (spec.highlight_row >= 0 && spec.highlight_row < m.rows)
-    dl->AddRect(ImVec2(grid0.x, cell_y(spec.highlight_row)),
-                ImVec2(grid0.x + grid_size.x, cell_y(spec.highlight_row) + cell_h), hl, 0, 0, 1.5f);
-  if (spec.highlight_col >= 0 && spec.highlight_col < m.cols)
-    dl->AddRect(ImVec2(cell_x(spec.highlight_col), grid0.y),
-                ImVec2(cell_x(spec.highlight_col) + cell_w, grid0.y + grid_size.y), hl, 0, 0, 1.5f);
+  draw_col_labels(c, lay, det, vp, origin, spec.highlight_col);
+  draw_row_labels(c, lay, det, vp, origin, spec.highlight_row);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->PushClipRect(vp.grid0, ImVec2(vp.grid0.x + vp.size.x, vp.grid0.y + vp.size.y), true);
+  draw_values(c, det, vp);
+  draw_highlights(c, vp, spec.highlight_row, spec.highlight_col);
+  draw_view_state(c, lay, vp);
   dl->PopClipRect();
-  if (zoom > 1.0f) {
-    char z[48];
-    std::snprintf(z, sizeof z, "×%.1f  (double-click: fit)", zoom);
-    dl->AddText(ImVec2(grid0.x, grid0.y + grid_size.y + 1), dim_col, z);
-  }
+  const float bar_y = vp.grid0.y + vp.size.y + 4.0f;
+  if (spec.show_colour_bar) draw_colour_bar(c, spec, ImVec2(vp.grid0.x, bar_y), vp.size.x);
 
-  // Colour bar with its numeric range.
-  ImVec2 b0(grid0.x + grid_size.x + bar_gap, grid0.y);
-  float bar_h = spec.show_colour_bar ? std::max(grid_size.y, 3 * th) : grid_size.y;
-  const int steps = 32;
-  for (int k = 0; k < steps && spec.show_colour_bar; ++k) {
-    float t1 = 1.0f - (float)k / steps, t2 = 1.0f - (float)(k + 1) / steps;
-    ImU32 c = colormap_at(spec.cmap, 0.5f * (t1 + t2));
-    dl->AddRectFilled(ImVec2(b0.x, b0.y + bar_h * k / steps), ImVec2(b0.x + bar_w, b0.y + bar_h * (k + 1) / steps), c);
-  }
-  if (spec.show_colour_bar) {
-    dl->AddRect(b0, ImVec2(b0.x + bar_w, b0.y + bar_h), dim_col);
-    dl->AddText(ImVec2(b0.x + bar_w + 4, b0.y), text_col, format_value(hi, 3).c_str());
-    dl->AddText(ImVec2(b0.x + bar_w + 4, b0.y + bar_h - th), text_col, format_value(lo, 3).c_str());
-  }
+  const float bottom = vp.grid0.y + vp.size.y + (spec.show_colour_bar ? heatmap_bar_height() : 2.0f);
+  const float right = std::max(origin.x + lay.total_w, spec.show_colour_bar ? vp.grid0.x + 120.0f : 0.0f);
+  ImGui::SetCursorScreenPos(ImVec2(origin.x, bottom));
+  ImGui::Dummy(ImVec2(right - origin.x, 0.0f));
+  export_panel_drawn(spec.exports, spec.label, panel0, ImVec2(std::max(title_x1, right), bottom));
 
-  float below = zoom > 1.0f ? th + 2.0f : 0.0f;
-  ImGui::SetCursorScreenPos(ImVec2(origin.x, grid0.y + std::max(grid_size.y + below, bar_h) + 4.0f));
-  ImGui::Dummy(ImVec2(label_w + grid_size.x + bar_gap + bar_w + bar_text_w, 0.0f));
-  export_panel_drawn(spec.label, panel0,
-                     ImVec2(std::max(title_x1, origin.x + label_w + grid_size.x + bar_gap + bar_w + bar_text_w),
-                            grid0.y + std::max(grid_size.y + below, bar_h) + 2.0f));
+  HeatmapDrawn& d = c.drawn;
+  d.frame = ImGui::GetFrameCount();
+  d.x = vp.grid0.x;
+  d.y = vp.grid0.y;
+  d.w = vp.size.x;
+  d.h = vp.size.y;
+  d.cell_w = vp.full_w / (float)c.cols;
+  d.cell_h = vp.full_h / (float)c.rows;
+  d.highlight_row = spec.highlight_row;
+  d.highlight_col = spec.highlight_col;
+  d.lay = lay;
+  d.detail = det;
   ImGui::PopID();
   return hover;
+}
+
+// =============================================================================
+// [SECTION] heatmap_info()
+// =============================================================================
+
+nlohmann::json heatmap_info(const HeatmapCache& c) {
+  const HeatmapDrawn& d = c.drawn;
+  nlohmann::json rows = nlohmann::json::array(), cols = nlohmann::json::array(), cells = nlohmann::json::array();
+  char buf[16], fit[320], s[48];
+  for (int i = 0; i < c.rows; ++i) {
+    bool vis = i >= d.i0 && i < d.i1;
+    bool on = vis && d.lay.row_label_w > 0 && label_drawn(i, d.detail.row_step, d.highlight_row);
+    if (on) ellipsize(label_text(c.row_labels, i, buf, sizeof buf), d.lay.row_label_max, measure_label, nullptr, fit, sizeof fit);
+    rows.push_back(on ? fit : "");
+    nlohmann::json line = nlohmann::json::array();
+    for (int j = 0; j < c.cols; ++j) {
+      bool shown = vis && j >= d.j0 && j < d.j1 && d.detail.decimals >= 0;
+      if (shown) format_cell(c.values[(size_t)i * c.cols + j], d.detail.decimals, s, sizeof s);
+      line.push_back(shown ? s : "");
+    }
+    cells.push_back(std::move(line));
+  }
+  for (int j = 0; j < c.cols; ++j) {
+    bool on = j >= d.j0 && j < d.j1 && d.lay.col_mode != ColLabelMode::none &&
+              label_drawn(j, d.detail.col_step, d.highlight_col);
+    if (on) ellipsize(label_text(c.col_labels, j, buf, sizeof buf), d.lay.col_label_max, measure_label, nullptr, fit, sizeof fit);
+    cols.push_back(on ? fit : "");
+  }
+  const char* mode = d.lay.col_mode == ColLabelMode::rotated ? "rotated" : d.lay.col_mode == ColLabelMode::horizontal ? "horizontal" : "none";
+  return {{"x", d.x}, {"y", d.y}, {"w", d.w}, {"h", d.h}, {"rows", c.rows}, {"cols", c.cols},
+          {"cell_w", d.cell_w}, {"cell_h", d.cell_h}, {"decimals", d.detail.decimals},
+          {"col_label_mode", mode}, {"scroll", d.lay.scroll}, {"zoom", c.zoom},
+          {"row_labels", std::move(rows)}, {"col_labels", std::move(cols)}, {"cells", std::move(cells)}};
 }
 
 }  // namespace attnviz::ui

@@ -1,36 +1,71 @@
-// heatmap.h: one matrix drawn as a texture (one texel block per cell) with token
-// labels on both axes, a colour bar with its numeric range, values printed in
-// cells when they fit, and special styles for −inf / NaN cells.
+// heatmap.h: one matrix drawn as a texture (one texel block per cell) with its
+// labels on both axes, a colour bar with its numeric range, the values printed in
+// the cells, and marks for −inf (masked), dropped (dropout) and NaN cells.
 //
-// Immediate-mode call, retained texture: each heatmap owns a HeatmapCache keyed by
-// its label; the texture is rebuilt and uploaded only when the matrix version,
-// colormap or range changed, never per frame.
+// Three parts, each short enough to read:
+//   * heatmap_layout.h: the pure layout (sizes, label orientation and thinning,
+//     precision), unit-tested without a GPU;
+//   * input: hover, zoom (mouse wheel), pan (right/middle drag), scroll (tall maps);
+//   * drawing: labels, the cells' quad, values, highlights, colour bar.
+//
+// Immediate-mode call, retained state: each heatmap owns a HeatmapCache keyed by its
+// label. On a new matrix version the cache copies the values (the map reports what it
+// drew from them, heatmapInfo), computes their range once and re-uploads the texture;
+// an unchanged frame recomputes nothing and allocates nothing.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "app/colormap.h"
+#include "app/heatmap_layout.h"
+#include "app/matrix_view.h"
 #include "app/texture_host.h"
 #include "imgui.h"
 
-#include "app/matrix_view.h"
-
 namespace attnviz::ui {
 
+// What a heatmap drew in its last frame (App::heatmap_info reports it).
+struct HeatmapDrawn {
+  int frame = -1;                    // ImGui frame count
+  float x = 0, y = 0, w = 0, h = 0;  // the visible cells area on screen
+  float cell_w = 0, cell_h = 0;      // as drawn (zoom included)
+  int i0 = 0, i1 = 0, j0 = 0, j1 = 0;  // rows / columns whose centres are visible
+  int highlight_row = -1, highlight_col = -1;
+  HeatmapLayout lay;
+  HeatmapDetail detail;
+};
+
 struct HeatmapCache {
+  // --- the matrix as last seen (copied on a new version)
+  uint64_t version = 0;
+  int rows = 0, cols = 0;
+  std::vector<float> values;               // (rows × cols) dense copy
+  std::vector<uint8_t> dropped;            // (rows × cols) 1 = dropped by dropout; empty: none
+  std::vector<std::string> row_labels, col_labels;  // empty: indices
+  ValueStats stats;
+  // --- texture
   ImTextureID tex = ImTextureID();
   int tex_w = 0, tex_h = 0;       // texels
   int block = 1;                  // texels per cell side (hatching needs > 1)
-  uint64_t version = 0;           // matrix version baked into the texture
+  uint64_t tex_version = 0;
   Colormap cmap = Colormap::count;
   float lo = 0, hi = 0;           // range baked into the texture
   std::vector<uint32_t> rgba;     // (tex_h × tex_w) staging buffer, reused
-  float label_w = 0;              // widest row label, measured when the matrix changed
-  uint64_t label_w_version = 0;
+  // --- label widths, measured when the labels or the fonts change
+  uint64_t measured_version = 0;
+  int measured_fonts = -1;
+  float row_label_w = 0, col_label_w = 0;  // widest
+  // --- view
   float zoom = 1.0f;              // 1 = whole matrix; up to max(rows, cols)/4
   float u0 = 0.0f, v0 = 0.0f;     // top-left of the visible part, as matrix fractions
+  int view_rows = 0, view_cols = 0;  // shape the zoom belongs to: a new shape resets it
+  HeatmapDrawn drawn;
 };
+
+struct ExportQueue;  // export.h
 
 struct HeatmapSpec {
   const char* label = "";                          // registry id, e.g. "weights h0"
@@ -41,12 +76,18 @@ struct HeatmapSpec {
   bool fixed_range = false;  // weights live in [0, 1]: pin the scale there
   float fixed_lo = 0.0f, fixed_hi = 1.0f;
   bool diverging = false;    // centre the range on 0 (signed values)
+  const uint8_t* keep = nullptr;  // (rows × cols) dropout keep mask: 0 marks a dropped cell
   int highlight_row = -1, highlight_col = -1;  // linked cursor from another view
   float max_width = 0;       // 0: use the available width
-  float max_cell = 40.0f;    // largest cell side in pixels
+  float max_height = 0;      // 0: unbounded (the map takes the height its cells need)
+  float max_cell = 64.0f;    // largest cell side in pixels
+  int decimals_max = 4;      // View → Decimals
   bool show_values = true;   // print values inside cells when they fit
   bool show_colour_bar = true;
   bool show_axis_labels = true;
+  bool show_row_labels = true;  // off: column labels only
+  bool show_title = true;
+  ExportQueue* exports = nullptr;  // the App's: the right-click export menu and PNG capture (null: none)
 };
 
 struct HeatmapHover {
@@ -56,10 +97,21 @@ struct HeatmapHover {
 };
 
 // Draws the heatmap at the cursor. Returns which cell the mouse is over.
+// `m` may be a strided view (a head's columns of Q).
 HeatmapHover heatmap(const HeatmapSpec& spec, const MatrixView& m, uint64_t version,
                      HeatmapCache& cache, TextureHost& textures);
 
-// Shortest readable form of a value for a cell or a tooltip: "-inf", "nan", "0.3374".
+// Forgets the zoom and pan (a preset loaded, a new shape).
+void heatmap_reset_view(HeatmapCache& cache);
+
+// {x, y, w, h, rows, cols, cell_w, cell_h, decimals, row_labels, col_labels, cells}:
+// what the map drew in its last frame (docs/test-api.md, heatmapInfo).
+nlohmann::json heatmap_info(const HeatmapCache& cache);
+
+// Shortest readable form of a value for a tooltip: "-inf", "nan", "0.3374".
 std::string format_value(float v, int digits = 4);
+
+// Height of the colour bar band under a map.
+float heatmap_bar_height();
 
 }  // namespace attnviz::ui

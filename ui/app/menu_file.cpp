@@ -27,8 +27,8 @@ struct OpenDialog {
 };
 OpenDialog g_open;
 
-json refuse(std::string sentence) {
-  export_notify(sentence, true);
+json refuse(AppModel& m, std::string sentence) {
+  export_notify(m.exports, sentence, true);
   return {{"ok", false}, {"error", std::move(sentence)}};
 }
 
@@ -38,11 +38,11 @@ std::string in_quotes(std::string_view name) { return "“" + std::string(name.e
 
 // --- [SECTION] Import
 
-json import_state_too_large(AppModel&, std::string_view name, double size) {
+json import_state_too_large(AppModel& m, std::string_view name, double size) {
   char buf[200];
   std::snprintf(buf, sizeof buf, " is %.1f MB; a state file is at most %.0f MB, so it was not opened.",
                 size / (1024.0 * 1024.0), kMaxStateFileBytes / (1024.0 * 1024.0));
-  return refuse(in_quotes(name) + buf);
+  return refuse(m, in_quotes(name) + buf);
 }
 
 json import_state_text(AppModel& m, std::string_view name, std::string_view text) {
@@ -53,13 +53,13 @@ json import_state_text(AppModel& m, std::string_view name, std::string_view text
   Status st = parse_json_text(text, &parsed);
   if (!st.ok) {
     const bool syntax = st.error.rfind("this is not valid JSON", 0) == 0;
-    return refuse(in_quotes(name) + (syntax ? " is not a JSON file: " : " cannot be read: ") + st.error +
+    return refuse(m, in_quotes(name) + (syntax ? " is not a JSON file: " : " cannot be read: ") + st.error +
                   "; it was not opened and the state is unchanged.");
   }
   if (!m.apply(parsed))  // the engine's validator says what is wrong; the last state stays
-    return refuse(in_quotes(name) + " is not a valid attnviz state: " + m.error);
+    return refuse(m, in_quotes(name) + " is not a valid attnviz state: " + m.error);
   m.pinned = CellRef{};  // a new scene, as when a preset is chosen
-  export_notify("Opened " + in_quotes(name) + ".", false);
+  export_notify(m.exports, "Opened " + in_quotes(name) + ".", false);
   return {{"ok", true}, {"error", ""}};
 }
 
@@ -67,13 +67,13 @@ json import_state_path(AppModel& m, const std::string& path) {
   namespace fs = std::filesystem;
   const std::string name = fs::path(path).filename().string();
   std::error_code ec;
-  if (fs::is_directory(path, ec)) return refuse(in_quotes(path) + " is a folder; choose a .json state file.");
+  if (fs::is_directory(path, ec)) return refuse(m, in_quotes(path) + " is a folder; choose a .json state file.");
   auto size = fs::file_size(path, ec);
-  if (ec) return refuse(in_quotes(path) + " could not be read (" + ec.message() + ").");
+  if (ec) return refuse(m, in_quotes(path) + " could not be read (" + ec.message() + ").");
   if ((double)size > kMaxStateFileBytes) return import_state_too_large(m, name, (double)size);
   std::ifstream f(path, std::ios::binary);
   std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (!f.good() && !f.eof()) return refuse(in_quotes(path) + " could not be read.");
+  if (!f.good() && !f.eof()) return refuse(m, in_quotes(path) + " could not be read.");
   return import_state_text(m, name, text);
 }
 
@@ -85,20 +85,20 @@ void file_menu(AppModel& m) {
   if (!open) return;
   if (menu_item("Save state (.json)")) {
     // The same JSON as window.attnviz.getState(), indented.
-    export_request_file("attnviz-state.json", "application/json", m.engine.state().dump(2) + "\n");
+    export_request_file(m.exports, "attnviz-state.json", "application/json", m.engine.state().dump(2) + "\n");
   }
   if (menu_item("Open state…")) {
-    if (export_queue().has_file_picker) {
+    if (m.exports.has_file_picker) {
       ExportRequest r;
       r.kind = ExportKind::open_picker;
-      export_queue().pending.push_back(r);
+      m.exports.pending.push_back(r);
     } else {
       g_open.request = true;
     }
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Or drop a .json state file on the window.");
   ImGui::Separator();
-  if (menu_item("Export window as PNG (2×)")) export_request_png("", "attnviz-window.png", 2.0f);
+  if (menu_item("Export window as PNG (2×)")) export_request_png(m.exports, "", "attnviz-window.png", 2.0f);
   ImGui::TextDisabled("One matrix: right-click its heatmap");
   ImGui::EndMenu();
 }
@@ -127,7 +127,7 @@ static void open_dialog(AppModel& m) {
 
 void export_overlay(AppModel& m) {
   open_dialog(m);
-  ExportQueue& q = export_queue();
+  ExportQueue& q = m.exports;
   if (q.notice_shown != q.notice_seq) {
     q.notice_shown = q.notice_seq;
     notify(m, q.notice, q.notice_error);  // drawn (next frame) under the menu bar

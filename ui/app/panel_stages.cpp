@@ -1,64 +1,211 @@
-// panel_stages.cpp: the stage views of the selected head, and the shared matrices
-// (X, Q, K, V, concat, output), all linked to the inspector.
+// panel_stages.cpp: the Stages tab, the selected head's computation drawn as a flow
+// (stage_flow.h: Q_h K_h V_h → scores → scaled → masked → weights → dropped →
+// context, each step labelled with its operation and numbers), and the Q K V &
+// output tab's shared matrices; all linked to the inspector.
+// [SECTION] one map (matrix_view, map)
+// [SECTION] the flow's cards
+// [SECTION] tabs
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
 #include "app/app_model.h"
+#include "app/fonts.h"
 #include "app/item_registry.h"
 #include "app/links.h"
 #include "app/panels.h"
+#include "app/stage_flow.h"
 #include "imgui.h"
 
 namespace attnviz::ui {
 
-static bool is_weights_like(std::string_view s) { return s == "weights" || s == "dropped"; }
+// =============================================================================
+// [SECTION] one map
+// =============================================================================
 
-void matrix_view(AppModel& m, const char* stage, int head, float max_width, float max_cell, bool small) {
-  const bool per_head = is_square_stage(stage) || std::strcmp(stage, "context") == 0;
-  char label[64];
-  if (per_head) std::snprintf(label, sizeof label, "%s h%d", stage, head);
-  else std::snprintf(label, sizeof label, "%s", stage);
-  MatrixView v = m.engine.matrix(stage, per_head ? head : 0);
+struct MapReq {
+  Stage stage = Stage::weights;
+  int head = 0;
+  bool slice = false;       // the head's columns of Q, K or V ("Q h0")
+  float max_w = 0, max_h = 0, max_cell = 64.0f;
+  bool small = false;       // no values, no colour bar (the Compare grid)
+  bool row_labels = true;
+};
 
-  HeatmapSpec spec;
-  spec.label = label;
-  char title[128];
-  std::snprintf(title, sizeof title, "%s  (%d×%d)", label, v.rows, v.cols);
-  spec.title = title;
-  const auto& toks = m.engine.tokens();
-  spec.row_labels = v.rows == (int)toks.size() ? &toks : nullptr;
-  spec.col_labels = is_square_stage(stage) ? &toks : nullptr;
-  if (is_weights_like(stage)) {
+static int decimals_max(const AppModel& m) { return m.decimals > 0 ? m.decimals : 4; }
+
+static void colours(AppModel& m, Stage st, HeatmapSpec& spec) {
+  const bool weights_like = st == Stage::weights || st == Stage::dropped;
+  if (weights_like) {  // dropped shares weights' [0, 1] scale: a kept cell, rescaled, reads brighter
     spec.cmap = m.weights_cmap;
     spec.fixed_range = true;
     spec.fixed_lo = 0.0f;
-    // dropped weights are scaled by 1/(1−p): pin the top of the scale there
-    const Pipeline& p = m.engine.pipeline();
-    spec.fixed_hi = std::strcmp(stage, "dropped") == 0 && p.dropout_active() && p.dropout_scale() > 0
-                        ? p.dropout_scale() : 1.0f;
+    spec.fixed_hi = 1.0f;
   } else {
     spec.cmap = Colormap::rdbu;
     spec.diverging = true;
   }
-  Highlight hl = linked_highlight(m.focus(), stage, head, m.engine.has_result() ? m.engine.pipeline().head_dim() : 1);
-  spec.highlight_row = hl.row;
-  spec.highlight_col = hl.col;
-  spec.max_width = max_width;
-  spec.max_cell = max_cell;
-  spec.show_values = !small;
-  spec.show_colour_bar = !small;
+}
 
-  HeatmapHover h = heatmap(spec, v, m.engine.version(stage, per_head ? head : 0), m.heatmap_cache(label), *m.textures);
-  if (h.hovered) {
-    m.hover_next = CellRef{true, stage, per_head ? head : 0, h.row, h.col};
-    if (h.clicked) {
-      const CellRef& c = m.hover_next;
-      bool same = m.pinned.valid && m.pinned.stage == c.stage && m.pinned.head == c.head && m.pinned.row == c.row &&
-                  m.pinned.col == c.col;
-      m.pinned = same ? CellRef{} : c;
-    }
+static void map(AppModel& m, const MapReq& r) {
+  const Pipeline& p = m.engine.pipeline();
+  const bool per_head = stage_is_per_head(r.stage);
+  const char* name = stage_name(r.stage);
+  char label[48], title[96];
+  if (per_head || r.slice) std::snprintf(label, sizeof label, "%s h%d", name, r.head);
+  else std::snprintf(label, sizeof label, "%s", name);
+  MatrixView v;
+  if (r.slice) {
+    TensorView t = p.head_slice(r.stage, r.head);
+    v = MatrixView{t.rows, t.cols, t.data, t.stride};
+    m.engine.matrix(name, 0);  // counts as a read of Q/K/V (lazy pipeline)
+  } else {
+    v = m.engine.matrix(name, per_head ? r.head : 0);
+  }
+  std::snprintf(title, sizeof title, "%s  (%d\xC3\x97%d)", label, v.rows, v.cols);
+
+  HeatmapSpec spec;
+  spec.label = label;
+  spec.exports = &m.exports;
+  spec.title = title;
+  const auto& toks = m.engine.tokens();
+  spec.row_labels = r.row_labels && v.rows == (int)toks.size() ? &toks : nullptr;
+  spec.col_labels = per_head && r.stage != Stage::context ? &toks : nullptr;
+  colours(m, r.stage, spec);
+  if (r.stage == Stage::dropped && p.dropout_active()) spec.keep = p.dropout_keep(r.head);
+  const int hd = m.engine.has_result() ? p.head_dim() : 1;
+  Highlight hl = linked_highlight(m.focus(), name, per_head ? r.head : 0, hd);
+  spec.highlight_row = hl.row;
+  spec.highlight_col = r.slice ? (hl.col >= r.head * hd && hl.col < (r.head + 1) * hd ? hl.col - r.head * hd : -1) : hl.col;
+  spec.max_width = r.max_w;
+  spec.max_height = r.max_h;
+  spec.max_cell = r.max_cell;
+  spec.decimals_max = decimals_max(m);
+  spec.show_values = !r.small;
+  spec.show_colour_bar = !r.small;
+  spec.show_row_labels = r.row_labels;
+
+  uint64_t version = m.engine.version(name, per_head ? r.head : 0);
+  HeatmapHover h = heatmap(spec, v, version, m.heatmap_cache(label), *m.textures);
+  if (!h.hovered) return;
+  // A slice's cell is the Q/K/V cell it shows (the inspector explains that one).
+  m.hover_next = CellRef{true, name, per_head ? r.head : 0, h.row, r.slice ? h.col + r.head * hd : h.col};
+  if (h.clicked) {
+    const CellRef& c = m.hover_next;
+    bool same = m.pinned.valid && m.pinned.stage == c.stage && m.pinned.head == c.head && m.pinned.row == c.row &&
+                m.pinned.col == c.col;
+    m.pinned = same ? CellRef{} : c;
   }
 }
+
+void matrix_view(AppModel& m, const char* stage, int head, float max_width, float max_cell, bool small) {
+  MapReq r;
+  if (!stage_from_name(stage, &r.stage)) return;
+  r.head = head;
+  r.max_w = max_width;
+  r.max_cell = max_cell;
+  r.small = small;
+  map(m, r);
+}
+
+// =============================================================================
+// [SECTION] the flow's cards
+// =============================================================================
+
+static const ImU32 kOpColour = IM_COL32(255, 200, 110, 255);
+
+// An arrow in the gutter from the card on the left into this one's operation line.
+static void arrow(ImDrawList* dl, float x0, float x1, float y) {
+  const ImU32 col = IM_COL32(255, 200, 110, 200);
+  dl->AddLine(ImVec2(x0, y), ImVec2(x1 - 7.0f, y), col, 2.0f);
+  dl->AddTriangleFilled(ImVec2(x1, y), ImVec2(x1 - 8.0f, y - 5.0f), ImVec2(x1 - 8.0f, y + 5.0f), col);
+}
+
+// The operation line (and the PyTorch line when asked), with the PyTorch line on hover.
+static void op_lines(AppModel& m, Stage st, bool wrapped, float width) {
+  const State& s = m.engine.pipeline().state();
+  char op[160], line[200], torch[320];
+  flow_op(s, m.engine.pipeline().divisor(), st, op, sizeof op);
+  std::snprintf(line, sizeof line, "%s%s", wrapped ? "\xE2\x86\xB3 " : "", op);  // ↳ after a wrap
+  ImGui::PushStyleColor(ImGuiCol_Text, kOpColour);
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
+  ImGui::TextUnformatted(line);
+  ImGui::PopTextWrapPos();
+  ImGui::PopStyleColor();
+  char id[32];
+  std::snprintf(id, sizeof id, "op %s", stage_name(st));
+  item_register(id);
+  flow_torch(s, st, torch, sizeof torch);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("PyTorch, as the tutorials write it:\n\n%s", torch);
+  if (m.show_torch) {
+    ImGui::PushFont(g_fonts.mono);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
+    ImGui::TextUnformatted(torch);
+    ImGui::PopTextWrapPos();
+    ImGui::PopStyleColor();
+    ImGui::PopFont();
+  }
+  const char* same = flow_identity(s, st);
+  if (*same) ImGui::TextDisabled("(%s)", same);
+}
+
+// Card 0: the head's columns of Q, K and V side by side (row labels on Q only).
+static void qkv_card(AppModel& m, float w, float h) {
+  char q[32];
+  std::snprintf(q, sizeof q, "Q h%d", m.head);
+  const float gap = 10.0f, labels = m.heatmap_cache(q).row_label_w + 6.0f;
+  const float cells = std::max(30.0f, (w - 2 * gap - labels) / 3.0f);
+  const Stage st[3] = {Stage::Q, Stage::K, Stage::V};
+  for (int k = 0; k < 3; ++k) {
+    if (k) ImGui::SameLine(0, gap);
+    ImGui::BeginGroup();
+    MapReq r;
+    r.stage = st[k];
+    r.head = m.head;
+    r.slice = true;
+    r.row_labels = k == 0;
+    r.max_w = k == 0 ? cells + labels : cells;
+    r.max_h = h;
+    map(m, r);
+    ImGui::EndGroup();
+  }
+}
+
+static float card_head_height(const AppModel& m) {
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  return line * (m.show_torch ? 5.0f : 3.0f);  // operation, [code ×2], note, title
+}
+
+static FlowIn flow_input(AppModel& m, float w, float h) {
+  FlowIn in;
+  in.w = w;
+  in.h = h;
+  in.card_head_h = card_head_height(m);
+  in.head_dim = m.engine.pipeline().head_dim();
+  HeatmapLayoutIn& sq = in.square;
+  const int S = (int)m.engine.tokens().size();
+  char label[32];
+  std::snprintf(label, sizeof label, "weights h%d", m.head);
+  const HeatmapCache& c = m.heatmap_cache(label);  // label widths as measured when last drawn
+  sq.rows = sq.cols = S;
+  sq.line_h = ImGui::GetTextLineHeight();
+  ImFont* cf = g_fonts.cells ? g_fonts.cells : ImGui::GetFont();
+  sq.value_char_w = cf->CalcTextSizeA(kCellFontSize, FLT_MAX, 0.0f, "0").x;
+  sq.value_h = kCellFontSize + 1.0f;
+  sq.row_label_w = c.row_label_w;
+  sq.col_label_w = c.col_label_w;
+  sq.bar_h = heatmap_bar_height();
+  sq.decimals_max = decimals_max(m);
+  sq.stats.any_finite = true;  // weights: in [0, 1]
+  sq.stats.hi = sq.stats.maxabs = 0.99f;
+  in.prefer_all_decimals = m.decimals > 0;
+  return in;
+}
+
+// =============================================================================
+// [SECTION] tabs
+// =============================================================================
 
 // Head selector: one tab per head; returns after drawing.
 static void head_selector(AppModel& m) {
@@ -83,28 +230,102 @@ static void head_selector(AppModel& m) {
   }
 }
 
+// After context: every head's context side by side, then the output projection.
+static void onwards(AppModel& m, float width) {
+  ImGui::BeginGroup();
+  ImGui::PushStyleColor(ImGuiCol_Text, kOpColour);
+  ImGui::TextUnformatted("concat(all heads) \xE2\x86\x92 output projection");
+  ImGui::PopStyleColor();
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + std::max(width, 200.0f));
+  ImGui::TextDisabled("Every head's context, side by side, is concat (S \xC3\x97 d_out); output = concat \xC2\xB7 W_o "
+                      "(+ b_o) with an output projection, else concat itself.");
+  ImGui::PopTextWrapPos();
+  if (ImGui::SmallButton("Q K V & output tab")) {
+    m.tab = MainTab::data;
+    m.view_restoring = 2;  // the main tab bar selects m.tab (share.h)
+  }
+  item_register("Q K V & output tab");
+  ImGui::EndGroup();
+}
+
+// The flow: cards in rows, in the order of the computation, an arrow between
+// neighbours, the operation above each map; then where concat and output are.
 void stages_tab(AppModel& m) {
   head_selector(m);
-  // Pipeline order, left to right then top to bottom, every stage of the head at once.
-  static const char* stages[] = {"scores", "scaled", "masked", "weights", "dropped", "context"};
-  int cols = ImGui::GetContentRegionAvail().x > 860 ? 3 : 2;
-  if (ImGui::BeginTable("stage grid", cols, ImGuiTableFlags_SizingStretchSame)) {
-    for (const char* st : stages) {
-      ImGui::TableNextColumn();
-      matrix_view(m, st, m.head);
+  ImGui::Checkbox("PyTorch code", &m.show_torch);
+  item_register("PyTorch code");
+  ImGui::SameLine();
+  ImGui::TextDisabled("hover an operation for its PyTorch line \xC2\xB7 maps: (Ctrl+)wheel zooms, double-click fits");
+  if (!m.engine.has_result()) return;
+
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const FlowIn in = flow_input(m, avail.x, avail.y);
+  const FlowOut out = flow_layout(in);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 top = ImGui::GetCursorScreenPos();
+  float row_y = top.y, row_h = 0, prev_right = 0, op_y = 0;
+  for (int k = 0; k < kFlowCards; ++k) {
+    const int col = k % out.cols;
+    if (col == 0 && k > 0) {
+      row_y += row_h + in.vgap;
+      row_h = 0;
     }
-    ImGui::EndTable();
+    const float x = top.x + (float)col * (out.box_w + in.gutter);
+    ImGui::SetCursorScreenPos(ImVec2(x, row_y));
+    ImGui::BeginGroup();
+    op_y = row_y + ImGui::GetTextLineHeight() * 0.5f;
+    op_lines(m, kFlowStages[k], col == 0 && k > 0, out.box_w);
+    // Maps of a row start at one height, whatever their operation's lines took.
+    const float head_h = in.card_head_h - ImGui::GetTextLineHeightWithSpacing();
+    if (ImGui::GetCursorScreenPos().y < row_y + head_h) {
+      ImGui::SetCursorScreenPos(ImVec2(x, row_y + head_h));
+    }
+    const float used = ImGui::GetCursorScreenPos().y - row_y;
+    const float map_h = out.box_h > 0 ? out.box_h - used : 0.0f;
+    if (k == 0) {
+      qkv_card(m, out.box_w, map_h);
+    } else {
+      MapReq r;
+      r.stage = kFlowStages[k];
+      r.head = m.head;
+      r.max_w = out.box_w;
+      r.max_h = map_h;
+      map(m, r);
+    }
+    ImGui::EndGroup();
+    row_h = std::max(row_h, ImGui::GetItemRectSize().y);
+    if (col > 0) arrow(dl, prev_right + 4.0f, x - 4.0f, op_y);
+    prev_right = x + out.box_w;
   }
+  // Onwards: in the last row's next slot when there is one, else under the flow.
+  const int next = kFlowCards % out.cols;
+  if (next != 0) {
+    const float x = top.x + (float)next * (out.box_w + in.gutter);
+    arrow(dl, prev_right + 4.0f, x - 4.0f, op_y);
+    ImGui::SetCursorScreenPos(ImVec2(x, row_y));
+  } else {
+    ImGui::SetCursorScreenPos(ImVec2(top.x, row_y + row_h + in.vgap));
+  }
+  onwards(m, out.box_w);
+  if (next != 0) ImGui::SetCursorScreenPos(ImVec2(top.x, row_y + row_h + 4.0f));
+  ImGui::Dummy(ImVec2(0, 4));
 }
 
 void data_tab(AppModel& m) {
-  ImGui::TextDisabled("Inputs, projections and outputs (shared by all heads; head h owns columns h·head_dim …)");
-  static const char* names[] = {"X", "Q", "K", "V", "concat", "output"};
-  int cols = ImGui::GetContentRegionAvail().x > 860 ? 3 : 2;
+  ImGui::TextDisabled("Inputs, projections and outputs (shared by all heads; head h owns columns h\xC2\xB7head_dim \xE2\x80\xA6)");
+  static const Stage names[] = {Stage::X, Stage::Q, Stage::K, Stage::V, Stage::concat, Stage::output};
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const int cols = avail.x > 1100 ? 3 : 2;
+  const float box_w = (avail.x - 12.0f * (float)(cols - 1)) / (float)cols;
+  const float box_h = (avail.y - 10.0f) / 2.0f * (cols == 3 ? 1.0f : 2.0f / 3.0f);
   if (ImGui::BeginTable("data grid", cols, ImGuiTableFlags_SizingStretchSame)) {
-    for (const char* n : names) {
+    for (Stage st : names) {
       ImGui::TableNextColumn();
-      matrix_view(m, n, 0, 0, 40.0f);
+      MapReq r;
+      r.stage = st;
+      r.max_w = box_w;
+      r.max_h = std::max(box_h, 160.0f);
+      map(m, r);
     }
     ImGui::EndTable();
   }

@@ -22,6 +22,18 @@ nlohmann::json default_state() {
   return nlohmann::json::object();  // the engine's defaults are tutorial 000 too
 }
 
+// View → Decimals: how many decimals cells print at most (auto: what fits, up to 4).
+static void decimals_menu(AppModel& m) {
+  bool open = ImGui::BeginMenu("Decimals");
+  item_register("Decimals");
+  if (!open) return;
+  static const struct { int n; const char* label; } kChoices[] = {
+      {0, "auto (what fits, up to 4)"}, {2, "2"}, {3, "3"}, {4, "4 (as PyTorch prints)"}};
+  for (const auto& c : kChoices)
+    if (menu_item(c.label, m.decimals == c.n)) m.decimals = c.n;
+  ImGui::EndMenu();
+}
+
 static void menu_bar(AppModel& m) {
   if (!ImGui::BeginMainMenuBar()) return;
   file_menu(m);  // export.h: Save/Open state, Export window as PNG
@@ -34,6 +46,7 @@ static void menu_bar(AppModel& m) {
       if (ImGui::MenuItem(p.title.c_str())) {
         m.apply(p.state);
         m.pinned = CellRef{};
+        for (auto& [label, cache] : m.heatmaps) heatmap_reset_view(cache);  // a new scene: whole maps
       }
       item_register(p.title);
       if (ImGui::IsItemHovered() && !p.about.empty()) ImGui::SetTooltip("%s", p.about.c_str());
@@ -50,6 +63,7 @@ static void menu_bar(AppModel& m) {
         m.weights_cmap = Colormap::cividis;
       ImGui::EndMenu();
     }
+    decimals_menu(m);
     ImGui::EndMenu();
   }
   item_register("View");
@@ -65,26 +79,40 @@ static void register_window(const char* label) {
   item_registry().add(label, p, ImVec2(p.x + s.x, p.y + s.y));
 }
 
-static void legend() {
+// The marks a map may carry: masked (−inf, hatched), dropped by dropout (an ×, the
+// cell holds 0), a computed 0 (the colormap's low end, no mark), NaN and +inf.
+static void legend(const AppModel& m) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  auto swatch = [&](ImU32 col, const char* text, bool hatch = false) {
+  enum Mark { plain, hatch, cross };
+  auto swatch = [&](ImU32 col, const char* text, Mark mark, const char* tip) {
     ImVec2 p = ImGui::GetCursorScreenPos();
     float s = ImGui::GetTextLineHeight();
     dl->AddRectFilled(p, ImVec2(p.x + s, p.y + s), col);
-    if (hatch)
+    if (mark == hatch)
       for (float k = 0; k < 2 * s; k += 4) {
         ImVec2 a(p.x + std::max(0.0f, k - s), p.y + std::min(k, s));
         ImVec2 b(p.x + std::min(k, s), p.y + std::max(0.0f, k - s));
         dl->AddLine(a, b, kColourMaskedHatch);
       }
+    if (mark == cross) {
+      const ImU32 c = IM_COL32(0xF0, 0x8C, 0x2E, 0xFF);
+      dl->AddLine(ImVec2(p.x + 3, p.y + 3), ImVec2(p.x + s - 3, p.y + s - 3), c, 2.0f);
+      dl->AddLine(ImVec2(p.x + s - 3, p.y + 3), ImVec2(p.x + 3, p.y + s - 3), c, 2.0f);
+    }
     ImGui::Dummy(ImVec2(s, s));
     ImGui::SameLine();
     ImGui::TextUnformatted(text);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tip);
     ImGui::SameLine(0, 18);
   };
-  swatch(kColourMasked, "−inf (masked)", true);
-  swatch(kColourNaN, "NaN");
-  swatch(kColourPosInf, "+inf");
+  swatch(kColourMasked, "masked (\xE2\x88\x92inf)", hatch,
+         "masked_fill put \xE2\x88\x92inf here (causal or padding mask); softmax turns it into 0.");
+  swatch(colormap_at(m.weights_cmap, 0.0f), "dropped (0)", cross,
+         "Dropout (training) zeroed this weight; the kept ones are scaled by 1/(1\xE2\x88\x92p).");
+  swatch(colormap_at(m.weights_cmap, 0.0f), "computed 0", plain,
+         "A weight that is 0 because of the numbers (e.g. a masked score after softmax): no mark.");
+  swatch(kColourNaN, "NaN", plain, "Not a number, e.g. softmax of a row that is all \xE2\x88\x92inf.");
+  swatch(kColourPosInf, "+inf", plain, "Positive infinity.");
   ImGui::NewLine();
 }
 
@@ -115,7 +143,7 @@ void draw_panels(AppModel& m) {
   ImGui::SetNextWindowPos(ImVec2(p0.x + side, p0.y), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSize(ImVec2(sz.x - side, sz.y), ImGuiCond_FirstUseEver);
   if (ImGui::Begin("Views")) {
-    legend();
+    legend(m);
     if (ImGui::BeginTabBar("main tabs")) {
       struct Tab { const char* name; MainTab id; void (*draw)(AppModel&); };
       static const Tab tabs[] = {{"Stages", MainTab::stages, stages_tab},

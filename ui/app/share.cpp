@@ -40,7 +40,9 @@ int json_depth(std::string_view t, int limit) {
 // The view part of a payload, read and type-checked before anything is applied.
 struct View {
   bool has_tab = false, has_head = false, has_head_b = false, has_stage = false, has_cmap = false,
-       has_pinned = false;
+       has_pinned = false, has_decimals = false, has_torch = false;
+  int decimals = 0;   // View → Decimals: 0 = auto
+  bool torch = false; // Stages: the PyTorch line under each step
   MainTab tab = MainTab::stages;
   int head = 0, head_b = 0;
   std::string compare_stage;
@@ -87,6 +89,15 @@ ShareResult read_view(const json& v, View* out) {
       else if (x == "cividis") out->cmap = Colormap::cividis;
       else return fail("The link's view.cmap must be viridis or cividis.", "view.cmap");
       out->has_cmap = true;
+    } else if (k == "decimals") {
+      if (!x.is_number_integer() || !(x == 0 || x == 2 || x == 3 || x == 4))
+        return fail("The link's view.decimals must be 0 (auto), 2, 3 or 4.", "view.decimals");
+      out->decimals = x.get<int>();
+      out->has_decimals = true;
+    } else if (k == "torch") {
+      if (!x.is_boolean()) return fail("The link's view.torch must be true or false.", "view.torch");
+      out->torch = x.get<bool>();
+      out->has_torch = true;
     } else if (k == "pinned") {
       out->has_pinned = true;
       if (x.is_null()) continue;
@@ -113,6 +124,8 @@ void apply_view(AppModel& m, const View& v) {
   if (v.has_head_b) m.head_b = std::min(v.head_b, H - 1);
   if (v.has_stage) m.compare_stage = v.compare_stage;
   if (v.has_cmap) m.weights_cmap = v.cmap;
+  if (v.has_decimals) m.decimals = v.decimals;
+  if (v.has_torch) m.show_torch = v.torch;
   if (v.has_pinned) {
     m.pinned = v.pinned;
     // A cell outside the matrix (or a stage that does not exist) is not pinned.
@@ -144,6 +157,8 @@ json view_to_json(const AppModel& m) {
             {"head_b", m.head_b},
             {"compare_stage", m.compare_stage},
             {"cmap", m.weights_cmap == Colormap::cividis ? "cividis" : "viridis"},
+            {"decimals", m.decimals},
+            {"torch", m.show_torch},
             {"pinned", nullptr}};
   if (m.pinned.valid)
     v["pinned"] = {{"stage", m.pinned.stage}, {"head", m.pinned.head}, {"row", m.pinned.row}, {"col", m.pinned.col}};

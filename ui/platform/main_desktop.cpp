@@ -143,7 +143,7 @@ int main(int argc, char** argv) {
     if (shot_path && max_frames >= 0 && (long)runner.frames == max_frames - 1) runner.screenshot_path = shot_path;
     if (export_what && max_frames >= 0 && (long)runner.frames == max_frames - 3) {
       std::string what = std::strcmp(export_what, "window") ? export_what : "";
-      attnviz::ui::export_request_png(what, attnviz::ui::export_file_stem(what.empty() ? "window" : what) + ".png");
+      attnviz::ui::export_request_png(app.exports(), what, attnviz::ui::export_file_stem(what.empty() ? "window" : what) + ".png");
     }
     runner.frame();
     attnviz::platform::exports_drain(runner, save_export);

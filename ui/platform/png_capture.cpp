@@ -31,7 +31,7 @@ static void append_bytes(void* ctx, void* data, int size) {
 // hover highlight or tooltip from the click that asked for the picture gets in.
 static bool draw_capture_frames(Runner& r, const std::string& label, float scale) {
   ImGuiIO& io = ImGui::GetIO();
-  ui::ExportQueue& q = ui::export_queue();
+  ui::ExportQueue& q = r.app->exports();
   const ImVec2 mouse = io.MousePos;
   io.AddMousePosEvent(-FLT_MAX, -FLT_MAX);
   q.capturing = true;
@@ -102,7 +102,7 @@ bool png_capture(Runner& r, const std::string& label, float scale, std::string* 
     // The panel's rectangle (logical pixels), limited to what its window shows, in device pixels.
     int x0 = 0, y0 = 0, x1 = fb_w, y1 = fb_h;
     if (!label.empty()) {
-      const ui::ExportQueue& q = ui::export_queue();
+      const ui::ExportQueue& q = r.app->exports();
       auto px = [&](float v, int hi, bool up) { return std::clamp((int)(up ? std::ceil(v * scale) : std::floor(v * scale)), 0, hi); };
       x0 = px(std::max(q.capture_min.x, q.capture_clip_min.x), fb_w, false);
       y0 = px(std::max(q.capture_min.y, q.capture_clip_min.y), fb_h, false);
@@ -132,7 +132,7 @@ bool png_capture(Runner& r, const std::string& label, float scale, std::string* 
 }
 
 void exports_drain(Runner& r, const ExportDeliver& deliver) {
-  ui::ExportQueue& q = ui::export_queue();
+  ui::ExportQueue& q = r.app->exports();
   if (q.pending.empty()) return;
   std::vector<ui::ExportRequest> requests;
   requests.swap(q.pending);
@@ -142,7 +142,7 @@ void exports_drain(Runner& r, const ExportDeliver& deliver) {
       std::string error;
       int w = 0, h = 0;
       if (!png_capture(r, req.label, req.scale, &req.bytes, &w, &h, &error)) {
-        ui::export_notify(error, true);
+        ui::export_notify(q, error, true);
         continue;
       }
       std::snprintf(detail, sizeof detail, " (%d×%d pixels)", w, h);
@@ -151,11 +151,11 @@ void exports_drain(Runner& r, const ExportDeliver& deliver) {
     std::string where;
     bool ok = deliver(req, &where);
     if (req.kind == ui::ExportKind::open_picker) {
-      if (!ok) ui::export_notify(where, true);
+      if (!ok) ui::export_notify(q, where, true);
       continue;
     }
-    if (ok) ui::export_notify("Saved " + req.filename + detail + " " + where + ".", false);
-    else ui::export_notify(where, true);
+    if (ok) ui::export_notify(q, "Saved " + req.filename + detail + " " + where + ".", false);
+    else ui::export_notify(q, where, true);
   }
 }
 

@@ -27,7 +27,7 @@ namespace attnviz::platform {
 
 void web_export_init(ui::App* app) {
   g_export_app = app;
-  ui::export_queue().has_file_picker = true;
+  app->exports().has_file_picker = true;
 }
 
 void web_export_after_frame(Runner& r) {
@@ -69,7 +69,7 @@ EMSCRIPTEN_KEEPALIVE const char* attnviz_import_too_large(const char* name, doub
 
 // A sentence from the page (a file that could not be read, a drop with no file).
 EMSCRIPTEN_KEEPALIVE void attnviz_notice_error(const char* text) {
-  attnviz::ui::export_notify(text ? text : "", true);
+  attnviz::ui::export_notify(g_export_app->exports(), text ? text : "", true);
 }
 
 }  // extern "C"

@@ -145,4 +145,12 @@ EMSCRIPTEN_KEEPALIVE void attnviz_text_input(const char* utf8) {
   }
 }
 
+// window.attnviz.heatmapInfo(label): JSON text of what that heatmap drew in the last
+// frame ("null" when it was not drawn). The pointer stays valid until the next call.
+EMSCRIPTEN_KEEPALIVE const char* attnviz_heatmap_info(const char* label) {
+  static std::string s;
+  s = g_app->heatmap_info(label ? label : "").dump();
+  return s.c_str();
+}
+
 }  // extern "C"

@@ -143,6 +143,7 @@
       return { x: f[0], y: f[1], w: f[2], h: f[3] };
     } finally { Module._free(out); }
   });
+  api.heatmapInfo = (label) => withCString(String(label), (p) => JSON.parse(Module.UTF8ToString(Module._attnviz_heatmap_info(p))));
   api.frameStats = () => JSON.parse(Module.UTF8ToString(Module._attnviz_frame_stats()));
 
   function load(name) {

@@ -1,0 +1,231 @@
+// test_heatmap_layout.cpp: the pure layout of a heatmap (heatmap_layout.h) and of the
+// Stages flow (stage_flow.h), without a GPU or a font: text is measured by a fake
+// font whose Latin characters are 8 px wide and CJK ones 15 px.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "app/heatmap_layout.h"
+#include "app/stage_flow.h"
+
+namespace {
+using namespace attnviz::ui;
+
+float fake_measure(const char* b, const char* e, void*) {
+  float w = 0;
+  for (const char* p = b; p < e;) {
+    unsigned char c = (unsigned char)*p;
+    if (c < 0x80) { w += 8; p += 1; }
+    else if ((c >> 4) == 0xE) { w += (c == 0xE2 ? 8 : 15); p += 3; }  // … is 8, Han 15
+    else { w += 8; p += (c >> 5) == 0x6 ? 2 : 4; }
+  }
+  return w;
+}
+
+ValueStats weights_stats() {
+  ValueStats s;
+  s.any_finite = true;
+  s.hi = s.maxabs = 0.61f;
+  return s;
+}
+
+HeatmapLayoutIn square(int n, float w, float h) {
+  HeatmapLayoutIn in;
+  in.rows = in.cols = n;
+  in.avail_w = w;
+  in.avail_h = h;
+  in.line_h = 15;
+  in.value_char_w = 7.2f;
+  in.value_h = 13;
+  in.row_label_w = 48;  // "purred"
+  in.col_label_w = 48;
+  in.bar_h = 29;
+  in.stats = weights_stats();
+  return in;
+}
+
+std::string cell(float v, int d) {
+  char b[48];
+  format_cell(v, d, b, sizeof b);
+  return b;
+}
+
+TEST(HeatmapLayout, FormatsLikePyTorchWithoutANegativeZero) {
+  EXPECT_EQ(cell(0.17541f, 4), "0.1754");
+  EXPECT_EQ(cell(-14.692f, 4), "-14.6920");
+  EXPECT_EQ(cell(-0.00001f, 4), "0.0000");
+  EXPECT_EQ(cell(-0.0f, 2), "0.00");
+  EXPECT_EQ(cell(-0.004f, 2), "0.00");
+  EXPECT_EQ(cell(-0.006f, 2), "-0.01");
+  EXPECT_EQ(cell(-INFINITY, 4), "-inf");
+  EXPECT_EQ(cell(NAN, 2), "nan");
+  EXPECT_EQ(cell(123456.0f, 2), "1.23e+05");
+}
+
+TEST(HeatmapLayout, ValueWidthsAndTheTwoSignificantCharacterFloor) {
+  ValueStats s = weights_stats();
+  EXPECT_EQ(value_chars(s, 4), 6);  // 0.6100
+  EXPECT_EQ(min_decimals(s), 2);    // 0.61
+  s.negative = true;
+  s.maxabs = 14.692f;
+  EXPECT_EQ(value_chars(s, 4), 8);  // -14.6920
+  EXPECT_EQ(min_decimals(s), 0);    // -15
+  s.maxabs = 9.99996f;
+  EXPECT_EQ(value_chars(s, 4), 8);  // rounds up to -10.0000
+  s = ValueStats{};
+  s.neg_inf = true;
+  EXPECT_EQ(value_chars(s, 4), 4);  // -inf
+}
+
+TEST(HeatmapLayout, NineTokensInAGenerousBoxPrintFourDecimalsAndEveryLabel) {
+  HeatmapLayoutIn in = square(9, 560, 420);
+  HeatmapLayout L = heatmap_layout(in);
+  HeatmapDetail d = heatmap_detail(in, L, L.cell_w, L.cell_h);
+  EXPECT_EQ(d.decimals, 4);
+  EXPECT_EQ(L.col_mode, ColLabelMode::horizontal);
+  EXPECT_EQ(d.col_step, 1);
+  EXPECT_EQ(d.row_step, 1);
+  EXPECT_FALSE(L.scroll);
+  EXPECT_LE(L.total_w, in.avail_w + 0.01f);
+  EXPECT_LE(L.total_h, in.avail_h + 0.01f);
+  EXPECT_GE(L.cell_w, 6 * 7.2f + 2);
+}
+
+TEST(HeatmapLayout, PrecisionDropsBeforeValuesVanish) {
+  // 9 columns of 36 px: 0.6100 (46 px) does not fit, 0.61 (32 px) does.
+  HeatmapLayoutIn in = square(9, 9 * 36 + 54, 0);
+  HeatmapLayout L = heatmap_layout(in);
+  HeatmapDetail d = heatmap_detail(in, L, L.cell_w, L.cell_h);
+  EXPECT_EQ(d.decimals, 2);
+  // Too narrow for two significant characters: no cell prints.
+  d = heatmap_detail(in, L, 20, 20);
+  EXPECT_EQ(d.decimals, -1);
+  // Decimals 3 caps what would fit.
+  in.decimals_max = 3;
+  d = heatmap_detail(in, L, 60, 20);
+  EXPECT_EQ(d.decimals, 3);
+  // Too short for a line of digits: nothing prints either.
+  d = heatmap_detail(in, L, 60, 10);
+  EXPECT_EQ(d.decimals, -1);
+}
+
+TEST(HeatmapLayout, ColumnLabelsRotateBeforeThinning) {
+  HeatmapLayoutIn in = square(12, 12 * 34 + 54, 0);  // 34 px columns: "purred" (48) does not fit across
+  HeatmapLayout L = heatmap_layout(in);
+  HeatmapDetail d = heatmap_detail(in, L, L.cell_w, L.cell_h);
+  EXPECT_EQ(L.col_mode, ColLabelMode::rotated);
+  EXPECT_EQ(d.col_step, 1);              // a line of text fits a column's width: every label
+  EXPECT_NEAR(L.header_h, 48 + 6, 0.01f);  // as tall as the longest label
+  // 64 tokens in 400 px: columns of ~5 px thin out evenly, every ceil(15/5)-th.
+  in = square(64, 400, 0);
+  L = heatmap_layout(in);
+  d = heatmap_detail(in, L, L.cell_w, L.cell_h);
+  EXPECT_EQ(L.col_mode, ColLabelMode::rotated);
+  EXPECT_EQ(d.col_step, (int)std::ceil(15.0f / L.cell_w));
+  EXPECT_EQ(d.row_step, (int)std::ceil(15.0f / L.cell_h));
+}
+
+TEST(HeatmapLayout, LongLabelsAreCappedAndEllipsizedWhole) {
+  HeatmapLayoutIn in = square(5, 600, 0);
+  in.row_label_w = in.col_label_w = 300;
+  HeatmapLayout L = heatmap_layout(in);
+  EXPECT_FLOAT_EQ(L.row_label_max, in.label_cap);
+  char out[64];
+  int n = ellipsize("internationalisation", 80, fake_measure, nullptr, out, sizeof out);
+  EXPECT_STREQ(out, "internati\xE2\x80\xA6");  // 9 × 8 + 8 = 80 ≤ 80; 10 letters would be 88
+  EXPECT_LE(fake_measure(out, out + n, nullptr), 80);
+  // CJK characters are never cut in half, and a label that fits is drawn whole.
+  n = ellipsize("\xE8\x87\xAA\xE7\x84\xB6", 30, fake_measure, nullptr, out, sizeof out);  // 自然: 30 px
+  EXPECT_STREQ(out, "\xE8\x87\xAA\xE7\x84\xB6");
+  n = ellipsize("\xE8\x87\xAA\xE7\x84\xB6\xE8\xAF\xAD", 40, fake_measure, nullptr, out, sizeof out);
+  EXPECT_STREQ(out, "\xE8\x87\xAA\xE7\x84\xB6\xE2\x80\xA6");  // 自然… (38 ≤ 40; 自然语 is 45)
+}
+
+TEST(HeatmapLayout, HighlightedLabelIsDrawnAndItsThinnedNeighboursStepAside) {
+  // step 3, highlight 7: 7 drawn; 6 and 9 would overlap it (within 3), 3 and 12 do not.
+  EXPECT_TRUE(label_drawn(7, 3, 7));
+  EXPECT_FALSE(label_drawn(6, 3, 7));
+  EXPECT_FALSE(label_drawn(9, 3, 7));
+  EXPECT_TRUE(label_drawn(3, 3, 7));
+  EXPECT_TRUE(label_drawn(12, 3, 7));
+  EXPECT_FALSE(label_drawn(4, 3, -1));
+  for (int i = 0; i < 12; ++i) EXPECT_TRUE(label_drawn(i, 1, 5)) << i;  // no thinning: all drawn
+}
+
+TEST(HeatmapLayout, TallThinMapsKeepReadableColumnsAndScroll) {
+  // context at 100 tokens, head_dim 4, in a 350 × 300 box: no slivers.
+  HeatmapLayoutIn in = square(100, 350, 300);
+  in.cols = 4;
+  in.col_label_w = 8;
+  HeatmapLayout L = heatmap_layout(in);
+  EXPECT_GE(L.cell_w, 6 * 7.2f + 2);  // room for 0.6100
+  EXPECT_GE(L.cell_h, in.min_cell_h);
+  EXPECT_TRUE(L.scroll);
+  EXPECT_LE(L.total_h, 300.5f);
+  EXPECT_LT(L.view_h, L.grid_h);
+}
+
+TEST(HeatmapLayout, CellsAreNeverTallerThanWideNorWiderThanTheirTextNeeds) {
+  HeatmapLayoutIn in = square(5, 1200, 200);  // wide box, short: cells limited by height
+  HeatmapLayout L = heatmap_layout(in);
+  EXPECT_LE(L.cell_w, std::max(6 * 7.2f + 2, 48.0f + 4) + 0.01f);  // 0.6100, or "purred" across
+  EXPECT_GE(L.cell_w, L.cell_h);
+  in = square(5, 200, 1200);  // tall box: square cells
+  L = heatmap_layout(in);
+  EXPECT_NEAR(L.cell_w, L.cell_h, 0.01f);
+}
+
+TEST(StageFlow, OperationsCarryTheirNumbers) {
+  attnviz::State s;  // tutorial 000: head_dim 4, scaled by √4
+  char b[200];
+  flow_op(s, 2.0f, attnviz::Stage::scaled, b, sizeof b);
+  EXPECT_STREQ(b, "\xC3\xB7 \xE2\x88\x9Ahead_dim = \xE2\x88\x9A" "4 = 2");
+  s.temperature = 0.5;
+  flow_op(s, 1.0f, attnviz::Stage::scaled, b, sizeof b);
+  EXPECT_NE(std::string(b).find("temperature) = \xE2\x88\x9A" "4 \xC3\x97 0.5 = 1"), std::string::npos) << b;
+  flow_op(s, 2.0f, attnviz::Stage::masked, b, sizeof b);
+  EXPECT_STREQ(b, "no mask");
+  EXPECT_STREQ(flow_identity(s, attnviz::Stage::masked), "no mask: same as scaled");
+  s.causal = true;
+  flow_op(s, 2.0f, attnviz::Stage::masked, b, sizeof b);
+  EXPECT_STREQ(b, "masked_fill(j > i, \xE2\x88\x92inf)");
+  EXPECT_STREQ(flow_identity(s, attnviz::Stage::masked), "");
+  s.dropout.p = 0.5;
+  s.dropout.training = false;
+  EXPECT_STREQ(flow_identity(s, attnviz::Stage::dropped), "eval mode: identity, same as weights");
+  s.dropout.training = true;
+  flow_op(s, 2.0f, attnviz::Stage::dropped, b, sizeof b);
+  EXPECT_STREQ(b, "dropout p = 0.5 (train): kept \xC3\x97 1/(1\xE2\x88\x92p) = 2");
+  flow_op(s, 2.0f, attnviz::Stage::context, b, sizeof b);
+  EXPECT_STREQ(b, "dropped \xC2\xB7 V_h");
+  flow_torch(s, attnviz::Stage::weights, b, sizeof b);
+  EXPECT_STREQ(b, "attn_weights = torch.softmax(attn_scores, dim=-1)");
+}
+
+TEST(StageFlow, TheLayoutGivesValuesRoomAndUsesTheWindow) {
+  FlowIn in;
+  in.square = square(9, 0, 0);
+  in.w = 1550;  // Views at 1920×1080
+  in.h = 960;
+  FlowOut f = flow_layout(in);
+  EXPECT_GE(f.decimals, 4);  // 9 tokens at 1920×1080: PyTorch's 4 decimals, all in view
+  EXPECT_GT(f.box_h, 0);
+  const int rows = (kFlowCards + f.cols - 1) / f.cols;
+  EXPECT_LE(rows * f.box_h, in.h + 1);
+  // 12 tokens at 1280×720: values still print (the tab may scroll).
+  in.square = square(12, 0, 0);
+  in.w = 960;
+  in.h = 600;
+  f = flow_layout(in);
+  EXPECT_GE(f.decimals, 2);
+  // 200 tokens: no values anywhere, the largest cells that stay in view.
+  in.square = square(200, 0, 0);
+  f = flow_layout(in);
+  EXPECT_EQ(f.decimals, -1);
+  EXPECT_GT(f.box_h, 0);
+}
+
+}  // namespace

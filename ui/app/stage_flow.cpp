@@ -1,0 +1,178 @@
+// stage_flow.cpp: see stage_flow.h. Pure: no ImGui, no allocation.
+#include "app/stage_flow.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace attnviz::ui {
+
+static bool padding_in_force(const State& s) {
+  for (uint8_t k : s.key_padding)
+    if (k == 0) return true;
+  return false;
+}
+
+static void fill_text(const State& s, char* buf, size_t n) {
+  if (std::isinf(s.mask_fill)) std::snprintf(buf, n, "\xE2\x88\x92inf");  // −inf
+  else std::snprintf(buf, n, "%g", s.mask_fill);
+}
+
+// "4" for 4, "1.4142" for √2: the shortest of %g that is still exact enough to read.
+static void num(double v, char* buf, size_t n) {
+  std::snprintf(buf, n, "%.5g", v);
+}
+
+static int scaled_op(const State& s, float divisor, char* buf, size_t n) {
+  char root[24], div[24], t[24];
+  num(divisor, div, sizeof div);
+  num(s.temperature, t, sizeof t);
+  const bool temp = s.temperature != 1.0;
+  if (s.scale == ScaleMode::none)
+    return temp ? std::snprintf(buf, n, "\xC3\xB7 temperature %s (no \xE2\x88\x9A scaling)", t)
+                : std::snprintf(buf, n, "\xC3\xB7 1: no scaling (same as scores)");
+  const bool hd = s.scale == ScaleMode::head_dim;
+  const int d = hd ? s.head_dim() : s.d_out;
+  num(std::sqrt((double)d), root, sizeof root);
+  if (temp)
+    return std::snprintf(buf, n, "\xC3\xB7 (\xE2\x88\x9A%s \xC3\x97 temperature) = \xE2\x88\x9A%d \xC3\x97 %s = %s",
+                         hd ? "head_dim" : "d_out", d, t, div);
+  return std::snprintf(buf, n, "\xC3\xB7 \xE2\x88\x9A%s = \xE2\x88\x9A%d = %s", hd ? "head_dim" : "d_out", d, root);
+}
+
+static int masked_op(const State& s, char* buf, size_t n) {
+  const bool pad = padding_in_force(s);
+  if (!s.causal && !pad) return std::snprintf(buf, n, "no mask");
+  char f[24];
+  fill_text(s, f, sizeof f);
+  const char* where = s.causal && pad ? "j > i or key j padded" : s.causal ? "j > i" : "key j padded";
+  return std::snprintf(buf, n, "masked_fill(%s, %s)", where, f);
+}
+
+static int dropped_op(const State& s, char* buf, size_t n) {
+  char p[24], k[24];
+  num(s.dropout.p, p, sizeof p);
+  if (!s.dropout.training) return std::snprintf(buf, n, "dropout p = %s, eval mode", p);
+  if (s.dropout.p <= 0.0) return std::snprintf(buf, n, "dropout p = 0 (train)");
+  if (s.dropout.p >= 1.0) return std::snprintf(buf, n, "dropout p = 1 (train): every weight dropped");
+  num(1.0 / (double)(float)(1.0 - s.dropout.p), k, sizeof k);
+  return std::snprintf(buf, n, "dropout p = %s (train): kept \xC3\x97 1/(1\xE2\x88\x92p) = %s", p, k);
+}
+
+int flow_op(const State& s, float divisor, Stage stage, char* buf, size_t n) {
+  switch (stage) {
+    case Stage::Q: return std::snprintf(buf, n, "X \xC2\xB7 W_q, W_k, W_v%s: this head's columns", s.qkv_bias ? " (+ b)" : "");
+    case Stage::scores: return std::snprintf(buf, n, "Q_h \xC2\xB7 K_h\xE1\xB5\x80");
+    case Stage::scaled: return scaled_op(s, divisor, buf, n);
+    case Stage::masked: return masked_op(s, buf, n);
+    case Stage::weights:
+      return std::snprintf(buf, n, s.safe_softmax ? "softmax(dim=-1), all-masked rows \xE2\x86\x92 0" : "softmax(dim=-1)");
+    case Stage::dropped: return dropped_op(s, buf, n);
+    case Stage::context:
+      return std::snprintf(buf, n, "%s \xC2\xB7 V_h", s.dropout.training && s.dropout.p > 0 ? "dropped" : "weights");
+    default: return std::snprintf(buf, n, "%s", stage_name(stage));
+  }
+}
+
+const char* flow_identity(const State& s, Stage stage) {
+  switch (stage) {
+    case Stage::scaled:
+      return s.scale == ScaleMode::none && s.temperature == 1.0 ? "no scaling: same as scores" : "";
+    case Stage::masked: return !s.causal && !padding_in_force(s) ? "no mask: same as scaled" : "";
+    case Stage::dropped:
+      if (!s.dropout.training) return "eval mode: identity, same as weights";
+      return s.dropout.p <= 0.0 ? "p = 0: identity, same as weights" : "";
+    default: return "";
+  }
+}
+
+int flow_torch(const State& s, Stage stage, char* buf, size_t n) {
+  switch (stage) {
+    case Stage::Q:
+      return std::snprintf(buf, n,
+                           "queries = x @ W_query%s   # likewise keys, values\n"
+                           "queries = queries.view(S, num_heads, head_dim).transpose(0, 1)  # head h: queries[h]",
+                           s.qkv_bias ? " + b_query" : "");
+    case Stage::scores: return std::snprintf(buf, n, "attn_scores = queries @ keys.transpose(-2, -1)");
+    case Stage::scaled:
+      if (s.scale == ScaleMode::none) return std::snprintf(buf, n, "attn_scores = attn_scores / temperature");
+      return std::snprintf(buf, n, "attn_scores = attn_scores / %s ** 0.5%s",
+                           s.scale == ScaleMode::head_dim ? "keys.shape[-1]" : "d_out",
+                           s.temperature != 1.0 ? " / temperature" : "");
+    case Stage::masked:
+      return std::snprintf(buf, n,
+                           "mask = torch.triu(torch.ones(S, S), diagonal=1).bool()\n"
+                           "attn_scores = attn_scores.masked_fill(mask, -torch.inf)");
+    case Stage::weights: return std::snprintf(buf, n, "attn_weights = torch.softmax(attn_scores, dim=-1)");
+    case Stage::dropped:
+      return std::snprintf(buf, n, "dropout = nn.Dropout(%g); dropout.%s()\nattn_weights = dropout(attn_weights)",
+                           s.dropout.p, s.dropout.training ? "train" : "eval");
+    case Stage::context: return std::snprintf(buf, n, "context_vec = attn_weights @ values");
+    default: return std::snprintf(buf, n, "%s", stage_name(stage));
+  }
+}
+
+// What an S×S map shows in a box: decimals printed and cell area.
+struct Fit {
+  int decimals = -1;
+  float cell = 0;
+  bool scroll = false;
+  float header_h = 0;
+};
+static Fit fit_square(const FlowIn& in, float box_w, float box_h) {
+  HeatmapLayoutIn sq = in.square;
+  sq.avail_w = box_w;
+  sq.avail_h = box_h > 0 ? box_h - in.card_head_h : 0.0f;
+  HeatmapLayout lay = heatmap_layout(sq);
+  HeatmapDetail d = heatmap_detail(sq, lay, lay.cell_w, lay.cell_h);
+  return Fit{d.decimals, lay.cell_w * lay.cell_h, lay.scroll, lay.header_h};
+}
+
+// Whether the Q, K, V card's three S × head_dim maps print values in a box this wide
+// (row labels on the first only; values like "-2.1"). Only asked for heads of up to
+// 16 dimensions: wider heads' columns are drawn as a picture, as any large matrix.
+static bool qkv_values_fit(const FlowIn& in, float box_w) {
+  if (in.head_dim <= 0 || in.head_dim > 16) return true;
+  const HeatmapLayoutIn& sq = in.square;
+  const float col = 4.0f * sq.value_char_w + sq.value_pad;
+  const float labels = std::min(sq.row_label_w, sq.label_cap) + 6.0f;
+  return labels + 2.0f * in.qkv_gap + 3.0f * (float)in.head_dim * col <= box_w;
+}
+
+FlowOut flow_layout(const FlowIn& in) {
+  FlowOut best;
+  best.box_w = in.w;
+  // Ranks: 3 = values with every card in view, 2 = values with the tab scrolling,
+  // 1 = cells in view without values (long sequences). Compared: decimals first
+  // when View → Decimals asks for a number, then rank, then decimals, then larger
+  // cells (ranks 3 and 1) or more cards per row, so less scrolling (rank 2).
+  double best_key = -1;
+  for (int cols = 1; cols <= kFlowCards; ++cols) {
+    const int rows = (kFlowCards + cols - 1) / cols;
+    const float box_w = (in.w - in.gutter * (float)(cols - 1)) / (float)cols;
+    const float box_h = (in.h - in.vgap * (float)(rows - 1)) / (float)rows;
+    if (box_w < 60.0f && cols > 1) break;
+    Fit inview = fit_square(in, box_w, box_h), free = fit_square(in, box_w, 0);
+    if (!qkv_values_fit(in, box_w)) inview.decimals = free.decimals = -1;
+    int rank;
+    Fit f;
+    if (inview.decimals >= 0 && !inview.scroll) rank = 3, f = inview;
+    else if (free.decimals >= 0) rank = 2, f = free;
+    else rank = 1, f = inview;
+    double tie = rank == 2 ? (double)cols : std::min((double)f.cell, 1e5);
+    double key = (double)rank * 1e8 + (double)(f.decimals + 1) * 1e6 + tie;
+    if (in.prefer_all_decimals) key += 1e9 * (double)(f.decimals + 1);
+    if (key > best_key) {
+      best_key = key;
+      best.cols = cols;
+      best.box_w = box_w;
+      // Scrolling anyway: rows a line of digits tall, not square, so less scrolls.
+      const float line = std::max(in.square.line_h + 4.0f, in.square.value_h + 8.0f);
+      best.box_h = rank == 2 ? in.card_head_h + f.header_h + in.square.bar_h + line * (float)in.square.rows : box_h;
+      best.decimals = f.decimals;
+    }
+  }
+  return best;
+}
+
+}  // namespace attnviz::ui

@@ -1,0 +1,54 @@
+// stage_flow.h: the Stages tab as the computation, in order. One table of the steps
+// (which stage, what produced it from the one before, the PyTorch line a tutorial
+// writes for it, when it is the identity) and the pure layout that gives each map
+// the largest cells its share of the window allows. No ImGui: tested natively
+// (tests/ui/test_heatmap_layout.cpp); panel_stages.cpp draws it.
+//
+//   Q_h K_h V_h ─Q_h·K_hᵀ→ scores ─÷ √head_dim→ scaled ─masked_fill→ masked
+//     ─softmax(dim=-1)→ weights ─dropout→ dropped ─· V_h→ context (→ concat → output)
+#pragma once
+#include <cstddef>
+
+#include "app/heatmap_layout.h"
+#include "attnviz/stages.h"
+#include "attnviz/state.h"
+
+namespace attnviz::ui {
+
+// The cards of the flow, in order. Card 0 holds the head's slices of Q, K and V.
+constexpr int kFlowCards = 7;
+constexpr Stage kFlowStages[kFlowCards] = {Stage::Q, Stage::scores, Stage::scaled, Stage::masked,
+                                           Stage::weights, Stage::dropped, Stage::context};
+
+// The operation that made `stage` from the card before it, with this state's numbers:
+// "Q_h·K_hᵀ", "÷ √head_dim = √4 = 2", "masked_fill(j > i, −inf)", "softmax(dim=-1)",
+// "dropout p = 0.5 (train): kept × 1/(1−p) = 2", "dropped · V_h". `divisor` is the
+// pipeline's float32 divisor (temperature included). Returns the length.
+int flow_op(const State& s, float divisor, Stage stage, char* buf, size_t n);
+// When the stage equals the one before it, why ("no mask: same as scaled",
+// "eval mode: identity, same as weights"); else "".
+const char* flow_identity(const State& s, Stage stage);
+// The line a PyTorch tutorial writes for the step (for the tooltip / code toggle).
+int flow_torch(const State& s, Stage stage, char* buf, size_t n);
+
+struct FlowIn {
+  float w = 0, h = 0;        // the tab's content area
+  float gutter = 22.0f;      // between cards in a row (the arrow goes there)
+  float vgap = 10.0f;        // between rows of cards
+  float card_head_h = 40.0f; // operation line + title line above each map
+  HeatmapLayoutIn square;    // an S×S map's layout input (avail_w/avail_h ignored)
+  int head_dim = 0;          // the Q, K, V card holds three S × head_dim maps
+  float qkv_gap = 10.0f;     // between them
+  bool prefer_all_decimals = false;  // View → Decimals 2/3/4: room for that many
+};
+struct FlowOut {
+  int cols = 1;               // cards per row
+  float box_w = 0, box_h = 0; // each card's box (box_h <= 0: as tall as it needs; the tab scrolls)
+  int decimals = -1;          // what an S×S map prints in that box
+};
+// Picks the number of cards per row: the one whose S×S maps print values (with the
+// most decimals when asked) while every card stays in view; failing that, values
+// with the tab scrolling; failing that (long sequences), the largest cells in view.
+FlowOut flow_layout(const FlowIn& in);
+
+}  // namespace attnviz::ui
