@@ -113,6 +113,7 @@ test('120 tokens scroll in their own box and the controls stay in view', async (
   assert.equal(await app.rect('token 119'), null, 'the last chip is scrolled out of the box, not drawn below it');
   // The box scrolls to it: the wheel over the chips, not the Parameters window.
   await app.page.mouse.move(box.x + box.w / 2, box.y + box.h / 2);
+  await app.frames(1);  // the pointer arrives over the box first, then the wheel turns
   await app.page.mouse.wheel(0, 5000);
   await app.frames(4);
   const last = await app.rect('token 119');

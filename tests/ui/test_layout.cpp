@@ -134,6 +134,16 @@ TEST(LayoutApp, ControlsAreInReachOnFirstOpen) {
     expect_controls_in_reach(app, screen);
     for (const char* w : kWindows)
       EXPECT_TRUE(inside(rect_of(app, w), LayoutRect{0, 0, screen.x, screen.y})) << w;
+    // Parameters is as tall as its rows, no more: the last header (Weights) ends
+    // within two rows of its bottom edge, and nothing scrolls.
+    const LayoutRect params = rect_of(app, "Parameters window"), last = rect_of(app, "Weights");
+    EXPECT_LE(last.bottom(), params.bottom()) << screen.y;
+    EXPECT_LT(params.bottom() - last.bottom(), 2 * ImGui::GetFrameHeightWithSpacing()) << screen.y;
+    // The Inspector under it keeps room for its explanation (at least ten lines).
+    EXPECT_GE(rect_of(app, "Inspector window").h, 10 * ImGui::GetTextLineHeightWithSpacing()) << screen.y;
+    // Temperature's group starts open where there is room for it, closed at 720 px.
+    float t[4];
+    EXPECT_EQ(app.item_rect("Temperature", t), screen.y >= 820) << screen.y;
   }
 }
 

@@ -354,8 +354,13 @@ bool group_header(const AppModel& m, const char* title, bool open_by_default,
   return open;
 }
 
+// Scaling and softmax starts open when the screen has room for it beside a
+// readable Inspector (1440×900 and up); on a 1280×720 one it starts closed.
+bool scaling_open_by_default() { return ImGui::GetMainViewport()->Size.y >= 820.0f; }
+
 void scaling_group(AppModel& m) {
-  if (!group_header(m, "Scaling and softmax", true, {"scale", "temperature", "mask_fill"})) return;
+  if (!group_header(m, "Scaling and softmax", scaling_open_by_default(), {"scale", "temperature", "mask_fill"}))
+    return;
   json& d = m.draft;
   static const char* kScale[] = {"head_dim", "d_out", "none"};
   choice_field(m, "Scale", d, "scale", "head_dim", kScale, 3,
@@ -463,16 +468,17 @@ void parameters_panel(AppModel& m) {
 }
 
 float parameters_height_wanted() {
-  // Rows of the panel as it opens (one row of chips; the scaling group open, the
-  // others closed), in the style's metrics at the app's font size; the fonts may
-  // not be loaded yet when the first layout is made.
+  // Rows of the panel as it opens (one row of chips; the scaling group open on a
+  // tall screen, the others closed), in the style's metrics at the app's font
+  // size; the fonts may not be loaded yet when the first layout is made.
   const ImGuiStyle& st = ImGui::GetStyle();
   const float frame = kFontSize + 2 * st.FramePadding.y, row = frame + st.ItemSpacing.y;
   const float title = frame, text = kFontSize + st.ItemSpacing.y;
   const float chips = frame + 2 * st.FramePadding.y + st.ItemSpacing.y;
   const float section = text + 2 * st.ItemSpacing.y + st.SeparatorTextPadding.y * 2;
+  const float scaling = row + (scaling_open_by_default() ? 4 * row : 0.0f);
   const float controls = text + row + chips + 2 * section + 3 * row + 4 * row + st.ItemSpacing.y +
-                         row + 4 * row + 2 * row;
+                         scaling + 2 * row;
   return title + 2 * st.WindowPadding.y + controls;
 }
 
