@@ -15,7 +15,7 @@ struct LayoutRect {
   bool operator!=(const LayoutRect& o) const { return !(*this == o); }
 };
 
-// The windows in the order of this array everywhere below.
+// Each window's index in the arrays below.
 enum LayoutWindow : int { kLayoutParams = 0, kLayoutInspector, kLayoutViews, kLayoutCount };
 
 // Scaling a saved arrangement down (layout_fit) leaves no window smaller than this
