@@ -1,12 +1,16 @@
-// panel_params.cpp: the Parameters panel: tokens (text box and chips), shapes,
-// initialisation, masks and dropout. Controls edit the draft state; a valid draft
-// is applied at once, an invalid one shows its reason beside the control.
+// panel_params.cpp: the Parameters panel: tokens (text box and chips), shapes, mask
+// and dropout, then scaling, embedding and weight initialisation in collapsing
+// headers. Controls edit the draft state; a valid draft is applied at once, an
+// invalid one shows its reason beside the control.
 #include <algorithm>
+#include <cfloat>
+#include <initializer_list>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 
 #include "app/app_model.h"
+#include "app/fonts.h"
 #include "app/item_registry.h"
 #include "app/panels.h"
 #include "imgui.h"
@@ -109,6 +113,8 @@ void section(const char* title) {
   ImGui::Spacing();
   ImGui::SeparatorText(title);
 }
+
+constexpr int kChipRows = 4;  // rows of token chips shown before their box scrolls
 
 // Token chips: click to edit, right-click for more, drag to reorder.
 void token_chips(AppModel& m) {
@@ -240,13 +246,12 @@ void token_chips(AppModel& m) {
   }
 }
 
-}  // namespace
+// --- The groups of the panel, top to bottom. What a learner toggles most (the
+// tokens, heads, mask and dropout) comes first and is always open; the rarer set-up
+// (scaling, embedding, weight initialisation) sits in collapsing headers below.
 
-void parameters_panel(AppModel& m) {
+void tokens_group(AppModel& m) {
   json& d = m.draft;
-  if (!d.is_object()) return;
-
-  // --- Tokens
   ImGui::TextUnformatted("Tokens");
   ImGui::SetNextItemWidth(-1);
   bool enter = ImGui::InputTextWithHint("##Tokens", "type a sentence, press Enter", &m.tokens_text,
@@ -264,10 +269,19 @@ void parameters_panel(AppModel& m) {
   // The reason comes right under the box, before the chips: a refused 5000-token
   // paste would otherwise push it thousands of pixels down.
   error_line(m, "tokens");
-  token_chips(m);
+  // The chips scroll in a box of their own (at most kChipRows rows high), so a
+  // long sentence never pushes the controls below out of reach.
+  const float row = ImGui::GetFrameHeightWithSpacing();
+  ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), ImVec2(FLT_MAX, row * kChipRows + 2 * ImGui::GetStyle().FramePadding.y));
+  if (ImGui::BeginChild("token chips", ImVec2(0, 0), ImGuiChildFlags_AutoResizeY | ImGuiChildFlags_FrameStyle))
+    token_chips(m);
+  ImGui::EndChild();
+  item_register("token chips");
   error_line(m, "key_padding");
+}
 
-  // --- Shapes
+void shapes_group(AppModel& m) {
+  json& d = m.draft;
   section("Shapes");
   int_field(m, "d_model", d, "d_model", 4);
   error_line(m, "d_model");
@@ -279,59 +293,75 @@ void parameters_panel(AppModel& m) {
   if (heads > 0 && d_out % heads == 0) ImGui::TextDisabled("head_dim %d", d_out / heads);
   else ImGui::TextDisabled("head_dim ?");
   error_line(m, "num_heads");
+}
 
-  // --- Inputs
-  section("Embedding");
-  json& emb = at(d, "embedding");
-  bool explicit_x = emb.contains("values");
-  if (explicit_x) {
-    ImGui::TextDisabled("explicit values (edited cell by cell)");
-    ImGui::SameLine();
-    if (ImGui::SmallButton("back to seeded")) {
-      emb = {{"init", "torch_randn"}, {"seed", 123}};
-      m.apply_draft();
-    }
-  } else {
-    seed_field(m, "Embedding seed", emb);
+// Dropout p: a slider for dragging and, beside it, a field for an exact value
+// (typed; the slider itself also turns into a field with Ctrl+click).
+void dropout_p_control(AppModel& m) {
+  json& dr = at(m.draft, "dropout");
+  const double p = dr.value("p", 0.0);
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float field_w = ImGui::GetFontSize() * 3.6f;
+  const float label_w = ImGui::CalcTextSize("Dropout p").x;
+  const float slider_w = ImGui::GetContentRegionAvail().x - field_w - label_w - 2 * st.ItemInnerSpacing.x;
+  ImGui::SetNextItemWidth(std::max(slider_w, ImGui::GetFontSize() * 5));
+  float pf = (float)p;
+  if (ImGui::SliderFloat("##Dropout p", &pf, 0.0f, 1.0f, "%.3g")) {
+    dr["p"] = std::round((double)pf * 100.0) / 100.0;
+    m.apply_draft();
   }
-  error_line(m, "embedding");
-  static const char* kPos[] = {"none", "sinusoidal"};
-  choice_field(m, "Positional", d, "positional", "none", kPos, 2);
+  item_register("Dropout p");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("drag, or type an exact p in the field beside (Ctrl+click also types)");
+  ImGui::SameLine(0, st.ItemInnerSpacing.x);
+  // Applied when the field is left (Enter, Tab, a click elsewhere), not per
+  // keystroke: on the way to typing 1.5, p = 1 would otherwise be applied.
+  static double typed = 0.0;
+  static bool typing = false;
+  if (!typing) typed = p;
+  ImGui::SetNextItemWidth(field_w);
+  ImGui::InputDouble("##Dropout p value", &typed, 0, 0, "%.4g");
+  typing = ImGui::IsItemActive();
+  if (ImGui::IsItemDeactivatedAfterEdit()) {
+    at(m.draft, "dropout")["p"] = typed;  // the slider may have replaced `dr`
+    m.apply_draft();
+  }
+  item_register("Dropout p value");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("an exact p, from 0 to 1");
+  ImGui::SameLine(0, st.ItemInnerSpacing.x);
+  ImGui::TextUnformatted("Dropout p");
+}
 
-  section("Weights");
-  json& w = at(d, "weights");
-  bool explicit_w = w.contains("W_q");
-  if (explicit_w) {
-    ImGui::TextDisabled("explicit values");
-    ImGui::SameLine();
-    if (ImGui::SmallButton("back to seeded##w")) {
-      w = {{"init", "torch_linear"}, {"seed", 123}, {"layout", "fused"}};
-      m.apply_draft();
-    }
-  } else {
-    static const char* kInit[] = {"torch_linear", "torch_rand"};
-    choice_field(m, "Init", w, "init", "torch_rand", kInit, 2,
-                 "torch_linear: nn.Linear(d_model, d_out) for query, key, value (then out_proj)\n"
-                 "torch_rand: torch.rand(d_model, d_out) for W_q, W_k, W_v (tutorial 000 / 004 §2)");
-    // A control that applied the draft replaced it: `w` no longer points into it.
-    seed_field(m, "Weight seed", at(d, "weights"));
-    if (at(d, "weights").value("init", std::string("torch_rand")) == "torch_linear") {
-      static const char* kLayout[] = {"fused", "per_head"};
-      choice_field(m, "Layout", at(d, "weights"), "layout", "fused", kLayout, 2,
-                   "fused: one nn.Linear per Q, K, V (MultiHeadAttention)\n"
-                   "per_head: each head its own Q, K, V nn.Linear (MultiHeadAttentionWrapper)");
-    }
-  }
-  error_line(m, "weights");
-  checkbox(m, "QKV bias", d, "qkv_bias", false);
-  checkbox(m, "Output projection", d, "out_proj", false);
-  if (d.value("out_proj", false)) {
-    ImGui::SameLine();
-    checkbox(m, "bias##out", d, "out_bias", true);
-  }
+void mask_dropout_group(AppModel& m) {
+  json& d = m.draft;
+  section("Mask & dropout");
+  checkbox(m, "Causal mask", d, "causal", false);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("each token attends only to itself and the tokens before it");
+  dropout_p_control(m);
+  checkbox(m, "Training", at(m.draft, "dropout"), "training", false);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("nn.Dropout only drops in training mode; in eval it is the identity");
+  seed_field(m, "Dropout seed", at(m.draft, "dropout"));
+  error_line(m, "dropout");
+}
 
-  // --- Attention
-  section("Scaling and masks");
+// A collapsing header for a rarer group; it opens by itself when the reason a
+// draft was refused concerns one of its fields, so the sentence is never hidden.
+bool group_header(const AppModel& m, const char* title, bool open_by_default,
+                  std::initializer_list<const char*> fields) {
+  for (const char* f : fields)
+    if (!m.error.empty() && m.error_field.rfind(f, 0) == 0) ImGui::SetNextItemOpen(true);
+  bool open = ImGui::CollapsingHeader(title, open_by_default ? ImGuiTreeNodeFlags_DefaultOpen : 0);
+  item_register(title);
+  return open;
+}
+
+// Scaling and softmax starts open when the screen has room for it beside a
+// readable Inspector (1440×900 and up); on a 1280×720 one it starts closed.
+bool scaling_open_by_default() { return ImGui::GetMainViewport()->Size.y >= 820.0f; }
+
+void scaling_group(AppModel& m) {
+  if (!group_header(m, "Scaling and softmax", scaling_open_by_default(), {"scale", "temperature", "mask_fill"}))
+    return;
+  json& d = m.draft;
   static const char* kScale[] = {"head_dim", "d_out", "none"};
   choice_field(m, "Scale", d, "scale", "head_dim", kScale, 3,
                "divide scores by sqrt(head_dim) (standard), sqrt(d_out) (tutorial 000's MultiHeadAttention) or 1");
@@ -344,7 +374,6 @@ void parameters_panel(AppModel& m) {
   item_register("Temperature");
   error_line(m, "temperature");
   error_line(m, "scale");
-  checkbox(m, "Causal mask", d, "causal", false);
   std::string fill_mode = d.contains("mask_fill") && d["mask_fill"].is_number() ? "number" : "-inf";
   static const char* kFill[] = {"-inf", "number"};
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
@@ -367,22 +396,90 @@ void parameters_panel(AppModel& m) {
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("A row whose every key is masked with -inf gives NaN in torch.softmax;\n"
                       "safe softmax (newer scaled_dot_product_attention) gives zeros instead.");
+}
 
-  // --- Dropout
-  section("Dropout");
-  json& dr = at(d, "dropout");
-  float p = (float)dr.value("p", 0.0);
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
-  if (ImGui::SliderFloat("Dropout p", &p, 0.0f, 1.0f, "%.2f")) {
-    dr["p"] = std::round((double)p * 100.0) / 100.0;
-    m.apply_draft();
+void embedding_group(AppModel& m) {
+  if (!group_header(m, "Embedding", false, {"embedding", "positional"})) return;
+  json& d = m.draft;
+  json& emb = at(d, "embedding");
+  if (emb.contains("values")) {
+    ImGui::TextDisabled("explicit values (edited cell by cell)");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("back to seeded")) {
+      emb = {{"init", "torch_randn"}, {"seed", 123}};
+      m.apply_draft();
+    }
+  } else {
+    seed_field(m, "Embedding seed", emb);
   }
-  item_register("Dropout p");
-  checkbox(m, "Training", at(d, "dropout"), "training", false);  // the slider may have replaced `dr`
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("nn.Dropout only drops in training mode; in eval it is the identity");
-  seed_field(m, "Dropout seed", at(d, "dropout"));
-  error_line(m, "dropout");
+  error_line(m, "embedding");
+  static const char* kPos[] = {"none", "sinusoidal"};
+  choice_field(m, "Positional", m.draft, "positional", "none", kPos, 2);
+  error_line(m, "positional");
+}
+
+void weights_group(AppModel& m) {
+  if (!group_header(m, "Weights", false, {"weights", "qkv_bias", "out_proj", "out_bias"})) return;
+  json& d = m.draft;
+  json& w = at(d, "weights");
+  if (w.contains("W_q")) {
+    ImGui::TextDisabled("explicit values");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("back to seeded##w")) {
+      w = {{"init", "torch_linear"}, {"seed", 123}, {"layout", "fused"}};
+      m.apply_draft();
+    }
+  } else {
+    static const char* kInit[] = {"torch_linear", "torch_rand"};
+    choice_field(m, "Init", w, "init", "torch_rand", kInit, 2,
+                 "torch_linear: nn.Linear(d_model, d_out) for query, key, value (then out_proj)\n"
+                 "torch_rand: torch.rand(d_model, d_out) for W_q, W_k, W_v (tutorial 000 / 004 §2)");
+    // A control that applied the draft replaced it: `w` no longer points into it.
+    seed_field(m, "Weight seed", at(m.draft, "weights"));
+    if (at(m.draft, "weights").value("init", std::string("torch_rand")) == "torch_linear") {
+      static const char* kLayout[] = {"fused", "per_head"};
+      choice_field(m, "Layout", at(m.draft, "weights"), "layout", "fused", kLayout, 2,
+                   "fused: one nn.Linear per Q, K, V (MultiHeadAttention)\n"
+                   "per_head: each head its own Q, K, V nn.Linear (MultiHeadAttentionWrapper)");
+    }
+  }
+  error_line(m, "weights");
+  checkbox(m, "QKV bias", m.draft, "qkv_bias", false);
+  checkbox(m, "Output projection", m.draft, "out_proj", false);
+  if (m.draft.value("out_proj", false)) {
+    ImGui::SameLine();
+    checkbox(m, "bias##out", m.draft, "out_bias", true);
+  }
+}
+
+}  // namespace
+
+void parameters_panel(AppModel& m) {
+  if (!m.draft.is_object()) return;
+  // Each group reads m.draft afresh: a control that applied the draft replaced it.
+  tokens_group(m);
+  shapes_group(m);
+  mask_dropout_group(m);
+  ImGui::Spacing();
+  scaling_group(m);
+  embedding_group(m);
+  weights_group(m);
   error_line(m, "");
+}
+
+float parameters_height_wanted() {
+  // Rows of the panel as it opens (one row of chips; the scaling group open on a
+  // tall screen, the others closed), in the style's metrics at the app's font
+  // size; the fonts may not be loaded yet when the first layout is made.
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float frame = kFontSize + 2 * st.FramePadding.y, row = frame + st.ItemSpacing.y;
+  const float title = frame, text = kFontSize + st.ItemSpacing.y;
+  const float chips = frame + 2 * st.FramePadding.y + st.ItemSpacing.y;
+  const float section = text + 2 * st.ItemSpacing.y + st.SeparatorTextPadding.y * 2;
+  const float scaling = row + (scaling_open_by_default() ? 4 * row : 0.0f);
+  const float controls = text + row + chips + 2 * section + 3 * row + 4 * row + st.ItemSpacing.y +
+                         scaling + 2 * row;
+  return title + 2 * st.WindowPadding.y + controls;
 }
 
 }  // namespace attnviz::ui

@@ -1,7 +1,9 @@
 // panels.cpp: the frame's layout: menu bar, the Parameters column with the
 // Inspector under it, and the main area's tabs (Stages, Q K V & output, Compare
-// heads, Lines). Default positions fit a 1366×768 laptop screen; users move and
-// resize windows freely and the layout is remembered (platform layer).
+// heads, Lines). The default arrangement is made for the screen at hand, with
+// Parameters as tall as its controls need (layout.h); users move and resize
+// windows freely, the layout is remembered (platform layer) and fitted back onto
+// a smaller screen; View > Reset layout brings the default back.
 #include "app/panels.h"
 
 #include <algorithm>
@@ -11,8 +13,10 @@
 #include "app/fonts.h"
 #include "app/help.h"
 #include "app/item_registry.h"
+#include "app/layout.h"
 #include "app/presets.h"
 #include "imgui.h"
+#include "imgui_internal.h"  // ImGui::FindWindowByName: the windows' places, to keep them on screen
 
 namespace attnviz::ui {
 
@@ -64,6 +68,9 @@ static void menu_bar(AppModel& m) {
       ImGui::EndMenu();
     }
     decimals_menu(m);
+    ImGui::Separator();
+    if (menu_item("Reset layout")) request_layout_reset();
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("put the windows back where they first opened, sized for this window");
     ImGui::EndMenu();
   }
   item_register("View");
@@ -116,32 +123,106 @@ static void legend(const AppModel& m) {
   ImGui::NewLine();
 }
 
+// --- Window arrangement (layout.h). The default one is made for the screen at
+// hand; a saved one that does not fit (a smaller window, a smaller screen) is
+// fitted to it, and windows dropped partly off the screen come back inside.
+
+namespace {
+
+const char* const kWindowNames[kLayoutCount] = {"Parameters", "Inspector", "Views"};
+
+struct LayoutState {
+  bool reset = false;        // View > Reset layout: the default arrangement next frame
+  ImVec2 display{-1, -1};    // the screen size last seen
+  int stable_frames = 0;     // frames it has kept that size
+  bool fitted = false;       // the arrangement was fitted to this size
+  LayoutRect def[kLayoutCount];  // this frame's default arrangement
+};
+LayoutState& layout_state() {
+  static LayoutState s;
+  return s;
+}
+
+// The screen below the menu bar (WorkPos only accounts for the bar from the second frame on).
+LayoutRect work_area() {
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  const float menu_h = ImGui::GetFrameHeight();
+  return {vp->Pos.x, vp->Pos.y + menu_h, vp->Size.x, vp->Size.y - menu_h};
+}
+
+// The default arrangement for this screen (layout_default), made each frame:
+// ImGui uses it for a window it has no saved place for, and View > Reset layout
+// for all three.
+void default_places(const LayoutRect& work) {
+  const float inspector_min = ImGui::GetFrameHeight() * 7;  // title and a few lines of explanation
+  layout_default(work, parameters_height_wanted(), inspector_min, layout_state().def);
+}
+
+// Just before Begin(kWindowNames[i]).
+void next_window_place(int i) {
+  const LayoutState& ls = layout_state();
+  const ImGuiCond cond = ls.reset ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
+  if (ls.reset) ImGui::SetNextWindowCollapsed(false);
+  ImGui::SetNextWindowPos(ImVec2(ls.def[i].x, ls.def[i].y), cond);
+  ImGui::SetNextWindowSize(ImVec2(ls.def[i].w, ls.def[i].h), cond);
+}
+
+// After the windows are drawn: keep them on the screen. A new screen size is
+// acted on once it has held for a few frames (a page's first frames, or a window
+// being resized, pass through sizes that are not the one to fit to). While a mouse
+// button is down a window may be being dragged: it is put back when released.
+void keep_windows_on_screen(const LayoutRect& work) {
+  LayoutState& ls = layout_state();
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  if (display.x != ls.display.x || display.y != ls.display.y) {
+    ls.display = display;
+    ls.stable_frames = 0;
+    ls.fitted = false;
+  }
+  if (++ls.stable_frames < 3 || work.w <= 0 || work.h <= 0) return;
+  if (ls.fitted && ImGui::IsAnyMouseDown()) return;
+  LayoutRect r[kLayoutCount];
+  bool collapsed[kLayoutCount];
+  for (int i = 0; i < kLayoutCount; ++i) {
+    const ImGuiWindow* w = ImGui::FindWindowByName(kWindowNames[i]);
+    if (!w) return;
+    collapsed[i] = w->Collapsed;  // only its title bar shows: that is what must be on screen
+    r[i] = {w->Pos.x, w->Pos.y, w->SizeFull.x, w->Collapsed ? w->Size.y : w->SizeFull.y};
+  }
+  LayoutRect fitted[kLayoutCount];
+  for (int i = 0; i < kLayoutCount; ++i) fitted[i] = ls.fitted ? layout_clamp(r[i], work) : r[i];
+  if (!ls.fitted) layout_fit(fitted, kLayoutCount, work);  // a new size: scale the arrangement if it must
+  ls.fitted = true;
+  for (int i = 0; i < kLayoutCount; ++i) {
+    if (fitted[i] == r[i]) continue;
+    ImGui::SetWindowPos(kWindowNames[i], ImVec2(fitted[i].x, fitted[i].y));
+    if (!collapsed[i]) ImGui::SetWindowSize(kWindowNames[i], ImVec2(fitted[i].w, fitted[i].h));
+  }
+}
+
+}  // namespace
+
+void request_layout_reset() { layout_state().reset = true; }
+
 void draw_panels(AppModel& m) {
   m.hover = m.hover_next;  // hovered during the last frame: what views highlight now
   m.hover_next = CellRef{};
   menu_bar(m);
 
-  // Below the menu bar (WorkPos only accounts for it from the second frame on).
-  const ImGuiViewport* vp = ImGui::GetMainViewport();
-  const float menu_h = ImGui::GetFrameHeight();
-  const ImVec2 p0(vp->Pos.x, vp->Pos.y + menu_h), sz(vp->Size.x, vp->Size.y - menu_h);
-  const float side = std::clamp(sz.x * 0.24f, 280.0f, 360.0f);
-  const float params_h = sz.y * 0.58f;
+  const LayoutRect work = work_area();
+  default_places(work);
 
-  ImGui::SetNextWindowPos(p0, ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(side, params_h), ImGuiCond_FirstUseEver);
+  next_window_place(kLayoutParams);
   if (ImGui::Begin("Parameters")) parameters_panel(m);
   register_window("Parameters window");
   ImGui::End();
 
-  ImGui::SetNextWindowPos(ImVec2(p0.x, p0.y + params_h), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(side, sz.y - params_h), ImGuiCond_FirstUseEver);
+  next_window_place(kLayoutInspector);
   if (ImGui::Begin("Inspector")) inspector_panel(m);
   register_window("Inspector window");
   ImGui::End();
 
-  ImGui::SetNextWindowPos(ImVec2(p0.x + side, p0.y), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(sz.x - side, sz.y), ImGuiCond_FirstUseEver);
+  next_window_place(kLayoutViews);
   if (ImGui::Begin("Views")) {
     legend(m);
     if (ImGui::BeginTabBar("main tabs")) {
@@ -169,6 +250,8 @@ void draw_panels(AppModel& m) {
   }
   register_window("Views window");
   ImGui::End();
+  layout_state().reset = false;
+  keep_windows_on_screen(work);
 
   help_overlay(m);
   cell_keys(m);

@@ -14,8 +14,14 @@ nlohmann::json default_state();
 
 // Lays out and draws every window for this frame (panels.cpp).
 void draw_panels(AppModel& m);
+// View > Reset layout: the next frame puts the windows back in their default
+// arrangement for the current screen size (panels.cpp).
+void request_layout_reset();
 
 void parameters_panel(AppModel& m);  // panel_params.cpp
+// Height (logical px, title bar included) the Parameters window needs to show its
+// controls without scrolling as it first opens (panel_params.cpp).
+float parameters_height_wanted();
 void inspector_panel(AppModel& m);   // panel_inspector.cpp
 void stages_tab(AppModel& m);        // panel_stages.cpp
 void data_tab(AppModel& m);          // panel_stages.cpp
