@@ -171,13 +171,16 @@ static void dot_table(const Explanation& e, const DotNames& nm) {
   g_log.avail = std::max(g_log.avail, avail);
   g_log.widest = std::max(g_log.widest, std::min(need, avail));  // wider: it scrolls, counted below
   if (need > avail) ++g_log.tables_scrolling;
-  const int visible_rows = 10;
+  // Up to 10 rows, fewer when the panel is short: the sum and the value below the
+  // table (three lines) stay in view, and the table scrolls instead.
   const float row_h = ImGui::GetTextLineHeight() + 2 * st.CellPadding.y + 1.0f;
+  const float below = 3 * ImGui::GetTextLineHeightWithSpacing() + 2 * st.ItemSpacing.y;
+  const int visible_rows = std::clamp((int)((ImGui::GetContentRegionAvail().y - below) / row_h) - 2, 3, 10);
   ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
   ImVec2 size(0, 0);  // fits its rows exactly: no empty rows below the last term
   if (shown > visible_rows) {
     flags |= ImGuiTableFlags_ScrollY;
-    size.y = row_h * (visible_rows + 1.5f);  // header, 10 rows and half of the next: it scrolls
+    size.y = row_h * (visible_rows + 1.5f);  // header, the rows and half of the next: it scrolls
   }
   if (need > avail) {
     flags |= ImGuiTableFlags_ScrollX;
@@ -298,7 +301,8 @@ static void explain_body(const AppModel& m, const Explanation& e, const CellRef&
         flow("dropped: %s × 0 = 0", f(e.input));
       break;
     case Stage::context:
-      flow("over keys s = 0 … %d: weight × value, head %d's value column %d", (int)e.terms.size() - 1, c.head, c.col);
+      flow("weight × value over the keys s = 0 … %d (head %d, value column %d)", (int)e.terms.size() - 1, c.head,
+           c.col);
       nm.index = "s";
       std::snprintf(nm.lhs, sizeof nm.lhs, "dropped[%d][s]", c.row);
       std::snprintf(nm.rhs, sizeof nm.rhs, "v_s[%d]", c.col);
