@@ -390,6 +390,20 @@ static void divergence_map(AppModel& m, CompareCache& c) {
   }
 }
 
+// What the divergence map shows, in words.
+static void divergence_about() {
+  ImGui::TextWrapped("How differently two heads attend: for each query, the Jensen–Shannon divergence (natural "
+                     "log) between the two heads' rows of weights, averaged over the queries.");
+  ImGui::Spacing();
+  ImGui::TextWrapped("0 (dark) = the heads attend identically; ln 2 ≈ 0.693 (bright) = no query of one head "
+                     "attends to a key the other attends to. The scale is fixed at 0 … ln 2, so colours mean "
+                     "the same in every session; the value is printed in each cell. The diagonal is 0. Rows "
+                     "that are NaN or all zero in either head are skipped.");
+  ImGui::Spacing();
+  ImGui::TextWrapped("Click a cell to compare those two heads above (row = A, column = B).");
+  ImGui::Spacing();
+}
+
 static void ab_view(AppModel& m, CompareCache& c) {
   const int H = m.engine.num_heads();
   stage_combo(m);
@@ -414,24 +428,22 @@ static void ab_view(AppModel& m, CompareCache& c) {
   }
   ImGui::Separator();
 
-  // The divergence matrix on the left, what it means on the right.
+  // The divergence matrix on the left, what it means on the right; stacked (text
+  // first) when the window leaves the text less than a readable column.
+  const float map_w = 110.0f + 60.0f * (float)std::clamp(H, 1, 12);
+  if (ImGui::GetContentRegionAvail().x - map_w < 320.0f) {
+    divergence_about();
+    divergence_map(m, c);
+    return;
+  }
   if (ImGui::BeginTable("divergence", 2, ImGuiTableFlags_SizingFixedFit)) {
-    const int shown = std::clamp(H, 1, 12);
-    ImGui::TableSetupColumn("map", ImGuiTableColumnFlags_WidthFixed, 110.0f + 60.0f * (float)shown);
+    ImGui::TableSetupColumn("map", ImGuiTableColumnFlags_WidthFixed, map_w);
     ImGui::TableSetupColumn("about", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableNextColumn();
     divergence_map(m, c);
     ImGui::TableNextColumn();
     ImGui::Dummy(ImVec2(0, ImGui::GetTextLineHeight()));
-    ImGui::TextWrapped("How differently two heads attend: for each query, the Jensen–Shannon divergence (natural "
-                       "log) between the two heads' rows of weights, averaged over the queries.");
-    ImGui::Spacing();
-    ImGui::TextWrapped("0 (dark) = the heads attend identically; ln 2 ≈ 0.693 (bright) = no query of one head "
-                       "attends to a key the other attends to. The scale is fixed at 0 … ln 2, so colours mean "
-                       "the same in every session; the value is printed in each cell. The diagonal is 0. Rows "
-                       "that are NaN or all zero in either head are skipped.");
-    ImGui::Spacing();
-    ImGui::TextWrapped("Click a cell to compare those two heads above (row = A, column = B).");
+    divergence_about();
     ImGui::EndTable();
   }
 }
