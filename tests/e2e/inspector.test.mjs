@@ -35,7 +35,7 @@ async function expectInside(app, what) {
 }
 
 for (const [w, h] of [[1280, 720], [1440, 900], [1920, 1080]]) {
-  test(`inspector at ${w}×${h}: scaled, scores and context cells are laid out inside the window`, async (t) => {
+  test(`inspector at ${w}×${h}: scaled, scores, context, masked, weights and Q cells are laid out inside the window`, async (t) => {
     const app = await openApp(t, { viewport: { width: w, height: h } });
     const res = await app.setState({ ...journey.state, temperature: 1.5 });
     assert.ok(res.ok, res.error);
@@ -57,6 +57,24 @@ for (const [w, h] of [[1280, 720], [1440, 900], [1920, 1080]]) {
     assert.ok(await app.rect('Unpin'), 'the cell is pinned');
     await expectInside(app, 'context (pinned)');
     await app.shot(`inspector-context-${w}x${h}`);
+    await app.click('Unpin');
+
+    // The causal mask on: a masked cell above the diagonal, and a weight.
+    const causal = await app.setState({ ...journey.state, temperature: 1.5, causal: true });
+    assert.ok(causal.ok, causal.error);
+    await app.frames(3);
+    await hoverCell(app, 'masked h0', 6, 6, 1, 4);
+    await expectInside(app, 'masked');
+    await hoverCell(app, 'weights h0', 6, 6, 3, 2);
+    await expectInside(app, 'weights');
+    await app.shot(`inspector-weights-${w}x${h}`);
+
+    // A projection: the terms of X·W_q.
+    await app.click('Q K V & output');
+    await hoverCell(app, 'Q', 6, 2, 2, 1);
+    await expectInside(app, 'Q');
+    assert.ok(await app.rect('inspector terms'), 'Q shows its terms table');
+    await app.shot(`inspector-q-${w}x${h}`);
     await app.close();
   });
 }
