@@ -137,7 +137,9 @@ TEST(Inspector, ScaledWritesTheSquareRootOfHeadDim) {
     ASSERT_TRUE(app.set_state_text(journey()).value("ok", false));
     for (int k = 0; k < 3; ++k) h.frame(app);
     std::string t = flat(hover(h, app, "scaled h0", 6, 6, 1, 2));
-    EXPECT_NE(t.find("scaled[1][2] = scores[1][2] / √head_dim √head_dim = √2 = 1.4142 scaled = "), std::string::npos) << t;
+    EXPECT_NE(t.find("scaled[1][2] = scores[1][2] / √head_dim √head_dim = √2 = 1.4142 scaled = "),
+              std::string::npos)
+        << t;
     EXPECT_EQ(t.find("temperature"), std::string::npos) << "temperature 1 is not mentioned:\n" << t;
     EXPECT_NE(t.find("scaled = "), std::string::npos) << t;
     expect_laid_out();
@@ -145,7 +147,9 @@ TEST(Inspector, ScaledWritesTheSquareRootOfHeadDim) {
     ASSERT_TRUE(app.set_state_text(journey(R"(, "temperature": 1.5)")).value("ok", false));
     t = flat(hover(h, app, "scaled h0", 6, 6, 1, 2));
     EXPECT_NE(t.find("√head_dim = √2 = 1.4142 divisor"), std::string::npos) << t;
-    EXPECT_NE(t.find("divisor = √head_dim × temperature = 1.4142 × 1.5000 = 2.1213 scaled = "), std::string::npos) << t;
+    EXPECT_NE(t.find("divisor = √head_dim × temperature = 1.4142 × 1.5000 = 2.1213 scaled = "),
+              std::string::npos)
+        << t;
     expect_laid_out();
   }
 }

@@ -195,9 +195,10 @@ static void update_grid_range(AppModel& m, CompareCache& c, const char* stage) {
 }
 
 // The grid's colour bar: a horizontal gradient with its range written at both ends
-// (and 0 under the middle of a signed scale). Registered as "all heads colour bar".
+// (and a tick at 0, the middle of a signed scale). Registered as "all heads colour bar".
 static void grid_colour_bar(const CompareCache& c, Colormap cmap) {
-  const float th = ImGui::GetTextLineHeight(), bar_w = std::clamp(ImGui::GetContentRegionAvail().x * 0.3f, 120.0f, 260.0f);
+  const float th = ImGui::GetTextLineHeight();
+  const float bar_w = std::clamp(ImGui::GetContentRegionAvail().x * 0.3f, 120.0f, 260.0f);
   char lo[24], hi[24];
   std::snprintf(lo, sizeof lo, "%.4g", (double)c.grid_lo);
   std::snprintf(hi, sizeof hi, "%.4g", (double)c.grid_hi);
