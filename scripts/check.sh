@@ -28,6 +28,7 @@ e2e_for_changes() {
       ui/app/export* | ui/platform/*export* | ui/platform/png_* | web/site/*export*) picks+=(export) ;;
       ui/app/panel_compare* | engine/src/analysis*) picks+=(compare) ;;
       ui/app/panel_lines*) picks+=(lines) ;;
+      ui/app/panel_inspector* | ui/app/inspector* | engine/src/explain*) picks+=(inspector) ;;
       ui/app/help* | ui/app/*keyboard* | ui/app/a11y*) picks+=(keyboard) ;;
       ui/app/panel_params* | ui/app/panels.* | ui/app/layout*) picks+=(layout keyboard visualizer) ;;
       ui/app/engine_session* | engine/src/materialize* | engine/src/pipeline* | engine/src/carry*) picks+=(lazy visualizer) ;;

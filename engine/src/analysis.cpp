@@ -143,8 +143,8 @@ double analysis_jsd(const float* p, const float* q, int n) {
   return jsd_normalised(pn.data(), px, qn.data(), qx, n);
 }
 
-void analysis_head_similarity(const TensorView* heads, int num_heads, Tensor* out) {
-  assert(out && "analysis_head_similarity needs an output Tensor");
+void analysis_head_divergence(const TensorView* heads, int num_heads, Tensor* out) {
+  assert(out && "analysis_head_divergence needs an output Tensor");
   const int H = num_heads;
   out->reset(H, H);  // (H × H)
   if (H == 0) return;

@@ -25,10 +25,23 @@ std::string cell(const char* name, int i, int j) {
   return std::string(name) + "[" + std::to_string(i) + "][" + std::to_string(j) + "]";
 }
 
+// Six significant digits; a zero is "0", never "-0" (the sign of a zero means
+// nothing to a learner).
 std::string num(float f) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", static_cast<double>(f));
+  std::snprintf(buf, sizeof buf, "%.6g", f == 0.0f ? 0.0 : static_cast<double>(f));
   return buf;
+}
+
+// The divisor of the scaled stage, in words: "√head_dim", "√d_out × temperature", ...
+std::string divisor_words(ScaleMode mode, double temperature) {
+  const bool t = temperature != 1.0;
+  switch (mode) {
+    case ScaleMode::head_dim: return t ? "(√head_dim × temperature)" : "√head_dim";
+    case ScaleMode::d_out: return t ? "(√d_out × temperature)" : "√d_out";
+    case ScaleMode::none: return t ? "temperature" : "1";
+  }
+  return "1";
 }
 
 // Dot product of a (K, stride inca) and b (K, stride incb) into e.
@@ -77,24 +90,29 @@ Explanation Pipeline::explain(Stage stage, int head, int i, int j) const {
       e.has_bias = !bias.empty();
       if (e.has_bias) e.bias = bias.at(0, j);
       const char* wn = stage == Stage::Q ? "W_q" : (stage == Stage::K ? "W_k" : "W_v");
-      e.formula = cell(stage_name(stage), i, j) + " = Σ_k X[" + std::to_string(i) + "][k]·" + wn +
-                  "[k][" + std::to_string(j) + "]" + (e.has_bias ? std::string(" + b") : "");
+      const char* bn = stage == Stage::Q ? "b_q" : (stage == Stage::K ? "b_k" : "b_v");
+      e.formula = cell(stage_name(stage), i, j) + " = Σ_d X[" + std::to_string(i) + "][d] · " + wn +
+                  "[d][" + std::to_string(j) + "]";
+      if (e.has_bias) e.formula += " + " + std::string(bn) + "[" + std::to_string(j) + "]";
       break;
     }
     case Stage::scores:
       fill_dot(&e, b.Q.row(i) + static_cast<size_t>(head) * hd, 1,
                b.K.row(j) + static_cast<size_t>(head) * hd, 1, hd);
       e.formula = cell("scores", i, j) + " = q_" + std::to_string(i) + " · k_" + std::to_string(j) +
-                  " = Σ_d q_" + std::to_string(i) + "[d]·k_" + std::to_string(j) + "[d] (head " + h + ")";
+                  " = Σ_d q_" + std::to_string(i) + "[d] · k_" + std::to_string(j) + "[d] (head " + h + ")";
       break;
     case Stage::scaled:
       e.input = b.heads[head].scores.at(i, j);
       e.divisor = p.divisor;
       e.divisor_base = p.divisor_base;
       e.temperature = p.temperature;
-      e.formula = cell("scaled", i, j) + " = " + num(e.input) + " / " + num(e.divisor) +
-                  " (divisor " + num(static_cast<float>(p.divisor_base)) + " × temperature " +
-                  num(static_cast<float>(p.temperature)) + ")";
+      e.scale_mode = impl_->state.scale;
+      e.scale_dim = e.scale_mode == ScaleMode::head_dim ? hd : (e.scale_mode == ScaleMode::d_out ? p.d_out : 0);
+      e.formula = cell("scaled", i, j) + " = " + cell("scores", i, j);
+      e.formula += e.scale_mode == ScaleMode::none && e.temperature == 1.0
+                       ? std::string(" (no scaling)")
+                       : " / " + divisor_words(e.scale_mode, e.temperature);
       break;
     case Stage::masked:
       e.input = matrix(Stage::scaled, head)->at(i, j);
@@ -102,7 +120,7 @@ Explanation Pipeline::explain(Stage stage, int head, int i, int j) const {
       e.fill = p.fill;
       e.formula = e.masked ? cell("masked", i, j) + " = mask_fill " + num(p.fill) + " (" +
                                  mask_reason_name(e.reason) + ")"
-                           : cell("masked", i, j) + " = scaled, not masked";
+                           : cell("masked", i, j) + " = " + cell("scaled", i, j) + " (not masked)";
       break;
     case Stage::weights: {
       const float* row = matrix(Stage::masked, head)->row(i);
@@ -118,8 +136,8 @@ Explanation Pipeline::explain(Stage stage, int head, int i, int j) const {
       e.safe_zeroed = p.safe_softmax && all_neg_inf;
       e.formula = e.safe_zeroed
                       ? cell("weights", i, j) + " = 0 (the whole row is −inf and safe_softmax is on)"
-                      : cell("weights", i, j) + " = exp(" + num(e.input) + " − " + num(e.row_max) +
-                            ") / " + num(e.normaliser);
+                      : cell("weights", i, j) + " = exp(" + cell("masked", i, j) + " − row max) / Σ_s exp(" +
+                            "masked[" + std::to_string(i) + "][s] − row max)";
       break;
     }
     case Stage::dropped:
@@ -129,9 +147,8 @@ Explanation Pipeline::explain(Stage stage, int head, int i, int j) const {
       if (p.dropout_active) {
         const uint8_t* keep = dropout_keep(head);
         e.kept = keep[static_cast<size_t>(i) * p.S + j] != 0;
-        e.formula = e.kept ? cell("dropped", i, j) + " = " + num(e.input) + " × " + num(e.scale) +
-                                 " (kept, 1/(1−p))"
-                           : cell("dropped", i, j) + " = " + num(e.input) + " × 0 (dropped)";
+        e.formula = e.kept ? cell("dropped", i, j) + " = " + cell("weights", i, j) + " × 1/(1 − p) (kept)"
+                           : cell("dropped", i, j) + " = " + cell("weights", i, j) + " × 0 (dropped)";
       } else {
         e.formula = cell("dropped", i, j) + " = weights (dropout is off)";
       }
@@ -139,7 +156,7 @@ Explanation Pipeline::explain(Stage stage, int head, int i, int j) const {
     case Stage::context:
       fill_dot(&e, matrix(Stage::dropped, head)->row(i), 1,
                b.V.data.data() + static_cast<size_t>(head) * hd + j, p.d_out, p.S);
-      e.formula = cell("context", i, j) + " = Σ_s dropped[" + std::to_string(i) + "][s]·v_s[" +
+      e.formula = cell("context", i, j) + " = Σ_s dropped[" + std::to_string(i) + "][s] · v_s[" +
                   std::to_string(j) + "] (head " + h + ")";
       break;
     case Stage::concat:
@@ -151,8 +168,8 @@ Explanation Pipeline::explain(Stage stage, int head, int i, int j) const {
         fill_dot(&e, b.concat.row(i), 1, b.params.W_o.data.data() + j, p.d_out, p.d_out);
         e.has_bias = !b.params.b_o.empty();
         if (e.has_bias) e.bias = b.params.b_o.at(0, j);
-        e.formula = cell("output", i, j) + " = Σ_k concat[" + std::to_string(i) + "][k]·W_o[k][" +
-                    std::to_string(j) + "]" + (e.has_bias ? std::string(" + b_o") : "");
+        e.formula = cell("output", i, j) + " = Σ_d concat[" + std::to_string(i) + "][d] · W_o[d][" +
+                    std::to_string(j) + "]" + (e.has_bias ? " + b_o[" + std::to_string(j) + "]" : std::string());
       } else {
         e.formula = cell("output", i, j) + " = concat (no output projection)";
       }

@@ -1,5 +1,5 @@
 // Head-comparison statistics (attnviz/analysis.h): hand-computed small cases,
-// the edge rows (NaN, all zero, −inf), and the properties a similarity matrix
+// the edge rows (NaN, all zero, −inf), and the properties a head-divergence matrix
 // must have (symmetric, zero diagonal, 0 for identical heads, ln 2 for
 // disjoint ones), on hand-made rows and on a real 4-head pipeline.
 //
@@ -157,56 +157,56 @@ TEST(Analysis, JsdLimits) {
   EXPECT_TRUE(std::isnan(attnviz::analysis_jsd(nan_row, a, 4)));
 }
 
-TEST(Analysis, SimilarityHandComputed) {
+TEST(Analysis, HeadDivergenceHandComputed) {
   // Three heads, (2 × 2) weights each.
   Tensor h0 = matrix(2, 2, {1.0f, 0.0f, 0.5f, 0.5f});
   Tensor h1 = matrix(2, 2, {0.5f, 0.5f, 0.2f, 0.8f});
   Tensor h2 = matrix(2, 2, {0.5f, 0.5f, 0.6f, 0.4f});
   TensorView heads[] = {h0.view(), h1.view(), h2.view()};
-  Tensor sim;
-  attnviz::analysis_head_similarity(heads, 3, &sim);
-  ASSERT_EQ(sim.rows, 3);
-  ASSERT_EQ(sim.cols, 3);
+  Tensor div;
+  attnviz::analysis_head_divergence(heads, 3, &div);
+  ASSERT_EQ(div.rows, 3);
+  ASSERT_EQ(div.cols, 3);
   // mean over the two rows of the row JSDs (values from JsdHandComputed and Python)
-  EXPECT_NEAR(sim.at(0, 1), (0.21576155433883565 + 0.05067183698556589) / 2, kTol);
-  EXPECT_NEAR(sim.at(0, 2), (0.21576155433883565 + 0.005059389928987596) / 2, kTol);
-  EXPECT_NEAR(sim.at(1, 2), (0.0 + 0.08630462173553419) / 2, kTol);
+  EXPECT_NEAR(div.at(0, 1), (0.21576155433883565 + 0.05067183698556589) / 2, kTol);
+  EXPECT_NEAR(div.at(0, 2), (0.21576155433883565 + 0.005059389928987596) / 2, kTol);
+  EXPECT_NEAR(div.at(1, 2), (0.0 + 0.08630462173553419) / 2, kTol);
   for (int a = 0; a < 3; ++a) {
-    EXPECT_EQ(sim.at(a, a), 0.0f) << "zero diagonal";
-    for (int b = 0; b < 3; ++b) EXPECT_EQ(sim.at(a, b), sim.at(b, a)) << "symmetric";
+    EXPECT_EQ(div.at(a, a), 0.0f) << "zero diagonal";
+    for (int b = 0; b < 3; ++b) EXPECT_EQ(div.at(a, b), div.at(b, a)) << "symmetric";
   }
 }
 
-TEST(Analysis, SimilarityIdenticalAndDisjointHeads) {
+TEST(Analysis, HeadDivergenceIdenticalAndDisjointHeads) {
   // Head 1 equals head 0; head 2 puts all weight on keys head 0 never uses.
   Tensor h0 = matrix(3, 4, {1, 0, 0, 0, 0.5f, 0.5f, 0, 0, 0, 1, 0, 0});
   Tensor h1 = h0;
   Tensor h2 = matrix(3, 4, {0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0.5f, 0.5f});
   TensorView heads[] = {h0.view(), h1.view(), h2.view()};
-  Tensor sim;
-  attnviz::analysis_head_similarity(heads, 3, &sim);
-  EXPECT_EQ(sim.at(0, 1), 0.0f) << "identical heads: 0";
-  EXPECT_NEAR(sim.at(0, 2), kLn2, 1e-7) << "disjoint rows: ln 2 (float32 rounding)";
-  EXPECT_NEAR(sim.at(1, 2), kLn2, 1e-7);
+  Tensor div;
+  attnviz::analysis_head_divergence(heads, 3, &div);
+  EXPECT_EQ(div.at(0, 1), 0.0f) << "identical heads: 0";
+  EXPECT_NEAR(div.at(0, 2), kLn2, 1e-7) << "disjoint rows: ln 2 (float32 rounding)";
+  EXPECT_NEAR(div.at(1, 2), kLn2, 1e-7);
 }
 
-TEST(Analysis, SimilaritySkipsNaNAndEmptyRows) {
+TEST(Analysis, HeadDivergenceSkipsNaNAndEmptyRows) {
   // Row 0 is NaN in head 0, row 1 is all zero in head 1: the pair (0, 1) keeps row 2 only.
   Tensor h0 = matrix(3, 2, {kNaN, kNaN, 0.5f, 0.5f, 1.0f, 0.0f});
   Tensor h1 = matrix(3, 2, {0.5f, 0.5f, 0.0f, 0.0f, 0.5f, 0.5f});
   // Head 2 has no valid row at all.
   Tensor h2 = matrix(3, 2, {kNaN, kNaN, 0.0f, 0.0f, kNaN, kNaN});
   TensorView heads[] = {h0.view(), h1.view(), h2.view()};
-  Tensor sim;
-  attnviz::analysis_head_similarity(heads, 3, &sim);
-  EXPECT_NEAR(sim.at(0, 1), 0.21576155433883565, kTol) << "only row 2 counts: JSD([1,0], [.5,.5])";
-  EXPECT_EQ(sim.at(0, 0), 0.0f);
-  EXPECT_TRUE(std::isnan(sim.at(0, 2))) << "every row skipped: NaN";
-  EXPECT_TRUE(std::isnan(sim.at(2, 1)));
-  EXPECT_TRUE(std::isnan(sim.at(2, 2))) << "a head with no valid row has a NaN diagonal";
+  Tensor div;
+  attnviz::analysis_head_divergence(heads, 3, &div);
+  EXPECT_NEAR(div.at(0, 1), 0.21576155433883565, kTol) << "only row 2 counts: JSD([1,0], [.5,.5])";
+  EXPECT_EQ(div.at(0, 0), 0.0f);
+  EXPECT_TRUE(std::isnan(div.at(0, 2))) << "every row skipped: NaN";
+  EXPECT_TRUE(std::isnan(div.at(2, 1)));
+  EXPECT_TRUE(std::isnan(div.at(2, 2))) << "a head with no valid row has a NaN diagonal";
 }
 
-TEST(Analysis, SimilarityOfARealPipelineMatchesTheRowFormula) {
+TEST(Analysis, HeadDivergenceOfARealPipelineMatchesTheRowFormula) {
   // The 4-head preset: causal mask, 8 tokens. The fast path (one log per cell)
   // must agree with the direct per-row JSD, and stay within [0, ln 2].
   attnviz::State s = attnviz_test::state_from(R"({
@@ -220,21 +220,21 @@ TEST(Analysis, SimilarityOfARealPipelineMatchesTheRowFormula) {
   const int H = p.num_heads(), S = p.seq_len();
   std::vector<TensorView> heads;
   for (int h = 0; h < H; ++h) heads.push_back(p.matrix(attnviz::Stage::weights, h)->view());
-  Tensor sim;
-  attnviz::analysis_head_similarity(heads.data(), H, &sim);
+  Tensor div;
+  attnviz::analysis_head_divergence(heads.data(), H, &div);
   for (int a = 0; a < H; ++a) {
-    EXPECT_EQ(sim.at(a, a), 0.0f);
+    EXPECT_EQ(div.at(a, a), 0.0f);
     for (int b = 0; b < H; ++b) {
-      EXPECT_EQ(sim.at(a, b), sim.at(b, a));
-      EXPECT_GE(sim.at(a, b), 0.0f);
-      EXPECT_LE(sim.at(a, b), (float)kLn2);
+      EXPECT_EQ(div.at(a, b), div.at(b, a));
+      EXPECT_GE(div.at(a, b), 0.0f);
+      EXPECT_LE(div.at(a, b), (float)kLn2);
       double direct = 0.0;
       for (int i = 0; i < S; ++i) direct += attnviz::analysis_jsd(heads[a].row(i), heads[b].row(i), S);
       // Two algebraically equal double formulas; their rounding differs far below float32's.
-      EXPECT_NEAR(sim.at(a, b), direct / S, 1e-7) << a << "," << b;
+      EXPECT_NEAR(div.at(a, b), direct / S, 1e-7) << a << "," << b;
     }
   }
-  EXPECT_GT(sim.at(0, 1), 0.0f) << "different heads differ";
+  EXPECT_GT(div.at(0, 1), 0.0f) << "different heads differ";
 
   RowStats st;
   attnviz::analysis_row_stats(heads[0], &st);

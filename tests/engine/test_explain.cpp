@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 
 #include "attnviz/kernels.h"
 #include "attnviz/pipeline.h"
@@ -106,6 +107,67 @@ TEST(Explain, ElementwiseStages) {
       }
     }
   }
+}
+
+// The scaled stage names its divisor: which dimension it is the root of, that
+// dimension, and the temperature when it is not 1 (the UI writes √head_dim = √3).
+TEST(Explain, ScaledNamesItsDivisor) {
+  Pipeline& p = *make();  // head_dim 3, temperature 1.5
+  const Explanation e = p.explain(Stage::scaled, 1, 2, 0);
+  EXPECT_EQ(e.scale_mode, attnviz::ScaleMode::head_dim);
+  EXPECT_EQ(e.scale_dim, 3);
+  EXPECT_EQ(e.divisor_base, std::sqrt(3.0));
+  EXPECT_EQ(e.temperature, 1.5);
+  EXPECT_EQ(e.formula, "scaled[2][0] = scores[2][0] / (√head_dim × temperature)");
+
+  struct Case { const char* scale; double temperature; int dim; const char* formula; };
+  const Case cases[] = {{"head_dim", 1.0, 2, "scaled[1][0] = scores[1][0] / √head_dim"},
+                        {"d_out", 1.0, 4, "scaled[1][0] = scores[1][0] / √d_out"},
+                        {"d_out", 2.0, 4, "scaled[1][0] = scores[1][0] / (√d_out × temperature)"},
+                        {"none", 1.0, 0, "scaled[1][0] = scores[1][0] (no scaling)"},
+                        {"none", 0.5, 0, "scaled[1][0] = scores[1][0] / temperature"}};
+  for (const Case& c : cases) {
+    Pipeline q;
+    run(&q, state_from(std::string(R"({"tokens": ["a", "b"], "d_model": 4, "d_out": 4, "num_heads": 2,
+      "scale": ")") + c.scale + R"(", "temperature": )" + std::to_string(c.temperature) + "}"));
+    const Explanation s = q.explain(Stage::scaled, 0, 1, 0);
+    EXPECT_EQ(s.scale_dim, c.dim) << c.scale;
+    EXPECT_EQ(s.divisor_base, c.dim ? std::sqrt(double(c.dim)) : 1.0) << c.scale;
+    EXPECT_EQ(s.formula, c.formula);
+    EXPECT_EQ(s.input / s.divisor, s.value);
+  }
+}
+
+// Formulas are for reading: the summation index of a dot product is d (a
+// dimension) or s (a key), never an unexplained k; operators stand between
+// spaces, so a UI wraps there and never inside a number; a zero is "0", not "-0".
+TEST(Explain, FormulasReadWell) {
+  Pipeline& p = *make();
+  for (Stage s : {Stage::Q, Stage::K, Stage::V, Stage::output}) {
+    const std::string f = p.explain(s, 0, 1, 2).formula;
+    EXPECT_NE(f.find("Σ_d "), std::string::npos) << f;
+    EXPECT_EQ(f.find("[k]"), std::string::npos) << f;
+  }
+  EXPECT_EQ(p.explain(Stage::Q, 0, 1, 2).formula, "Q[1][2] = Σ_d X[1][d] · W_q[d][2] + b_q[2]");
+  EXPECT_EQ(p.explain(Stage::scores, 1, 3, 2).formula, "scores[3][2] = q_3 · k_2 = Σ_d q_3[d] · k_2[d] (head 1)");
+  EXPECT_EQ(p.explain(Stage::context, 0, 4, 1).formula, "context[4][1] = Σ_s dropped[4][s] · v_s[1] (head 0)");
+  for (int s = 0; s < attnviz::kStageCount; ++s)
+    for (int i = 0; i < 5; ++i)
+      for (int j = 0; j < 5; ++j) {
+        const Explanation e = p.explain(static_cast<Stage>(s), 0, i, j);
+        if (!e.ok) continue;
+        EXPECT_EQ(e.formula.find("]·"), std::string::npos) << e.formula;
+        EXPECT_EQ(e.formula.find("·k"), std::string::npos) << e.formula;
+      }
+
+  // A mask fill of −0.0 is written "0".
+  Pipeline z;
+  run(&z, state_from(R"({"tokens": ["a", "b", "c"], "causal": true, "mask_fill": -0.0})"));
+  const Explanation m = z.explain(Stage::masked, 0, 0, 2);
+  ASSERT_TRUE(m.masked);
+  EXPECT_TRUE(std::signbit(m.fill)) << "the engine keeps the fill as given";
+  EXPECT_EQ(m.formula, "masked[0][2] = mask_fill 0 (causal)");
+  EXPECT_EQ(z.explain(Stage::masked, 0, 2, 0).formula, "masked[2][0] = scaled[2][0] (not masked)");
 }
 
 TEST(Explain, OutOfRangeIsNotOk) {

@@ -5,7 +5,7 @@
 // [SECTION] index
 //   CompareCache       retained analysis results, rebuilt only when versions change
 //   All heads          small multiples of one stage, click selects the head
-//   A/B                two heads, their difference, and the heads × heads similarity
+//   A/B                two heads, their difference, and the heads × heads divergence
 //   Row statistics     entropy, max weight and argmax key of every query row, per head
 #include <algorithm>
 #include <cmath>
@@ -18,6 +18,7 @@
 #include "app/item_registry.h"
 #include "app/links.h"
 #include "app/panels.h"
+#include "attnviz/pipeline.h"
 #include "attnviz/analysis.h"
 #include "imgui.h"
 
@@ -25,23 +26,32 @@ namespace attnviz::ui {
 
 // [SECTION] CompareCache --------------------------------------------------------------
 
-// Similarity costs H(H−1)/2 · S² logarithms; above this many it waits for a click
-// instead of recomputing on every edit (2^23 take about 0.09 s in wasm, 0.05 s native;
-// the other statistics here cost H·S², as much as the softmax itself).
-constexpr double kSimilarityAutoBudget = double(1 << 23);
+// The head divergence costs H(H−1)/2 · S² logarithms; above this many it waits for a
+// click instead of recomputing on every edit (2^23 take about 0.09 s in wasm, 0.05 s
+// native; the other statistics here cost H·S², as much as the softmax itself).
+constexpr double kDivergenceAutoBudget = double(1 << 23);
+
+// ln 2 in float32: the largest Jensen–Shannon divergence (natural log), the top of
+// the divergence map's fixed scale.
+constexpr float kLn2f = 0.693147182f;
 
 struct CompareCache {
   // Row statistics of weights, per head, each for the weights version it was computed from.
   std::vector<RowStats> stats;            // (H), stats[h] over weights h (S × S)
   std::vector<uint64_t> stats_version;    // (H), 0 = not computed
 
-  // Mean-JSD similarity of all heads' weights.
-  Tensor similarity;                      // (H × H)
-  std::vector<uint64_t> similarity_for;   // (H) weights versions it was computed from
-  uint64_t similarity_version = 0;        // derived from those, for the heatmap texture
-  bool similarity_requested = false;      // the user asked for a large computation
+  // Mean Jensen–Shannon divergence of all heads' weights (analysis_head_divergence).
+  Tensor divergence;                      // (H × H)
+  std::vector<uint64_t> divergence_for;   // (H) weights versions it was computed from
+  uint64_t divergence_version = 0;        // derived from those, for the heatmap texture
+  bool divergence_requested = false;      // the user asked for a large computation
   std::vector<TensorView> views;          // (H) scratch: every head's weights
-  std::vector<std::string> head_names;    // (H) "h0", "h1", ...: similarity axis labels
+  std::vector<std::string> head_names;    // (H) "h0", "h1", ...: divergence axis labels
+
+  // The All heads grid's one colour scale: the stage's versions (and name) it was found for.
+  uint64_t grid_version = 0;
+  float grid_lo = 0.0f, grid_hi = 1.0f;
+  bool grid_signed = false;               // a diverging scale centred on 0
 
   // A − B of the compare stage.
   Tensor diff;                            // (R × C) of that stage
@@ -87,16 +97,16 @@ static const RowStats& head_stats(AppModel& m, CompareCache& c, int h) {
   return c.stats[h];
 }
 
-// Brings the similarity matrix up to date if it is cheap or was asked for; returns
+// Brings the divergence matrix up to date if it is cheap or was asked for; returns
 // whether it is current.
-static bool update_similarity(AppModel& m, CompareCache& c) {
+static bool update_divergence(AppModel& m, CompareCache& c) {
   const int H = m.engine.num_heads(), S = m.engine.pipeline().seq_len();
-  std::vector<uint64_t>& now = c.similarity_for;  // (H)
-  bool current = (int)now.size() == H && c.similarity.rows == H;
+  std::vector<uint64_t>& now = c.divergence_for;  // (H)
+  bool current = (int)now.size() == H && c.divergence.rows == H;
   for (int h = 0; current && h < H; ++h) current = now[h] == m.engine.version("weights", h);
   if (current) return true;
   const double cost = 0.5 * H * (H - 1) * (double)S * S;
-  if (cost > kSimilarityAutoBudget && !c.similarity_requested) return false;
+  if (cost > kDivergenceAutoBudget && !c.divergence_requested) return false;
   c.views.resize(H);
   now.resize(H);
   uint64_t v = 0x5157u;
@@ -105,9 +115,9 @@ static bool update_similarity(AppModel& m, CompareCache& c) {
     now[h] = m.engine.version("weights", h);
     v = mix_versions(v, now[h]);
   }
-  analysis_head_similarity(c.views.data(), H, &c.similarity);
-  c.similarity_version = v;
-  c.similarity_requested = false;
+  analysis_head_divergence(c.views.data(), H, &c.divergence);
+  c.divergence_version = v;
+  c.divergence_requested = false;
   return true;
 }
 
@@ -139,26 +149,126 @@ static void stage_combo(AppModel& m) {
   static const char* stages[] = {"scores", "scaled", "masked", "weights", "dropped", "context"};
   ImGui::SetNextItemWidth(ImGui::CalcTextSize("weights").x + ImGui::GetFrameHeight() * 2.5f);
   if (ImGui::BeginCombo("Stage", m.compare_stage.c_str())) {
-    for (const char* s : stages)
+    char name[32];
+    for (const char* s : stages) {
       if (ImGui::Selectable(s, m.compare_stage == s)) m.compare_stage = s;
+      std::snprintf(name, sizeof name, "Stage: %s", s);  // e.g. "Stage: scores", for tests
+      item_register(name);
+    }
     ImGui::EndCombo();
   }
   item_register("Stage");
 }
 
-static void all_heads(AppModel& m, CompareCache&) {
+// One colour scale for every head's map, so equal colours mean equal values across
+// heads: weights [0, 1], dropped weights [0, 1/(1−p)], signed stages ± the largest
+// |value| of any head (−inf and NaN have their own colours). Recomputed only when a
+// head's matrix of that stage changed.
+static void update_grid_range(AppModel& m, CompareCache& c, const char* stage) {
+  const int H = m.engine.num_heads();
+  uint64_t v = 0x6A1D;
+  for (const char* p = stage; *p; ++p) v = mix_versions(v, (uint64_t)(unsigned char)*p);
+  for (int h = 0; h < H; ++h) v = mix_versions(v, m.engine.version(stage, h));
+  const Pipeline& p = m.engine.pipeline();
+  if (std::strcmp(stage, "dropped") == 0 && p.dropout_active() && p.dropout_scale() > 0)
+    v = mix_versions(v, (uint64_t)(p.dropout_scale() * 1e6f));
+  if (v == c.grid_version) return;
+  c.grid_version = v;
+  c.grid_lo = 0.0f;
+  c.grid_signed = false;
+  if (std::strcmp(stage, "weights") == 0) {
+    c.grid_hi = 1.0f;
+  } else if (std::strcmp(stage, "dropped") == 0) {
+    c.grid_hi = p.dropout_active() && p.dropout_scale() > 0 ? p.dropout_scale() : 1.0f;
+  } else {
+    float a = 0.0f;
+    for (int h = 0; h < H; ++h) {
+      MatrixView mv = m.engine.matrix(stage, h);
+      for (size_t k = 0, n = (size_t)mv.rows * mv.cols; mv.data && k < n; ++k)
+        if (std::isfinite(mv.data[k])) a = std::max(a, std::fabs(mv.data[k]));
+    }
+    if (a == 0.0f) a = 1.0f;
+    c.grid_lo = -a;
+    c.grid_hi = a;
+    c.grid_signed = true;
+  }
+}
+
+// The grid's colour bar: a horizontal gradient with its range written at both ends
+// (and a tick at 0, the middle of a signed scale). Registered as "all heads colour bar".
+static void grid_colour_bar(const CompareCache& c, Colormap cmap) {
+  const float th = ImGui::GetTextLineHeight();
+  const float bar_w = std::clamp(ImGui::GetContentRegionAvail().x * 0.3f, 120.0f, 260.0f);
+  char lo[24], hi[24];
+  std::snprintf(lo, sizeof lo, "%.4g", (double)c.grid_lo);
+  std::snprintf(hi, sizeof hi, "%.4g", (double)c.grid_hi);
+  ImGui::TextUnformatted(lo);
+  ImGui::SameLine(0, 6);
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  const float y0 = p0.y + 2.0f, h = th - 4.0f;
+  ImGui::Dummy(ImVec2(bar_w, th));
+  item_register("all heads colour bar");
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const int steps = 64;
+  for (int k = 0; k < steps; ++k)
+    dl->AddRectFilled(ImVec2(p0.x + bar_w * k / steps, y0), ImVec2(p0.x + bar_w * (k + 1) / steps, y0 + h),
+                      colormap_at(cmap, (k + 0.5f) / steps));
+  dl->AddRect(ImVec2(p0.x, y0), ImVec2(p0.x + bar_w, y0 + h), ImGui::GetColorU32(ImGuiCol_TextDisabled));
+  if (c.grid_signed) {  // a tick at 0, the white centre
+    const float x = p0.x + bar_w * 0.5f;
+    dl->AddLine(ImVec2(x, y0 - 2.0f), ImVec2(x, y0 + h + 2.0f), ImGui::GetColorU32(ImGuiCol_Text), 1.0f);
+  }
+  ImGui::SameLine(0, 6);
+  ImGui::TextUnformatted(hi);
+}
+
+// Head h's map in the grid: values printed in the cells when they fit, the grid's
+// scale, no colour bar of its own; hover explains a cell, a click pins it and
+// selects the head.
+static void grid_map(AppModel& m, const CompareCache& c, const char* stage, int h, float max_width, float cell) {
+  char label[48], title[96];
+  std::snprintf(label, sizeof label, "%s h%d", stage, h);
+  MatrixView v = m.engine.matrix(stage, h);
+  std::snprintf(title, sizeof title, "%s  (%d×%d)", label, v.rows, v.cols);
+  HeatmapSpec spec;
+  spec.label = label;
+  spec.title = title;
+  spec.row_labels = tokens_if(m, v.rows);
+  spec.col_labels = is_square_stage(stage) ? tokens_if(m, v.cols) : nullptr;
+  spec.cmap = c.grid_signed ? Colormap::rdbu : m.weights_cmap;
+  spec.fixed_range = true;
+  spec.fixed_lo = c.grid_lo;
+  spec.fixed_hi = c.grid_hi;
+  Highlight hl = linked_highlight(m.focus(), stage, h, m.engine.pipeline().head_dim());
+  spec.highlight_row = hl.row;
+  spec.highlight_col = hl.col;
+  spec.max_width = max_width;
+  spec.max_cell = cell;
+  spec.show_colour_bar = false;  // one bar for the whole grid, above it
+  HeatmapHover hv = heatmap(spec, v, m.engine.version(stage, h), m.heatmap_cache(label), *m.textures);
+  if (!hv.hovered) return;
+  m.hover_next = CellRef{true, stage, h, hv.row, hv.col};
+  if (hv.clicked) {
+    const CellRef& r = m.hover_next;
+    const bool same = m.pinned.valid && m.pinned.stage == r.stage && m.pinned.head == r.head &&
+                      m.pinned.row == r.row && m.pinned.col == r.col;
+    m.pinned = same ? CellRef{} : r;
+    m.head = h;
+  }
+}
+
+static void all_heads(AppModel& m, CompareCache& c) {
   const int H = m.engine.num_heads();
   const char* stage = m.compare_stage.c_str();
   stage_combo(m);
+  update_grid_range(m, c, stage);
   ImGui::SameLine(0, 16);
   ImGui::AlignTextToFramePadding();
+  grid_colour_bar(c, c.grid_signed ? Colormap::rdbu : m.weights_cmap);
+  ImGui::SameLine(0, 16);
+  ImGui::TextDisabled(c.grid_signed ? "one scale for every head, white = 0" : "one scale for every head");
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
-  if (std::strcmp(stage, "weights") == 0 || std::strcmp(stage, "dropped") == 0)
-    ImGui::TextWrapped("Click a map to select that head (the Stages tab follows). Colour: 0 (dark) to %s (bright).",
-                       std::strcmp(stage, "weights") == 0 ? "1" : "the dropout scale");
-  else
-    ImGui::TextWrapped("Click a map to select that head (the Stages tab follows). Each map has its own range, "
-                       "centred on 0 (white); hover a cell for its value.");
+  ImGui::TextWrapped("Click a map to select that head (the Stages tab follows); hover a cell for its value.");
   ImGui::PopStyleColor();
 
   // Columns: the count that gives the largest cells, filling the width and the height.
@@ -175,9 +285,9 @@ static void all_heads(AppModel& m, CompareCache&) {
   for (int k = 1; k <= H; ++k) {
     const int rows = (H + k - 1) / k;
     const float w = (avail.x - spacing * (k - 1)) / k;
-    const float c = std::min((w - label_w) / C, (avail.y / rows - chrome_h) / R);
-    if (c > cell * 1.05f) {  // clearly larger (relative: cells may be under a pixel)
-      cell = c;
+    const float side = std::min((w - label_w) / C, (avail.y / rows - chrome_h) / R);
+    if (side > cell * 1.05f) {  // clearly larger (relative: cells may be under a pixel)
+      cell = side;
       cols = k;
     }
   }
@@ -188,11 +298,7 @@ static void all_heads(AppModel& m, CompareCache&) {
   for (int h = 0; h < H; ++h) {
     ImGui::PushID(h);
     ImGui::BeginGroup();
-    const CellRef before = m.hover_next;
-    matrix_view(m, stage, h, std::min(width - 8.0f, label_w + cell * C + 2.0f), cell, true);
-    const bool hovered_here = m.hover_next.valid && m.hover_next.head == h && m.hover_next.stage == m.compare_stage &&
-                              !(before.valid && before.head == h && before.stage == m.compare_stage);
-    if (hovered_here && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) m.head = h;
+    grid_map(m, c, stage, h, std::min(width - 8.0f, label_w + cell * C + 2.0f), cell);
     ImGui::EndGroup();
     if (h == m.head) {  // the selected head: a frame around its map
       ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
@@ -244,39 +350,59 @@ static void difference_map(AppModel& m, CompareCache& c, int a, int b, float wid
   if (hv.hovered) m.hover_next = CellRef{true, stage, a, hv.row, hv.col};  // the inspector explains A's cell
 }
 
-static void similarity_map(AppModel& m, CompareCache& c) {
+// The heads × heads mean Jensen–Shannon divergence of the weights, on the fixed scale
+// [0, ln 2]: dark = the heads attend alike, bright = they attend to different keys.
+static void divergence_map(AppModel& m, CompareCache& c) {
   const int H = m.engine.num_heads(), S = m.engine.pipeline().seq_len();
-  if (!update_similarity(m, c)) {
-    ImGui::TextWrapped("Head similarity compares every pair of heads over all %d×%d weights (%d pairs): "
+  if (!update_divergence(m, c)) {
+    ImGui::TextWrapped("The head divergence compares every pair of heads over all %d×%d weights (%d pairs): "
                        "too much to redo on every edit.", S, S, H * (H - 1) / 2);
-    if (ImGui::Button("Compute head similarity")) c.similarity_requested = true;
-    item_register("Compute head similarity");
+    if (ImGui::Button("Compute head divergence")) c.divergence_requested = true;
+    item_register("Compute head divergence");
     return;
   }
   HeatmapSpec spec;
-  spec.label = "head similarity";
-  char title[64];
-  std::snprintf(title, sizeof title, "head similarity  (%d×%d)", H, H);
+  spec.label = "head divergence";
+  char title[80];
+  std::snprintf(title, sizeof title, "JS divergence  (%d×%d)", H, H);
   spec.title = title;
   spec.row_labels = &c.head_names;
   spec.col_labels = &c.head_names;
-  // From 0 (the diagonal) to the most different pair: heads are usually far closer than
-  // ln 2, and a scale pinned there would paint them all alike. The bar shows the range.
   spec.cmap = m.weights_cmap;
+  spec.fixed_range = true;  // the measure's own range: 0 = same, ln 2 = disjoint
+  spec.fixed_lo = 0.0f;
+  spec.fixed_hi = kLn2f;
   spec.highlight_row = m.head;
   spec.highlight_col = m.head_b;
   spec.max_cell = 60.0f;  // wide enough for 4 decimals
   spec.max_width = ImGui::GetContentRegionAvail().x;
-  HeatmapHover hv = heatmap(spec, MatrixView{c.similarity.rows, c.similarity.cols, c.similarity.data.data()},
-                            c.similarity_version, m.heatmap_cache("head similarity"), *m.textures);
+  HeatmapHover hv = heatmap(spec, MatrixView{c.divergence.rows, c.divergence.cols, c.divergence.data.data()},
+                            c.divergence_version, m.heatmap_cache("head divergence"), *m.textures);
   if (hv.hovered) {
-    ImGui::SetTooltip("heads %d and %d: mean JSD %s", hv.row, hv.col,
-                      format_value(c.similarity.at(hv.row, hv.col), 4).c_str());
+    char v[32];
+    std::snprintf(v, sizeof v, "%.4f", (double)c.divergence.at(hv.row, hv.col));
+    ImGui::SetTooltip("heads %d and %d: mean Jensen–Shannon divergence %s\n(0 = attend alike, ln 2 ≈ 0.6931 = "
+                      "disjoint keys)\nclick: compare them above",
+                      hv.row, hv.col, std::isnan(c.divergence.at(hv.row, hv.col)) ? "nan (no valid row)" : v);
     if (hv.clicked) {
       m.head = hv.row;
       m.head_b = hv.col;
     }
   }
+}
+
+// What the divergence map shows, in words.
+static void divergence_about() {
+  ImGui::TextWrapped("How differently two heads attend: for each query, the Jensen–Shannon divergence (natural "
+                     "log) between the two heads' rows of weights, averaged over the queries.");
+  ImGui::Spacing();
+  ImGui::TextWrapped("0 (dark) = the heads attend identically; ln 2 ≈ 0.693 (bright) = no query of one head "
+                     "attends to a key the other attends to. The scale is fixed at 0 … ln 2, so colours mean "
+                     "the same in every session; the value is printed in each cell. The diagonal is 0. Rows "
+                     "that are NaN or all zero in either head are skipped.");
+  ImGui::Spacing();
+  ImGui::TextWrapped("Click a cell to compare those two heads above (row = A, column = B).");
+  ImGui::Spacing();
 }
 
 static void ab_view(AppModel& m, CompareCache& c) {
@@ -303,21 +429,22 @@ static void ab_view(AppModel& m, CompareCache& c) {
   }
   ImGui::Separator();
 
-  // The similarity matrix on the left, what it means on the right.
-  if (ImGui::BeginTable("similarity", 2, ImGuiTableFlags_SizingFixedFit)) {
-    const int shown = std::clamp(H, 1, 12);
-    ImGui::TableSetupColumn("map", ImGuiTableColumnFlags_WidthFixed, 110.0f + 60.0f * (float)shown);
+  // The divergence matrix on the left, what it means on the right; stacked (text
+  // first) when the window leaves the text less than a readable column.
+  const float map_w = 110.0f + 60.0f * (float)std::clamp(H, 1, 12);
+  if (ImGui::GetContentRegionAvail().x - map_w < 320.0f) {
+    divergence_about();
+    divergence_map(m, c);
+    return;
+  }
+  if (ImGui::BeginTable("divergence", 2, ImGuiTableFlags_SizingFixedFit)) {
+    ImGui::TableSetupColumn("map", ImGuiTableColumnFlags_WidthFixed, map_w);
     ImGui::TableSetupColumn("about", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableNextColumn();
-    similarity_map(m, c);
+    divergence_map(m, c);
     ImGui::TableNextColumn();
     ImGui::Dummy(ImVec2(0, ImGui::GetTextLineHeight()));
-    ImGui::TextWrapped("Each cell is the mean Jensen–Shannon divergence (natural log) between the two heads' "
-                       "weight rows: 0 = the heads attend identically, ln 2 ≈ 0.693 = they never attend to the "
-                       "same keys. The diagonal is 0. Rows that are NaN or all zero in either head are skipped. "
-                       "Colours run from 0 to the most different pair.");
-    ImGui::Spacing();
-    ImGui::TextWrapped("Click a cell to compare those two heads above (row = A, column = B).");
+    divergence_about();
     ImGui::EndTable();
   }
 }

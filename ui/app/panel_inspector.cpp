@@ -1,132 +1,341 @@
 // panel_inspector.cpp: "how did this number come to be" for the focused cell.
 // Everything shown comes from Pipeline::explain(): the UI formats, never computes.
+//
+// [SECTION] index
+//   Text        numbers without −0, lines wrapped at spaces only, the per-frame log
+//   Dot table   the terms of a dot product, one row per term
+//   Stages      what each stage's cell is made of
+//   Panel       the header and the body
+//
+// Layout rules (issue 21): no number is ever split across lines (text wraps only at
+// spaces, and explain()'s formulas put spaces around their operators); nothing is
+// clipped (a table wider than the panel scrolls sideways); a table has exactly as
+// many rows as terms, up to 10 before it scrolls. Per-frame drawing formats into
+// char buffers.
+#include <algorithm>
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
+#include <cstring>
 
 #include "app/app_model.h"
 #include "app/heatmap.h"
+#include "app/inspector_text.h"
 #include "app/item_registry.h"
+#include "app/links.h"
 #include "app/panels.h"
 #include "attnviz/explain.h"
 #include "imgui.h"
 
 namespace attnviz::ui {
 
-static const char* token_at(const AppModel& m, int i) {
-  const auto& t = m.engine.tokens();
-  return i >= 0 && i < (int)t.size() ? t[i].c_str() : "?";
+// [SECTION] Text ------------------------------------------------------------------------
+
+static InspectorLog g_log;
+const InspectorLog& inspector_log() { return g_log; }
+
+static void log_append(const char* b, const char* e) {
+  const int n = (int)(e - b);
+  if (g_log.len + n + 1 >= (int)sizeof g_log.text) {
+    g_log.truncated = true;
+    return;
+  }
+  std::memcpy(g_log.text + g_log.len, b, (size_t)n);
+  g_log.len += n;
+  g_log.text[g_log.len] = '\0';
 }
 
-// The terms of a dot product as a table: index, left, right, product; then the sum.
-static void dot_table(const Explanation& e, const char* lhs_name, const char* rhs_name) {
+static void log_line(const char* b, const char* e, float width) {
+  log_append(b, e);
+  static const char nl[] = "\n";
+  log_append(nl, nl + 1);
+  ++g_log.lines;
+  g_log.widest = std::max(g_log.widest, width);
+}
+
+const char* inspector_number(float v, int digits, char* buf, size_t n) {
+  if (std::isnan(v)) return std::snprintf(buf, n, "nan"), buf;
+  if (std::isinf(v)) return std::snprintf(buf, n, v < 0 ? "-inf" : "inf"), buf;
+  const double x = v == 0.0f ? 0.0 : (double)v;  // −0 → 0
+  const double a = std::fabs(x);
+  if (a != 0.0 && (a >= 1e5 || a < 1e-3)) std::snprintf(buf, n, "%.*e", std::max(digits - 3, 1), x);
+  else std::snprintf(buf, n, "%.*f", digits, x);
+  return buf;
+}
+
+// Length in bytes of the UTF-8 character starting at p (1 for a broken byte).
+static int utf8_len(const char* p) {
+  const unsigned char c = (unsigned char)*p;
+  return c < 0xC0 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+}
+
+const char* inspector_wrap(const char* begin, const char* end, float width) {
+  const char* fits = nullptr;  // end of the last word that fits
+  for (const char* p = begin; p < end;) {
+    const char* q = p;
+    while (q < end && *q != ' ') ++q;  // [p, q) is a word
+    if (ImGui::CalcTextSize(begin, q).x > width) {
+      if (fits) return fits;
+      // The first word alone is wider than the line: cut it at the last character that fits.
+      const char* cut = begin + utf8_len(begin);
+      while (cut < q) {
+        const char* next = cut + utf8_len(cut);
+        if (next > q || ImGui::CalcTextSize(begin, next).x > width) break;
+        cut = next;
+      }
+      return std::min(cut, end);
+    }
+    fits = q;
+    p = q + 1;
+  }
+  return end;
+}
+
+// Registers the item just drawn as "inspector line N" (N counts from 0 each frame), with
+// its whole rectangle, not clipped: browser tests check that every line lies inside the
+// window. Table rows are not lines; a table is "inspector terms".
+static int g_line_items = 0;
+static void register_line() {
+  char label[32];
+  std::snprintf(label, sizeof label, "inspector line %d", g_line_items++);
+  item_registry().add(label, ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
+}
+
+// Draws `text` wrapped to the panel's width, breaking only at spaces ('\n' forces a break).
+static void flow_text(const char* text, bool dim = false) {
+  const float width = std::max(ImGui::GetContentRegionAvail().x, 40.0f);
+  g_log.avail = std::max(g_log.avail, width);
+  if (dim) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+  const char* p = text;
+  const char* const end = text + std::strlen(text);
+  while (p < end) {
+    const char* para = p;
+    while (para < end && *para != '\n') ++para;  // [p, para) is one paragraph
+    while (p < para) {
+      const char* le = inspector_wrap(p, para, width);
+      ImGui::TextUnformatted(p, le);
+      register_line();
+      log_line(p, le, ImGui::CalcTextSize(p, le).x);
+      p = le;
+      while (p < para && *p == ' ') ++p;
+    }
+    p = para + 1;
+  }
+  if (dim) ImGui::PopStyleColor();
+}
+
+// printf-style flow_text.
+static void flow(const char* fmt, ...) IM_FMTARGS(1);
+static void flow(const char* fmt, ...) {
+  char buf[1024];
+  va_list args;
+  va_start(args, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, args);
+  va_end(args);
+  flow_text(buf);
+}
+
+// Numbers for one line of text: up to six at once, each in its own buffer.
+struct Nums {
+  char b[6][32];
+  int k = 0;
+  const char* operator()(float v, int digits = 6) { return inspector_number(v, digits, b[k++ % 6], 32); }
+};
+
+// [SECTION] Dot table -------------------------------------------------------------------
+
+struct DotNames {
+  const char* index;  // "d" (a dimension) or "s" (a key)
+  char lhs[32], rhs[32];  // "q_1[d]", "W_q[d][2]", ...
+};
+
+// The terms of a dot product, one row per term: index, left, right, their product.
+static void dot_table(const Explanation& e, const DotNames& nm) {
   const int n = (int)e.terms.size();
-  const int shown = n > 64 ? 64 : n;
-  ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit |
-                          ImGuiTableFlags_ScrollY;
-  float h = ImGui::GetTextLineHeightWithSpacing() * (float)(std::min(shown, 10) + 2);
-  if (ImGui::BeginTable("terms", 4, flags, ImVec2(0, h))) {
+  const int shown = std::min(n, 64);
+  // Columns as wide as their widest text; if they do not fit, the table scrolls sideways.
+  char buf[3][32];
+  float w[4] = {ImGui::CalcTextSize(nm.index).x, ImGui::CalcTextSize(nm.lhs).x, ImGui::CalcTextSize(nm.rhs).x,
+                ImGui::CalcTextSize("product").x};
+  char idx[16];
+  for (int t = 0; t < shown; ++t) {
+    std::snprintf(idx, sizeof idx, "%d", t);
+    w[0] = std::max(w[0], ImGui::CalcTextSize(idx).x);
+    w[1] = std::max(w[1], ImGui::CalcTextSize(inspector_number(e.lhs[t], 4, buf[0], 32)).x);
+    w[2] = std::max(w[2], ImGui::CalcTextSize(inspector_number(e.rhs[t], 4, buf[1], 32)).x);
+    w[3] = std::max(w[3], ImGui::CalcTextSize(inspector_number(e.terms[t], 4, buf[2], 32)).x);
+  }
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float need = w[0] + w[1] + w[2] + w[3] + 8 * st.CellPadding.x + 5.0f;  // + the 5 vertical borders
+  const float avail = ImGui::GetContentRegionAvail().x;
+  g_log.avail = std::max(g_log.avail, avail);
+  g_log.widest = std::max(g_log.widest, std::min(need, avail));  // wider: it scrolls, counted below
+  if (need > avail) ++g_log.tables_scrolling;
+  // Up to 10 rows, fewer when the panel is short: the sum and the value below the
+  // table (three lines) stay in view, and the table scrolls instead.
+  const float row_h = ImGui::GetTextLineHeight() + 2 * st.CellPadding.y + 1.0f;
+  const float below = 3 * ImGui::GetTextLineHeightWithSpacing() + 2 * st.ItemSpacing.y;
+  const int visible_rows = std::clamp((int)((ImGui::GetContentRegionAvail().y - below) / row_h) - 2, 3, 10);
+  ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
+  ImVec2 size(0, 0);  // fits its rows exactly: no empty rows below the last term
+  if (shown > visible_rows) {
+    flags |= ImGuiTableFlags_ScrollY;
+    size.y = row_h * (visible_rows + 1.5f);  // header, the rows and half of the next: it scrolls
+  }
+  if (need > avail) {
+    flags |= ImGuiTableFlags_ScrollX;
+    if (size.y == 0) size.y = row_h * (shown + 1) + st.ScrollbarSize + 2.0f;
+  }
+  if (ImGui::BeginTable("terms", 4, flags, size)) {
     ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn("k");
-    ImGui::TableSetupColumn(lhs_name);
-    ImGui::TableSetupColumn(rhs_name);
-    ImGui::TableSetupColumn("product");
+    ImGui::TableSetupColumn(nm.index, ImGuiTableColumnFlags_WidthFixed, w[0]);
+    ImGui::TableSetupColumn(nm.lhs, ImGuiTableColumnFlags_WidthFixed, w[1]);
+    ImGui::TableSetupColumn(nm.rhs, ImGuiTableColumnFlags_WidthFixed, w[2]);
+    ImGui::TableSetupColumn("product", ImGuiTableColumnFlags_WidthFixed, w[3]);
     ImGui::TableHeadersRow();
+    char row[160];
+    std::snprintf(row, sizeof row, "%s | %s | %s | product", nm.index, nm.lhs, nm.rhs);
+    log_line(row, row + std::strlen(row), 0);
     for (int t = 0; t < shown; ++t) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::Text("%d", t);
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(format_value(e.lhs[t], 4).c_str());
+      ImGui::TextUnformatted(inspector_number(e.lhs[t], 4, buf[0], 32));
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(format_value(e.rhs[t], 4).c_str());
+      ImGui::TextUnformatted(inspector_number(e.rhs[t], 4, buf[1], 32));
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(format_value(e.terms[t], 4).c_str());
+      ImGui::TextUnformatted(inspector_number(e.terms[t], 4, buf[2], 32));
+      std::snprintf(row, sizeof row, "%d | %s | %s | %s", t, buf[0], buf[1], buf[2]);
+      log_line(row, row + std::strlen(row), 0);
     }
     ImGui::EndTable();
+    item_registry().add("inspector terms", ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
   }
-  if (shown < n) ImGui::TextDisabled("(first %d of %d terms)", shown, n);
-  ImGui::Text("sum = %s", format_value(e.sum, 6).c_str());
-  if (e.has_bias) ImGui::Text("+ bias %s", format_value(e.bias, 6).c_str());
+  if (shown < n) flow_text("(the first 64 terms)", true);
+  Nums f;
+  if (e.has_bias) flow("sum = %s, + bias %s = %s", f(e.sum), f(e.bias), f(e.value));
+  else flow("sum = %s", f(e.sum));
+}
+
+// [SECTION] Stages ----------------------------------------------------------------------
+
+static const char* token_at(const AppModel& m, int i) {
+  const auto& t = m.engine.tokens();
+  return i >= 0 && i < (int)t.size() ? t[i].c_str() : "?";
+}
+
+// scaled = scores / divisor: the divisor written as √head_dim = √2 = 1.4142, then
+// the temperature when it is not 1.
+static void scaled_body(const Explanation& e) {
+  Nums f;
+  const char* dim = e.scale_mode == ScaleMode::d_out ? "d_out" : "head_dim";
+  const bool temp = e.temperature != 1.0;
+  if (e.scale_dim > 0) flow("√%s = √%d = %s", dim, e.scale_dim, f((float)e.divisor_base, 4));
+  else flow_text("Scale is none: no √ divisor.");
+  if (temp && e.scale_dim > 0)
+    flow("divisor = √%s × temperature = %s × %s = %s", dim, f((float)e.divisor_base, 4), f((float)e.temperature, 4),
+         f(e.divisor, 4));
+  else if (temp)
+    flow("divisor = temperature = %s", f(e.divisor, 4));
+  flow("scaled = %s / %s = %s", f(e.input), f(e.divisor, 4), f(e.value));
+}
+
+static void weights_body(const Explanation& e) {
+  Nums f;
+  if (e.safe_zeroed) {
+    flow_text("Every key of this row is masked and safe softmax is on: the row is zeros.");
+    return;
+  }
+  flow("exp(%s − row max %s) = %s", f(e.input), f(e.row_max), f(e.exp_term));
+  flow("normaliser Σ_s exp(masked[s] − row max) = %s", f(e.normaliser));
+  flow("weight = %s / %s = %s", f(e.exp_term), f(e.normaliser), f(e.value));
+  if (std::isnan(e.value))
+    flow_text("NaN: every key of this row is masked with −inf, so softmax divides 0 by 0 (torch.softmax does the "
+              "same). Safe softmax gives zeros instead.");
 }
 
 static void explain_body(const AppModel& m, const Explanation& e, const CellRef& c) {
-  ImGui::TextWrapped("%s", e.formula.c_str());
+  flow_text(e.formula.c_str());
   ImGui::Separator();
+  Nums f;
+  DotNames nm{"d", {}, {}};
   switch (e.stage) {
     case Stage::Q: case Stage::K: case Stage::V:
-      dot_table(e, "X[i][k]", "W[k][j]");
+      std::snprintf(nm.lhs, sizeof nm.lhs, "X[%d][d]", c.row);
+      std::snprintf(nm.rhs, sizeof nm.rhs, "W_%c[d][%d]", e.stage == Stage::Q ? 'q' : e.stage == Stage::K ? 'k' : 'v',
+                    c.col);
+      dot_table(e, nm);
       break;
     case Stage::output:
-      dot_table(e, "concat[i][k]", "W_o[k][j]");
+      std::snprintf(nm.lhs, sizeof nm.lhs, "concat[%d][d]", c.row);
+      std::snprintf(nm.rhs, sizeof nm.rhs, "W_o[d][%d]", c.col);
+      dot_table(e, nm);
       break;
     case Stage::scores:
-      ImGui::Text("query \"%s\" (row %d) · key \"%s\" (row %d), head %d", token_at(m, c.row), c.row,
-                  token_at(m, c.col), c.col, c.head);
-      dot_table(e, "q_i[d]", "k_j[d]");
+      flow("query \"%s\" (row %d) · key \"%s\" (row %d), head %d, over d = 0 … %d", token_at(m, c.row), c.row,
+           token_at(m, c.col), c.col, c.head, (int)e.terms.size() - 1);
+      std::snprintf(nm.lhs, sizeof nm.lhs, "q_%d[d]", c.row);
+      std::snprintf(nm.rhs, sizeof nm.rhs, "k_%d[d]", c.col);
+      dot_table(e, nm);
       break;
     case Stage::scaled:
-      ImGui::Text("%s / (%s × temperature %s)", format_value(e.input, 6).c_str(),
-                  format_value((float)e.divisor_base, 6).c_str(), format_value((float)e.temperature, 4).c_str());
-      ImGui::Text("= %s / %s = %s", format_value(e.input, 6).c_str(), format_value(e.divisor, 6).c_str(),
-                  format_value(e.value, 6).c_str());
+      scaled_body(e);
       break;
     case Stage::masked:
       if (e.masked)
-        ImGui::TextWrapped("Masked (%s): key %d %s, so the value %s is replaced by the fill %s.",
-                           mask_reason_name(e.reason), c.col,
-                           e.reason == MaskReason::padding ? "is padding" : "comes after the query",
-                           format_value(e.input, 6).c_str(), format_value(e.fill, 6).c_str());
+        flow("Masked (%s): key %d %s, so the value %s is replaced by the fill %s.", mask_reason_name(e.reason), c.col,
+             e.reason == MaskReason::padding ? "is padding" : "comes after the query", f(e.input), f(e.fill));
       else
-        ImGui::TextWrapped("Not masked: the scaled value %s passes through.", format_value(e.input, 6).c_str());
+        flow("Not masked: the scaled value %s passes through.", f(e.input));
       break;
     case Stage::weights:
-      if (e.safe_zeroed) {
-        ImGui::TextWrapped("Every key of this row is masked and safe softmax is on: the row is zeros.");
-      } else {
-        ImGui::Text("exp(%s − row max %s) = %s", format_value(e.input, 6).c_str(), format_value(e.row_max, 6).c_str(),
-                    format_value(e.exp_term, 6).c_str());
-        ImGui::Text("normaliser Σ exp(row − max) = %s", format_value(e.normaliser, 6).c_str());
-        ImGui::Text("weight = %s / %s = %s", format_value(e.exp_term, 6).c_str(), format_value(e.normaliser, 6).c_str(),
-                    format_value(e.value, 6).c_str());
-        if (std::isnan(e.value))
-          ImGui::TextWrapped("NaN: every key of this row is masked with −inf, so softmax divides 0 by 0 "
-                             "(torch.softmax does the same). Safe softmax gives zeros instead.");
-      }
+      weights_body(e);
       break;
     case Stage::dropped:
       if (!e.dropout_active)
-        ImGui::TextWrapped("Dropout is off (not training, or p = 0): the weight %s passes through.",
-                           format_value(e.input, 6).c_str());
+        flow("Dropout is off (not training, or p = 0): the weight %s passes through.", f(e.input));
       else if (e.kept)
-        ImGui::Text("kept: %s × 1/(1−p) = %s × %s = %s", format_value(e.input, 6).c_str(),
-                    format_value(e.input, 6).c_str(), format_value(e.scale, 6).c_str(), format_value(e.value, 6).c_str());
+        flow("kept: %s × 1/(1 − p) = %s × %s = %s", f(e.input), f(e.input), f(e.scale), f(e.value));
       else
-        ImGui::Text("dropped: %s → 0", format_value(e.input, 6).c_str());
+        flow("dropped: %s × 0 = 0", f(e.input));
       break;
     case Stage::context:
-      ImGui::TextWrapped("Σ over keys s of dropped[%d][s] · V[s][%d] (head %d's value column %d)", c.row, c.col,
-                         c.head, c.col);
-      dot_table(e, "dropped[i][s]", "v_s[j]");
+      flow("weight × value over the keys s = 0 … %d (head %d, value column %d)", (int)e.terms.size() - 1, c.head,
+           c.col);
+      nm.index = "s";
+      std::snprintf(nm.lhs, sizeof nm.lhs, "dropped[%d][s]", c.row);
+      std::snprintf(nm.rhs, sizeof nm.rhs, "v_s[%d]", c.col);
+      dot_table(e, nm);
       break;
     default:
       break;
   }
   ImGui::Separator();
-  ImGui::Text("value = %s", format_value(e.value, 8).c_str());
+  flow("value = %s", f(e.value, 8));
 }
 
+// [SECTION] Panel -----------------------------------------------------------------------
+
 void inspector_panel(AppModel& m) {
+  g_log.len = 0;
+  g_log.text[0] = '\0';
+  g_log.lines = 0;
+  g_log.widest = g_log.avail = 0;
+  g_log.truncated = false;
+  g_log.tables_scrolling = 0;
+  g_line_items = 0;
   const CellRef& c = m.focus();
   if (!c.valid || !m.engine.has_result()) {
-    ImGui::TextWrapped("Hover over any cell of any heatmap to see how its number was computed. "
-                       "Click to pin it; click the pinned cell again (or Unpin) to release.");
+    flow_text("Hover over any cell of any heatmap to see how its number was computed. Click to pin it; click the "
+              "pinned cell again (or Unpin) to release.");
     return;
   }
   Stage stage;
   if (!stage_from_name(c.stage, &stage)) return;
   Explanation e = m.engine.pipeline().explain(stage, c.head, c.row, c.col);
   if (!e.ok) {
-    ImGui::TextDisabled("(that cell no longer exists)");
+    flow_text("(that cell no longer exists)", true);
     return;
   }
   if (m.pinned.valid) {
@@ -135,13 +344,13 @@ void inspector_panel(AppModel& m) {
     ImGui::SameLine();
     ImGui::TextDisabled("pinned");
   }
-  const bool square = c.stage == "scores" || c.stage == "scaled" || c.stage == "masked" || c.stage == "weights" ||
-                      c.stage == "dropped";
-  if (square)
-    ImGui::Text("%s h%d [%d][%d]: \"%s\" → \"%s\"", c.stage.c_str(), c.head, c.row, c.col, token_at(m, c.row),
-                token_at(m, c.col));
+  if (is_square_stage(c.stage))
+    flow("%s h%d [%d][%d]: query \"%s\" → key \"%s\"", c.stage.c_str(), c.head, c.row, c.col, token_at(m, c.row),
+         token_at(m, c.col));
+  else if (c.stage.rfind("W_", 0) == 0 || c.stage.rfind("b_", 0) == 0)  // parameters: rows are not tokens
+    flow("%s [%d][%d]", c.stage.c_str(), c.row, c.col);
   else
-    ImGui::Text("%s [%d][%d] (token \"%s\")", c.stage.c_str(), c.row, c.col, token_at(m, c.row));
+    flow("%s [%d][%d] (token \"%s\")", c.stage.c_str(), c.row, c.col, token_at(m, c.row));
   explain_body(m, e, c);
 }
 

@@ -64,15 +64,17 @@ void analysis_difference(const TensorView& a, const TensorView& b, Tensor* out);
 // NaN when either row is not a distribution or is empty.
 double analysis_jsd(const float* p, const float* q, int n);
 
-// Head-by-head similarity: out (H × H), H = num_heads, with
+// Head-by-head divergence: out (H × H), H = num_heads, with
 //   out[a][b] = mean over rows i of JSD(heads[a] row i, heads[b] row i),
-// natural log, in [0, ln 2]; 0 means the heads attend identically.
+// natural log, in [0, ln 2]: 0 means the heads attend identically, ln 2 that no
+// query row of one head shares a key with the same row of the other. A
+// divergence, not a similarity: larger means more different.
 //   heads: H views of the same shape (R × C) (asserted), e.g. every head's weights.
 // Rows that are not a distribution or are empty in head a or in head b are
 // skipped for that pair (the mean is over the remaining rows); when every row is
 // skipped the entry is NaN. The result is symmetric and its diagonal is 0 (NaN
 // for a head with no valid row). Cost O(H²/2 · R · C) with one log per nonzero
 // cell per pair, plus O(H · C) doubles of scratch allocated per call.
-void analysis_head_similarity(const TensorView* heads, int num_heads, Tensor* out);
+void analysis_head_divergence(const TensorView* heads, int num_heads, Tensor* out);
 
 }  // namespace attnviz

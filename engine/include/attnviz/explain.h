@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "attnviz/stages.h"
+#include "attnviz/state.h"
 
 namespace attnviz {
 
@@ -20,7 +21,8 @@ struct Explanation {
   Stage stage = Stage::X;
   int head = 0, i = 0, j = 0;
   float value = 0.0f;   // the cell as the pipeline stores it
-  std::string formula;  // one line for a learner, e.g. "scores[1][2] = Σ_d q_1[d]·k_2[d]"
+  std::string formula;  // one line for a learner, e.g. "scores[1][2] = Σ_d q_1[d]·k_2[d]"; spaces
+                        // around operators, so a UI may wrap it there and never inside a number
 
   // Dot products: Q, K, V (x_i · W[:, j] + b_j), scores (q_i · k_j),
   // context (Σ_s dropped[i][s]·V_h[s][j]) and output (concat_i · W_o[:, j] + b_j).
@@ -38,8 +40,10 @@ struct Explanation {
 
   // scaled = input / divisor, divisor = float32(base × temperature)
   float divisor = 0.0f;
-  double divisor_base = 0.0;  // √head_dim, √d_out or 1
+  double divisor_base = 0.0;  // √scale_dim: √head_dim, √d_out, or 1 when scale_dim is 0
   double temperature = 1.0;
+  ScaleMode scale_mode = ScaleMode::head_dim;  // which dimension the divisor is the root of
+  int scale_dim = 0;          // head_dim, d_out, or 0 for ScaleMode::none (divisor_base 1)
 
   // masked: masked ? fill : input
   bool masked = false;
