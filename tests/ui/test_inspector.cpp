@@ -155,7 +155,7 @@ TEST(Inspector, ScaledWritesTheSquareRootOfHeadDim) {
 }
 
 TEST(Inspector, DotTablesNameTheirIndexAndHaveOneRowPerTerm) {
-  Headless h(ImVec2(1280, 720));
+  Headless h(ImVec2(1920, 1080));  // the Stages flow shows context h0 without scrolling
   NullTextures tex;
   App app(&tex);
   ASSERT_TRUE(app.set_state_text(journey()).value("ok", false));

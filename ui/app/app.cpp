@@ -8,6 +8,7 @@
 #include "app/export.h"
 #include "app/help.h"
 #include "app/panels.h"
+#include "app/presets.h"
 #include "imgui_internal.h"  // ImGui::GetActiveID: the control whose edits merge into one undo step
 
 namespace attnviz::ui {
@@ -39,6 +40,7 @@ bool AppModel::apply(const nlohmann::json& state, Change how) {
 App::App(TextureHost* textures) : model_(std::make_unique<AppModel>()) {
   model_->textures = textures;
   model_->apply(default_state());
+  if (!presets().empty()) model_->decimals = presets().front().decimals;  // tutorial 000: PyTorch's 4
 }
 
 App::~App() {

@@ -232,6 +232,7 @@ static void grid_map(AppModel& m, const CompareCache& c, const char* stage, int 
   std::snprintf(title, sizeof title, "%s  (%d×%d)", label, v.rows, v.cols);
   HeatmapSpec spec;
   spec.label = label;
+  spec.exports = &m.exports;
   spec.title = title;
   spec.row_labels = tokens_if(m, v.rows);
   spec.col_labels = is_square_stage(stage) ? tokens_if(m, v.cols) : nullptr;
@@ -276,7 +277,7 @@ static void all_heads(AppModel& m, CompareCache& c) {
   const int R = std::max(v0.rows, 1), C = std::max(v0.cols, 1);
   float label_w = 0;
   for (const auto& t : m.engine.tokens()) label_w = std::max(label_w, ImGui::CalcTextSize(t.c_str()).x);
-  label_w = std::min(label_w, 90.0f) + 14.0f;  // as heatmap() lays out row labels, plus the frame
+  label_w = std::min(label_w, 110.0f) + 14.0f;  // as heatmap_layout() caps row labels (+6), plus the frame
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float spacing = ImGui::GetStyle().ItemSpacing.x + 8.0f;
   const float chrome_h = 2 * ImGui::GetTextLineHeightWithSpacing() + 14.0f;  // title + column labels + gap
@@ -331,6 +332,7 @@ static void difference_map(AppModel& m, CompareCache& c, int a, int b, float wid
   }
   HeatmapSpec spec;
   spec.label = label;
+  spec.exports = &m.exports;
   char title[96];
   std::snprintf(title, sizeof title, "A − B: %s h%d − h%d  (%d×%d)", stage.c_str(), a, b, c.diff.rows, c.diff.cols);
   spec.title = title;
@@ -363,6 +365,7 @@ static void divergence_map(AppModel& m, CompareCache& c) {
   }
   HeatmapSpec spec;
   spec.label = "head divergence";
+  spec.exports = &m.exports;
   char title[80];
   std::snprintf(title, sizeof title, "JS divergence  (%d×%d)", H, H);
   spec.title = title;

@@ -22,7 +22,7 @@ namespace attnviz::ui {
 
 nlohmann::json default_state() {
   const auto& p = presets();
-  if (!p.empty()) return p.front().state;
+  if (!p.empty()) return p.front().state;  // App() also takes its decimals
   return nlohmann::json::object();  // the engine's defaults are tutorial 000 too
 }
 
@@ -50,10 +50,16 @@ static void menu_bar(AppModel& m) {
       if (ImGui::MenuItem(p.title.c_str())) {
         m.apply(p.state);
         m.pinned = CellRef{};
+        m.decimals = p.decimals;
         for (auto& [label, cache] : m.heatmaps) heatmap_reset_view(cache);  // a new scene: whole maps
       }
       item_register(p.title);
-      if (ImGui::IsItemHovered() && !p.about.empty()) ImGui::SetTooltip("%s", p.about.c_str());
+      if (ImGui::IsItemHovered() && !p.about.empty() && ImGui::BeginTooltip()) {  // wrapped: some are a paragraph
+        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 35.0f);
+        ImGui::TextUnformatted(p.about.c_str());
+        ImGui::PopTextWrapPos();
+        ImGui::EndTooltip();
+      }
     }
     ImGui::EndMenu();
   }

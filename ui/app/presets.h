@@ -1,5 +1,7 @@
 // presets.h: the example sessions in assets/presets/*.json, compiled into the app.
-// Each file is {"title": str, "about": str, "state": <session state>}.
+// Each file is {"title": str, "about": str, "decimals": 0|2|3|4 (optional), "state": <session state>}.
+// "decimals" is what View → Decimals becomes when the preset loads: the tutorials'
+// presets ask for the 4 PyTorch prints; absent means auto.
 #pragma once
 #include <string>
 #include <vector>
@@ -18,6 +20,7 @@ const std::vector<PresetSource>& preset_sources();
 struct Preset {
   std::string id, title, about;
   nlohmann::json state;
+  int decimals = 0;  // View → Decimals on loading it (0: auto)
 };
 // Parsed presets, in file-name order.
 const std::vector<Preset>& presets();
