@@ -197,6 +197,36 @@ export async function openApp(t, opts = {}) {
       if (!r) throw new Error(`no heatmap "${label}"`);
       return [r.x + (j + fx) * r.w / cols, r.y + (i + fy) * r.h / rows];
     },
+    // What heatmap `label` drew in the last frame (window.attnviz.heatmapInfo), or null.
+    heatmap: async (label) => {
+      await app.frames(1);
+      return page.evaluate((l) => window.attnviz.heatmapInfo(l), label);
+    },
+    // Scrolls the Stages tab with the wheel until heatmap `label` is wholly inside the
+    // Views window (title and column labels included); returns its heatmapInfo. The
+    // wheel turns over an operation line of the flow, not over a map (maps take the
+    // wheel to zoom where the tab cannot scroll).
+    showMap: async (label) => {
+      const views = await app.rect('Views window');
+      const top = views.y + 40, bottom = views.y + views.h;
+      for (let k = 0; k < 40; k++) {
+        const m = await app.heatmap(label);
+        if (!m) throw new Error(`no heatmap "${label}" is drawn`);
+        const above = m.y - 60 < top, below = m.y + m.h > bottom;
+        if (!above && !below) return m;
+        let handle = null;
+        for (const op of ['op Q', 'op scores', 'op scaled', 'op masked', 'op weights', 'op dropped', 'op context']) {
+          const r = await page.evaluate((l) => window.attnviz.itemRect(l), op);
+          if (r && r.h > 4 && r.y > top && r.y + r.h < bottom) { handle = r; break; }
+        }
+        if (!handle) throw new Error(`no operation line is visible to scroll the Stages tab by (${label})`);
+        await page.mouse.move(handle.x + 5, handle.y + handle.h / 2);
+        await app.frames(1);
+        await page.mouse.wheel(0, below ? 120 : -120);
+        await app.frames(3);
+      }
+      throw new Error(`${label} could not be scrolled into view`);
+    },
     shot: async (name) => {
       fs.mkdirSync(artifactsDir, { recursive: true });
       const file = path.join(artifactsDir, name + '.png');

@@ -13,6 +13,7 @@ import { openApp, repoRoot } from './harness.mjs';
 const journey = JSON.parse(fs.readFileSync(path.join(repoRoot, 'assets/presets/02-your-journey-rand.json'), 'utf8'));
 
 async function hoverCell(app, label, rows, cols, i, j) {
+  if (label.includes(' h')) await app.showMap(label);  // the Stages flow may scroll at this size
   const [x, y] = await app.cellPoint(label, rows, cols, i, j);
   await app.page.mouse.move(x, y);
   await app.frames(3);
@@ -51,6 +52,7 @@ for (const [w, h] of [[1280, 720], [1440, 900], [1920, 1080]]) {
     await app.shot(`inspector-scores-${w}x${h}`);
 
     // Pin a context cell with a click; the Inspector keeps it while the pointer leaves.
+    await app.showMap('context h0');
     await app.click('context h0', { dx: 3, dy: 3 });
     await app.page.mouse.move(w - 10, h - 10);
     await app.frames(3);

@@ -11,33 +11,8 @@ import { openApp } from './harness.mjs';
 const FLOW = ['Q h0', 'K h0', 'V h0', 'scores h0', 'scaled h0', 'masked h0', 'weights h0', 'dropped h0', 'context h0'];
 const SQUARE = new Set(['scores h0', 'scaled h0', 'masked h0', 'weights h0', 'dropped h0']);
 
-const info = async (app, label) => {
-  await app.frames(1);
-  return app.page.evaluate((l) => window.attnviz.heatmapInfo(l), label);
-};
-
-// Scrolls the Stages tab with the wheel (over an operation's line, which is not a
-// map: maps take the wheel to zoom) until the map is wholly inside the Views window.
-async function bringIntoView(app, label) {
-  const views = await app.rect('Views window');
-  for (let k = 0; k < 30; k++) {
-    const m = await info(app, label);
-    assert.ok(m, `${label} is drawn`);
-    const top = views.y + 40, bottom = views.y + views.h;
-    const above = m.y - 60 < top, below = m.y + m.h > bottom;
-    if (!above && !below) return m;
-    let handle = null;
-    for (const op of ['op Q', 'op scores', 'op scaled', 'op masked', 'op weights', 'op dropped', 'op context']) {
-      const r = await app.page.evaluate((l) => window.attnviz.itemRect(l), op);
-      if (r && r.h > 4 && r.y > top && r.y + r.h < bottom) { handle = r; break; }
-    }
-    assert.ok(handle, `an operation line to scroll the Stages tab by is visible (${label})`);
-    await app.page.mouse.move(handle.x + 5, handle.y + handle.h / 2);
-    await app.page.mouse.wheel(0, below ? 120 : -120);
-    await app.frames(3);
-  }
-  assert.fail(`${label} could not be scrolled into view`);
-}
+const info = (app, label) => app.heatmap(label);
+const bringIntoView = (app, label) => app.showMap(label);
 
 async function typeTokens(app, text) {
   await app.type('Tokens', text);

@@ -48,8 +48,18 @@ App::~App() {
     if (cache.tex) model_->textures->destroy(cache.tex);
 }
 
+// The frame's bookkeeping, before any panel draws: what the panels read afterwards
+// is settled here, not in whichever panel happens to draw first.
+static void begin_frame(AppModel& m) {
+  m.engine.new_frame();        // the engine computes what the panels read (lazy pipeline)
+  m.hover = m.hover_next;      // hovered during the last frame: what views highlight now
+  m.hover_next = CellRef{};
+  if (m.view_restoring > 0) --m.view_restoring;  // a restored view's tab bars (share.h)
+  m.history.note_active(ImGui::GetActiveID());   // a released control closes its undo step
+}
+
 void App::frame() {
-  model_->engine.new_frame();  // the engine computes what the panels read (lazy pipeline)
+  begin_frame(*model_);
   draw_panels(*model_);
   export_overlay(*model_);  // export/import notice; the desktop's Open state dialog
 }

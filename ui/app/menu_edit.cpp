@@ -92,7 +92,6 @@ void notify(AppModel& m, std::string text, bool error) {
 }
 
 void edit_menu(AppModel& m) {
-  if (m.view_restoring > 0) --m.view_restoring;
   shortcuts(m);
   if (ImGui::BeginMenu("Edit")) {
     if (ImGui::MenuItem("Undo", "Ctrl+Z", false, m.history.can_undo())) step(m, false);
@@ -109,7 +108,6 @@ void edit_menu(AppModel& m) {
     ImGui::EndMenu();
   }
   item_register("Edit");
-  m.history.note_active(ImGui::GetActiveID());
   notice_line(m);
 }
 

@@ -275,18 +275,24 @@ static void all_heads(AppModel& m, CompareCache& c) {
   // Columns: the count that gives the largest cells, filling the width and the height.
   MatrixView v0 = m.engine.matrix(stage, 0);
   const int R = std::max(v0.rows, 1), C = std::max(v0.cols, 1);
-  float label_w = 0;
-  for (const auto& t : m.engine.tokens()) label_w = std::max(label_w, ImGui::CalcTextSize(t.c_str()).x);
-  label_w = std::min(label_w, 110.0f) + 14.0f;  // as heatmap_layout() caps row labels (+6), plus the frame
+  float token_w = 0;
+  for (const auto& t : m.engine.tokens()) token_w = std::max(token_w, ImGui::CalcTextSize(t.c_str()).x);
+  const float label_w = std::min(token_w, 110.0f) + 14.0f;  // as heatmap_layout() caps row labels (+6), plus the frame
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float spacing = ImGui::GetStyle().ItemSpacing.x + 8.0f;
-  const float chrome_h = 2 * ImGui::GetTextLineHeightWithSpacing() + 14.0f;  // title + column labels + gap
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  // Title + column labels + gap; column labels turn upright (as tall as the longest
+  // token, heatmap_layout.h) when they do not fit across a cell.
+  auto chrome_h = [&](float side) {
+    return line + (token_w + 4.0f <= side ? line : std::min(token_w, 110.0f) + 6.0f) + 14.0f;
+  };
   int cols = 1;
   float cell = 0;
   for (int k = 1; k <= H; ++k) {
     const int rows = (H + k - 1) / k;
     const float w = (avail.x - spacing * (k - 1)) / k;
-    const float side = std::min((w - label_w) / C, (avail.y / rows - chrome_h) / R);
+    float side = std::min((w - label_w) / C, (avail.y / rows - chrome_h(1e9f)) / R);
+    side = std::min(side, (avail.y / rows - chrome_h(side)) / R);
     if (side > cell * 1.05f) {  // clearly larger (relative: cells may be under a pixel)
       cell = side;
       cols = k;

@@ -211,8 +211,6 @@ void keep_windows_on_screen(const LayoutRect& work) {
 void request_layout_reset() { layout_state().reset = true; }
 
 void draw_panels(AppModel& m) {
-  m.hover = m.hover_next;  // hovered during the last frame: what views highlight now
-  m.hover_next = CellRef{};
   menu_bar(m);
 
   const LayoutRect work = work_area();
