@@ -172,6 +172,13 @@ static void measure_labels(HeatmapCache& c) {
   c.measured_fonts = g_fonts.generation;
 }
 
+void heatmap_text_metrics(HeatmapLayoutIn& in) {
+  in.line_h = ImGui::GetTextLineHeight();
+  ImFont* cf = g_fonts.cells ? g_fonts.cells : ImGui::GetFont();
+  in.value_char_w = cf->CalcTextSizeA(kCellFontSize, FLT_MAX, 0.0f, "0").x;
+  in.value_h = kCellFontSize + 1.0f;
+}
+
 static HeatmapLayoutIn layout_input(const HeatmapSpec& spec, const HeatmapCache& c, float avail_w, float avail_h) {
   HeatmapLayoutIn in;
   in.rows = c.rows;
@@ -179,10 +186,7 @@ static HeatmapLayoutIn layout_input(const HeatmapSpec& spec, const HeatmapCache&
   in.avail_w = avail_w;
   in.avail_h = avail_h;
   in.max_cell = spec.max_cell;
-  in.line_h = ImGui::GetTextLineHeight();
-  ImFont* cf = g_fonts.cells ? g_fonts.cells : ImGui::GetFont();
-  in.value_char_w = cf->CalcTextSizeA(kCellFontSize, FLT_MAX, 0.0f, "0").x;
-  in.value_h = kCellFontSize + 1.0f;
+  heatmap_text_metrics(in);
   in.row_label_w = c.row_label_w;
   in.col_label_w = c.col_label_w;
   in.bar_h = spec.show_colour_bar ? heatmap_bar_height() : 0.0f;

@@ -111,6 +111,9 @@ nlohmann::json heatmap_info(const HeatmapCache& cache);
 // Shortest readable form of a value for a tooltip: "-inf", "nan", "0.3374".
 std::string format_value(float v, int digits = 4);
 
+// The fonts' sizes a layout needs: label line height, cell font advance and height.
+void heatmap_text_metrics(HeatmapLayoutIn& in);
+
 // Height of the colour bar band under a map.
 float heatmap_bar_height();
 

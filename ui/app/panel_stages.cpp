@@ -189,10 +189,7 @@ static FlowIn flow_input(AppModel& m, float w, float h) {
   std::snprintf(label, sizeof label, "weights h%d", m.head);
   const HeatmapCache& c = m.heatmap_cache(label);  // label widths as measured when last drawn
   sq.rows = sq.cols = S;
-  sq.line_h = ImGui::GetTextLineHeight();
-  ImFont* cf = g_fonts.cells ? g_fonts.cells : ImGui::GetFont();
-  sq.value_char_w = cf->CalcTextSizeA(kCellFontSize, FLT_MAX, 0.0f, "0").x;
-  sq.value_h = kCellFontSize + 1.0f;
+  heatmap_text_metrics(sq);
   sq.row_label_w = c.row_label_w;
   sq.col_label_w = c.col_label_w;
   sq.bar_h = heatmap_bar_height();
