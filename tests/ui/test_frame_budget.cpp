@@ -102,7 +102,7 @@ TEST(FrameBudget, SteadyFramesAllocateNothingAndUploadNothingOnEveryTab) {
   for (int i = 0; i < 3; ++i) h.frame(app);
   ASSERT_TRUE(app.set_state_text(big_state(256, 12, 768)).value("ok", false));
   // Each tab, and an item only that tab draws (proof the tab is really showing).
-  const char* tabs[][2] = {{"Stages", "dropped h0"},
+  const char* tabs[][2] = {{"Stages", "Q h0"},  // the flow scrolls at S = 256: its first card
                            {"Q K V & output", "output"},
                            {"Compare heads", "weights h11"},
                            {"A/B", "diff h0-h1"},  // sub-tabs of Compare heads

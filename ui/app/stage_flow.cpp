@@ -139,6 +139,8 @@ static bool qkv_values_fit(const FlowIn& in, float box_w) {
   return labels + 2.0f * in.qkv_gap + 3.0f * (float)in.head_dim * col <= box_w;
 }
 
+constexpr float kMinSide = 4.0f;  // px: below this a map with no values still scrolls
+
 FlowOut flow_layout(const FlowIn& in) {
   FlowOut best;
   best.box_w = in.w;
@@ -159,7 +161,15 @@ FlowOut flow_layout(const FlowIn& in) {
     if (inview.decimals >= 0 && !inview.scroll) rank = 3, f = inview;
     else if (free.decimals >= 0) rank = 2, f = free;
     else rank = 1, f = inview;
-    double tie = rank == 2 ? (double)cols : std::min((double)f.cell, 1e5);
+    float used_h = box_h;
+    if (rank == 1 && f.cell < kMinSide * kMinSide) {
+      // Long sequences: cells of at least kMinSide px, the tab scrolling, rather than
+      // every map in view as a speck.
+      const float want_h = in.card_head_h + f.header_h + in.square.bar_h + kMinSide * (float)in.square.rows;
+      Fit g = fit_square(in, box_w, want_h);
+      if (g.cell > f.cell) f = g, used_h = want_h;
+    }
+    double tie = rank == 2 ? (double)cols : std::min((double)std::round(std::sqrt(f.cell) * 4) / 4 * 1e3 + cols, 1e5);
     double key = (double)rank * 1e8 + (double)(f.decimals + 1) * 1e6 + tie;
     if (in.prefer_all_decimals) key += 1e9 * (double)(f.decimals + 1);
     if (key > best_key) {
@@ -168,7 +178,7 @@ FlowOut flow_layout(const FlowIn& in) {
       best.box_w = box_w;
       // Scrolling anyway: rows a line of digits tall, not square, so less scrolls.
       const float line = std::max(in.square.line_h + 4.0f, in.square.value_h + 8.0f);
-      best.box_h = rank == 2 ? in.card_head_h + f.header_h + in.square.bar_h + line * (float)in.square.rows : box_h;
+      best.box_h = rank == 2 ? in.card_head_h + f.header_h + in.square.bar_h + line * (float)in.square.rows : used_h;
       best.decimals = f.decimals;
     }
   }
