@@ -56,11 +56,12 @@ test('a heatmap exports as PNG at 2×: title, labels, cells and colour bar, rend
     const p = png.at(X(cells.x + (j + 0.15) * cells.w / S), Y(cells.y + (i + 0.12) * cells.h / S));
     assert.ok(distance(p, colour('viridis', w.data[i * S + j])) <= 3, `cell (${i},${j}) ${p}`);
   }
-  // Colour bar: 8 px right of the cells, 12 px wide, 32 steps from 1 (top) to 0.
-  const barX = X(cells.x + cells.w + 8 + 6);
+  // Colour bar: under the cells (4 px below, 8 px tall), as wide as them but at
+  // least 120 px, 32 steps from 0 (left) to 1.
+  const barY = Y(cells.y + cells.h + 4 + 4), barW = Math.max(cells.w, 120);
   for (const k of [0, 8, 16, 24, 31]) {
-    const p = png.at(barX, Y(cells.y + cells.h * (k + 0.5) / 32));
-    assert.ok(distance(p, colour('viridis', 1 - (k + 0.5) / 32)) <= 3, `colour bar step ${k}: ${p}`);
+    const p = png.at(X(cells.x + barW * (k + 0.5) / 32), barY);
+    assert.ok(distance(p, colour('viridis', (k + 0.5) / 32)) <= 3, `colour bar step ${k}: ${p}`);
   }
   // Text: the title row, the key labels over the cells and the query labels left of
   // them hold bright glyph pixels; rendered at 2×, many 2×2 blocks are not uniform
