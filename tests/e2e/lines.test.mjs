@@ -125,7 +125,7 @@ test('lines: one colour per head, hover shows one token, a head can be hidden, a
   // (head 0), and the Stages tab outlines row 5 of weights h0.
   const brightest = (px) => Math.max(...px.map((p) => Math.min(...p)));
   const border = async (row) => {
-    const r = await app.rect('weights h0');
+    const r = await app.showMap('weights h0');  // the Stages flow may scroll at this size
     const x = r.x + 7.5 * r.w / 8, y = Math.floor(r.y + row * r.h / 8);  // column 7: masked, dark
     return brightest(await app.pixels([[x, y - 1], [x, y], [x, y + 1]]));
   };
