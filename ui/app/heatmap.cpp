@@ -392,7 +392,7 @@ static void draw_view_state(const HeatmapCache& c, const HeatmapLayout& lay, con
 static void draw_colour_bar(const HeatmapCache& c, const HeatmapSpec& spec, ImVec2 p, float w) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text), dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-  const float bh = 8.0f, th = ImGui::GetTextLineHeight();
+  const float bh = 8.0f;
   w = std::max(w, 120.0f);
   const int steps = 32;
   for (int k = 0; k < steps; ++k) {
@@ -413,7 +413,6 @@ static void draw_colour_bar(const HeatmapCache& c, const HeatmapSpec& spec, ImVe
     float zw = ImGui::CalcTextSize("0").x;
     dl->AddText(ImVec2(p.x + w * 0.5f - zw * 0.5f, p.y + bh + 2), dim, "0");
   }
-  (void)th;
 }
 
 // =============================================================================
