@@ -133,6 +133,32 @@ test('token chips: mark a key as padding from the chip menu, then drag a chip to
   await app.close();
 });
 
+test('token chips: deleting a token takes its explicit embedding row with it; a chip typed as two words becomes two tokens', async (t) => {
+  const app = await openApp(t);
+  const rows = [[1, 0], [0, 1], [0.5, 0.25], [-1, 2]];
+  assert.equal((await app.setState({ tokens: ['a', 'b', 'c', 'd'], d_model: 2, d_out: 2, embedding: { values: rows } })).ok, true);
+  await app.click('token 2', { button: 'right' });
+  await app.click('Delete');
+  let s = await app.state();
+  assert.deepEqual(s.tokens, ['a', 'b', 'd']);
+  assert.deepEqual(s.embedding.values, [rows[0], rows[1], rows[3]], 'row 2 left with its token, the others kept');
+  assert.equal(await app.rect('error'), null, 'no refusal: the state stays valid');
+  const x = await app.matrix('X', 0);
+  assert.deepEqual(Array.from(x.data), [1, 0, 0, 1, -1, 2]);
+
+  // Padding on key 1, then chip 0 edited into two words: the new token is a real key.
+  assert.equal((await app.setState({ tokens: ['a', 'b', 'c'], key_padding: [1, 0, 1] })).ok, true);
+  await app.click('token 0');
+  await app.page.keyboard.press('Control+A');
+  await app.page.keyboard.type('x y');
+  await app.page.keyboard.press('Enter');
+  await app.frames(3);
+  s = await app.state();
+  assert.deepEqual(s.tokens, ['x', 'y', 'b', 'c']);
+  assert.deepEqual(s.key_padding, [1, 1, 0, 1], 'the padded key stays padded, the split adds a real one');
+  await app.close();
+});
+
 test('the colour-blind-safe colormap can be chosen for weights', async (t) => {
   const app = await openApp(t);
   await app.click('View');

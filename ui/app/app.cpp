@@ -14,8 +14,19 @@
 namespace attnviz::ui {
 
 bool AppModel::apply(const nlohmann::json& state, Change how) {
+  State s;
+  Status st = parse_state(state, &s);
+  if (!st.ok) {
+    error = st.error;
+    error_field = st.field;
+    return false;
+  }
+  return apply(std::move(s), how);
+}
+
+bool AppModel::apply(State state, Change how) {
   nlohmann::json before = how == Change::history ? nlohmann::json() : engine.state();
-  Status st = engine.set_state(state);
+  Status st = engine.set_state(std::move(state));
   if (!st.ok) {
     error = st.error;
     error_field = st.field;
@@ -23,7 +34,7 @@ bool AppModel::apply(const nlohmann::json& state, Change how) {
   }
   error.clear();
   error_field.clear();
-  draft = engine.state();
+  draft = engine.typed_state();
   if (before != engine.state()) ++state_serial;
   if (!before.is_null() && before != engine.state())  // undo history (history.h)
     history.record(before.dump(), how == Change::edit ? ImGui::GetActiveID() : 0);

@@ -53,9 +53,11 @@ struct AppModel {
   CellRef hover_next;  // collects this frame's hover
   CellRef pinned;
 
-  // --- editing: controls edit `draft`; a valid draft becomes the state at once, an
-  // invalid one stays here with its reason while the views keep the last valid result
-  nlohmann::json draft;
+  // --- editing: controls edit `draft`, a typed State (attnviz/state.h); a valid
+  // draft becomes the state at once, an invalid one stays here with its reason
+  // while the views keep the last valid result. JSON stays at the edges (share
+  // links, undo, files, presets: the apply(json) overload).
+  State draft;
   std::string tokens_text;             // the `Tokens` box, split on Enter / leaving it
   std::string error;                   // last rejected edit, shown beside its control
   std::string error_field;
@@ -94,6 +96,8 @@ struct AppModel {
 
   // Applies an edited state: on success the views update and the draft becomes
   // the canonical state; on failure the last valid state stays and `error` says why.
+  bool apply(State state, Change how = Change::edit);
+  // The same from JSON (links, undo, files, presets), parsed first.
   bool apply(const nlohmann::json& state, Change how = Change::edit);
   // Applies `draft` (after a control changed it).
   bool apply_draft() { return apply(draft); }

@@ -12,8 +12,12 @@ Status EngineSession::set_state(const nlohmann::json& j) {
   State s;
   Status st = parse_state(j, &s);
   if (!st.ok) return st;
+  return set_state(std::move(s));
+}
+
+Status EngineSession::set_state(State s) {
   auto t0 = std::chrono::steady_clock::now();
-  st = pipeline_.set_state(std::move(s));  // s is not needed again: no copy of its values
+  Status st = pipeline_.set_state(std::move(s));  // s is not needed again: no copy of its values
   engine_ms_last_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (!st.ok) return st;
   state_json_ = state_to_json(pipeline_.state());

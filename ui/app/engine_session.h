@@ -21,8 +21,13 @@ class EngineSession {
  public:
   // Validates and runs `state` (only what lies downstream of the change is
   // recomputed). On error keeps the previous state and results.
+  Status set_state(State state);
+  // The same from JSON (links, undo, files, presets): parse_state() first.
   Status set_state(const nlohmann::json& state);
-  // The current state as JSON (null before the first valid one).
+  // The current state, typed: what panels read (JSON stays at the edges).
+  const State& typed_state() const { return pipeline_.state(); }
+  // The current state as canonical JSON (null before the first valid one), for
+  // the edges: share links, undo history, files.
   const nlohmann::json& state() const { return state_json_; }
   bool has_result() const { return pipeline_.has_result(); }
   const Pipeline& pipeline() const { return pipeline_; }

@@ -1,12 +1,13 @@
 // panel_params.cpp: the Parameters panel: tokens (text box and chips), shapes, mask
 // and dropout, then scaling, embedding and weight initialisation in collapsing
-// headers. Controls edit the draft state; a valid draft is applied at once, an
-// invalid one shows its reason beside the control.
+// headers. Controls edit the typed draft state (AppModel::draft, an attnviz::State);
+// a valid draft is applied at once, an invalid one shows its reason beside the control.
 #include <algorithm>
 #include <cfloat>
 #include <initializer_list>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <sstream>
 
 #include "app/app_model.h"
@@ -19,8 +20,6 @@
 namespace attnviz::ui {
 
 namespace {
-
-using json = nlohmann::json;
 
 std::vector<std::string> split_tokens(const std::string& text) {
   std::istringstream in(text);
@@ -41,71 +40,58 @@ void error_line(const AppModel& m, const char* field) {
   item_register("error");
 }
 
-json& at(json& d, const char* key) { return d[key]; }
+// --- [SECTION] controls bound to fields of the typed draft (AppModel::draft). Each
+// applies the draft when the learner changes it; a refused draft stays, with its reason.
 
-bool combo(const char* label, std::string* value, const char* const* options, int n) {
+// One of an enum's values, shown by the names the state's JSON uses (state.h).
+template <class E>
+bool enum_field(AppModel& m, const char* label, E* value, std::initializer_list<E> options, const char* (*name)(E),
+                const char* tooltip = nullptr) {
   bool changed = false;
-  if (ImGui::BeginCombo(label, value->c_str())) {
-    for (int k = 0; k < n; ++k) {
-      bool sel = *value == options[k];
-      if (ImGui::Selectable(options[k], sel)) {
-        *value = options[k];
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
+  if (ImGui::BeginCombo(label, name(*value))) {
+    for (E o : options)
+      if (ImGui::Selectable(name(o), o == *value) && o != *value) {
+        *value = o;
         changed = true;
       }
-    }
     ImGui::EndCombo();
   }
   item_register(label);
+  if (tooltip && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tooltip);
+  if (changed) m.apply_draft();
   return changed;
 }
 
-// A string field chosen from `options`: applied at once, with an optional tooltip.
-void choice_field(AppModel& m, const char* label, json& obj, const char* key, const char* def,
-                  const char* const* options, int n, const char* tooltip = nullptr) {
-  std::string v = obj.contains(key) && obj[key].is_string() ? obj[key].get<std::string>() : def;
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
-  if (combo(label, &v, options, n)) {
-    obj[key] = v;
-    m.apply_draft();
-  }
-  if (tooltip && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tooltip);
-}
-
-void int_field(AppModel& m, const char* label, json& obj, const char* key, int def, int step = 1) {
-  int v = obj.value(key, def);
+void int_field(AppModel& m, const char* label, int* value, int step = 1) {
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
-  if (ImGui::InputInt(label, &v, step, step * 4)) {
-    obj[key] = v;
-    m.apply_draft();
-  }
+  if (ImGui::InputInt(label, value, step, step * 4)) m.apply_draft();
   item_register(label);
 }
 
-void seed_field(AppModel& m, const char* label, json& obj) {
-  long long v = obj.value("seed", 123LL);
+// A seed, shown signed (as torch.manual_seed takes it; state.h keeps a negative
+// seed s as 2^64 + s), with a "+1" button for the next one.
+void seed_field(AppModel& m, const char* label, uint64_t* seed) {
+  long long v = static_cast<long long>(*seed);
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
   if (ImGui::InputScalar(label, ImGuiDataType_S64, &v, nullptr, nullptr, "%lld")) {
-    obj["seed"] = v;
+    *seed = static_cast<uint64_t>(v);
     m.apply_draft();
   }
   item_register(label);
   ImGui::SameLine();
   ImGui::PushID(label);
   if (ImGui::SmallButton("+1")) {
-    obj["seed"] = v + 1;
+    *seed = static_cast<uint64_t>(v + 1);
     m.apply_draft();
   }
   ImGui::PopID();
 }
 
-bool checkbox(AppModel& m, const char* label, json& obj, const char* key, bool def) {
-  bool v = obj.value(key, def);
-  bool changed = ImGui::Checkbox(label, &v);
+bool checkbox(AppModel& m, const char* label, bool* value) {
+  bool changed = ImGui::Checkbox(label, value);
   item_register(label);
-  if (changed) {
-    obj[key] = v;
-    m.apply_draft();
-  }
+  if (changed) m.apply_draft();
   return changed;
 }
 
@@ -114,156 +100,169 @@ void section(const char* title) {
   ImGui::SeparatorText(title);
 }
 
+// --- [SECTION] token chips
+
 constexpr int kChipRows = 4;  // rows of token chips shown before their box scrolls
+
+// Row edits that keep a (rows × cols) matrix of per-token rows (explicit embedding
+// values) in step with the tokens.
+void erase_row(Tensor& t, int i) {
+  t.data.erase(t.data.begin() + (size_t)i * t.cols, t.data.begin() + (size_t)(i + 1) * t.cols);
+  --t.rows;
+}
+void move_row(Tensor& t, int from, int to) {
+  std::vector<float> r(t.row(from), t.row(from) + t.cols);
+  erase_row(t, from);
+  t.data.insert(t.data.begin() + (size_t)to * t.cols, r.begin(), r.end());
+  ++t.rows;
+}
+
+// What a chip's click, menu or drag asked for this frame (applied after the loop).
+struct ChipEdit {
+  int move_from = -1, move_to = -1, remove = -1, insert_at = -1, toggle_pad = -1;
+};
+
+// Applies a chip edit to the draft: tokens, their padding flags and (when the
+// embedding is explicit) their embedding rows move together.
+void apply_chip_edit(AppModel& m, const ChipEdit& e) {
+  State& d = m.draft;
+  const int n = d.seq_len();
+  std::vector<uint8_t>& pad = d.key_padding;
+  const bool has_pad = (int)pad.size() == n;
+  Tensor* rows = d.embedding.init == EmbeddingInit::values && d.embedding.values.rows == n ? &d.embedding.values
+                                                                                          : nullptr;
+  if (e.move_from >= 0 && e.move_to >= 0 && e.move_from != e.move_to) {
+    std::string t = d.tokens[e.move_from];
+    d.tokens.erase(d.tokens.begin() + e.move_from);
+    d.tokens.insert(d.tokens.begin() + e.move_to, t);
+    if (has_pad) {
+      uint8_t p = pad[e.move_from];
+      pad.erase(pad.begin() + e.move_from);
+      pad.insert(pad.begin() + e.move_to, p);
+    }
+    if (rows) move_row(*rows, e.move_from, e.move_to);
+  } else if (e.remove >= 0) {
+    d.tokens.erase(d.tokens.begin() + e.remove);
+    if (has_pad) pad.erase(pad.begin() + e.remove);
+    if (rows) erase_row(*rows, e.remove);  // the token's embedding row goes with it
+  } else if (e.insert_at >= 0) {
+    // With explicit embedding values a new token has no row: the draft is refused
+    // with a sentence until a row exists (Edit values) or the embedding is seeded again.
+    d.tokens.insert(d.tokens.begin() + e.insert_at, "new");
+    if (has_pad) pad.insert(pad.begin() + e.insert_at, 1);
+  } else if (e.toggle_pad >= 0) {
+    if (!has_pad) pad.assign(n, 1);
+    pad[e.toggle_pad] = pad[e.toggle_pad] == 0 ? 1 : 0;
+    if (std::find(pad.begin(), pad.end(), 0) == pad.end()) pad.clear();  // no padded key: no padding
+  } else {
+    return;
+  }
+  m.apply_draft();
+}
+
+// A chip being edited in place: Enter or leaving it replaces the token by the
+// words typed (several words: several tokens).
+void chip_editor(AppModel& m, int i, int* editing, std::string* buf) {
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+  if (ImGui::IsWindowAppearing() || !ImGui::IsAnyItemActive()) ImGui::SetKeyboardFocusHere();
+  bool enter = ImGui::InputText("##edit", buf, ImGuiInputTextFlags_EnterReturnsTrue);
+  if (!enter && !ImGui::IsItemDeactivated()) return;
+  *editing = -1;
+  auto parts = split_tokens(*buf);
+  if (parts.empty()) return;
+  State& d = m.draft;
+  if ((int)d.key_padding.size() == d.seq_len())
+    d.key_padding.insert(d.key_padding.begin() + i, parts.size() - 1, uint8_t{1});
+  d.tokens.erase(d.tokens.begin() + i);
+  d.tokens.insert(d.tokens.begin() + i, parts.begin(), parts.end());
+  m.apply_draft();
+}
 
 // Token chips: click to edit, right-click for more, drag to reorder.
 void token_chips(AppModel& m) {
-  json& d = m.draft;
-  if (!d.contains("tokens") || !d["tokens"].is_array()) return;
-  json& toks = d["tokens"];
-  json pad = d.contains("key_padding") && d["key_padding"].is_array() ? d["key_padding"] : json();
-  const int n = (int)toks.size();
+  const State& d = m.draft;
+  const int n = d.seq_len();
   static int editing = -1;
   static std::string edit_buf;
-  int move_from = -1, move_to = -1, remove = -1, insert_at = -1, toggle_pad = -1;
+  ChipEdit e;
   const float avail = ImGui::GetContentRegionAvail().x;
   float line_x = 0;
   for (int i = 0; i < n && i < 512; ++i) {
-    std::string t = toks[i].is_string() ? toks[i].get<std::string>() : "?";
-    bool padded = pad.is_array() && i < (int)pad.size() && pad[i] == 0;
+    const std::string& t = d.tokens[i];
+    const bool padded = i < (int)d.key_padding.size() && d.key_padding[i] == 0;
     ImGui::PushID(i);
     if (editing == i) {
-      ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
-      if (ImGui::IsWindowAppearing() || !ImGui::IsAnyItemActive()) ImGui::SetKeyboardFocusHere();
-      bool enter = ImGui::InputText("##edit", &edit_buf, ImGuiInputTextFlags_EnterReturnsTrue);
-      if (enter || ImGui::IsItemDeactivated()) {
-        auto parts = split_tokens(edit_buf);
-        if (!parts.empty()) {
-          toks.erase(toks.begin() + i);
-          for (size_t k = 0; k < parts.size(); ++k) toks.insert(toks.begin() + i + (int)k, parts[k]);
-          if (pad.is_array()) {
-            for (size_t k = 1; k < parts.size(); ++k) pad.insert(pad.begin() + i, 1);
-            d["key_padding"] = pad;
-          }
-          m.apply_draft();
-        }
-        editing = -1;
+      chip_editor(m, i, &editing, &edit_buf);
+      ImGui::PopID();
+      break;  // the tokens may have changed: the rest are drawn next frame
+    }
+    std::string label = padded ? "[pad] " + t : t;
+    float w = ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
+    if (i > 0 && line_x + w < avail) ImGui::SameLine();
+    else line_x = 0;
+    line_x += w + ImGui::GetStyle().ItemSpacing.x;
+    if (padded) ImGui::PushStyleColor(ImGuiCol_Button, IM_COL32(70, 70, 80, 255));
+    if (ImGui::Button(label.c_str())) {
+      editing = i;
+      edit_buf = t;
+    }
+    if (padded) ImGui::PopStyleColor();
+    char reg[32];
+    std::snprintf(reg, sizeof reg, "token %d", i);
+    item_register(reg);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("\"%s\" (token %d)%s\nclick: edit · right-click: more · drag: move",
+                                                  t.c_str(), i, padded ? ", padded key" : "");
+    if (ImGui::BeginDragDropSource()) {
+      ImGui::SetDragDropPayload("ATTNVIZ_TOKEN", &i, sizeof i);
+      ImGui::Text("move \"%s\"", t.c_str());
+      ImGui::EndDragDropSource();
+    }
+    if (ImGui::BeginDragDropTarget()) {
+      if (const ImGuiPayload* p = ImGui::AcceptDragDropPayload("ATTNVIZ_TOKEN")) {
+        e.move_from = *(const int*)p->Data;
+        e.move_to = i;
       }
-    } else {
-      std::string label = padded ? "[pad] " + t : t;
-      float w = ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
-      if (i > 0 && line_x + w < avail) ImGui::SameLine();
-      else line_x = 0;
-      line_x += w + ImGui::GetStyle().ItemSpacing.x;
-      if (padded) ImGui::PushStyleColor(ImGuiCol_Button, IM_COL32(70, 70, 80, 255));
-      if (ImGui::Button(label.c_str())) {
-        editing = i;
-        edit_buf = t;
-      }
-      if (padded) ImGui::PopStyleColor();
-      char reg[32];
-      std::snprintf(reg, sizeof reg, "token %d", i);
-      item_register(reg);
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("\"%s\" (token %d)%s\nclick: edit · right-click: more · drag: move",
-                                                    t.c_str(), i, padded ? ", padded key" : "");
-      if (ImGui::BeginDragDropSource()) {
-        ImGui::SetDragDropPayload("ATTNVIZ_TOKEN", &i, sizeof i);
-        ImGui::Text("move \"%s\"", t.c_str());
-        ImGui::EndDragDropSource();
-      }
-      if (ImGui::BeginDragDropTarget()) {
-        if (const ImGuiPayload* p = ImGui::AcceptDragDropPayload("ATTNVIZ_TOKEN")) {
-          move_from = *(const int*)p->Data;
-          move_to = i;
-        }
-        ImGui::EndDragDropTarget();
-      }
-      if (ImGui::BeginPopupContextItem("chip menu")) {
-        if (menu_item("Edit")) { editing = i; edit_buf = t; }
-        if (menu_item("Insert before")) insert_at = i;
-        if (menu_item("Insert after")) insert_at = i + 1;
-        if (menu_item(padded ? "Unmark padding" : "Mark as padding")) toggle_pad = i;
-        if (menu_item("Delete", false, n > 1)) remove = i;
-        ImGui::EndPopup();
-      }
+      ImGui::EndDragDropTarget();
+    }
+    if (ImGui::BeginPopupContextItem("chip menu")) {
+      if (menu_item("Edit")) { editing = i; edit_buf = t; }
+      if (menu_item("Insert before")) e.insert_at = i;
+      if (menu_item("Insert after")) e.insert_at = i + 1;
+      if (menu_item(padded ? "Unmark padding" : "Mark as padding")) e.toggle_pad = i;
+      if (menu_item("Delete", false, n > 1)) e.remove = i;
+      ImGui::EndPopup();
     }
     ImGui::PopID();
   }
   ImGui::SameLine();
-  if (ImGui::SmallButton("+")) insert_at = n;
+  if (ImGui::SmallButton("+")) e.insert_at = n;
   item_register("add token");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("add a token at the end");
-
-  auto ensure_pad = [&] {
-    if (!pad.is_array() || (int)pad.size() != n) pad = json(std::vector<int>(n, 1));
-  };
-  if (move_from >= 0 && move_to >= 0 && move_from != move_to) {
-    json t = toks[move_from];
-    toks.erase(toks.begin() + move_from);
-    toks.insert(toks.begin() + move_to, t);
-    if (pad.is_array() && (int)pad.size() == n) {
-      json p = pad[move_from];
-      pad.erase(pad.begin() + move_from);
-      pad.insert(pad.begin() + move_to, p);
-      d["key_padding"] = pad;
-    }
-    if (d.contains("embedding") && d["embedding"].contains("values")) {
-      json& rows = d["embedding"]["values"];
-      if (rows.is_array() && (int)rows.size() == n) {
-        json r = rows[move_from];
-        rows.erase(rows.begin() + move_from);
-        rows.insert(rows.begin() + move_to, r);
-      }
-    }
-    m.apply_draft();
-  }
-  if (remove >= 0) {
-    toks.erase(toks.begin() + remove);
-    if (pad.is_array() && (int)pad.size() == n) {
-      pad.erase(pad.begin() + remove);
-      d["key_padding"] = pad;
-    }
-    m.apply_draft();
-  }
-  if (insert_at >= 0) {
-    toks.insert(toks.begin() + insert_at, "new");
-    if (pad.is_array() && (int)pad.size() == n) {
-      pad.insert(pad.begin() + insert_at, 1);
-      d["key_padding"] = pad;
-    }
-    m.apply_draft();
-    editing = insert_at;
+  apply_chip_edit(m, e);
+  if (e.insert_at >= 0) {
+    editing = e.insert_at;
     edit_buf = "new";
-  }
-  if (toggle_pad >= 0) {
-    ensure_pad();
-    pad[toggle_pad] = pad[toggle_pad] == 0 ? 1 : 0;
-    bool any = false;
-    for (auto& v : pad) any |= v == 0;
-    if (any) d["key_padding"] = pad;
-    else d.erase("key_padding");
-    m.apply_draft();
   }
 }
 
-// --- The groups of the panel, top to bottom. What a learner toggles most (the
-// tokens, heads, mask and dropout) comes first and is always open; the rarer set-up
-// (scaling, embedding, weight initialisation) sits in collapsing headers below.
+// --- [SECTION] the groups of the panel, top to bottom. What a learner toggles most
+// (the tokens, heads, mask and dropout) comes first and is always open; the rarer
+// set-up (scaling, embedding, weight initialisation) sits in collapsing headers below.
 
 void tokens_group(AppModel& m) {
-  json& d = m.draft;
   ImGui::TextUnformatted("Tokens");
   ImGui::SetNextItemWidth(-1);
   bool enter = ImGui::InputTextWithHint("##Tokens", "type a sentence, press Enter", &m.tokens_text,
                                         ImGuiInputTextFlags_EnterReturnsTrue);
   item_register("Tokens");
   if (enter || ImGui::IsItemDeactivatedAfterEdit()) {
+    State& d = m.draft;
     auto toks = split_tokens(m.tokens_text);
-    if (toks.size() != d["tokens"].size()) {
-      d.erase("key_padding");
-      if (d.contains("embedding") && d["embedding"].contains("values")) d["embedding"] = {{"init", "torch_randn"}, {"seed", d["embedding"].value("seed", 123)}};
+    if (toks.size() != d.tokens.size()) {  // per-token settings no longer line up
+      d.key_padding.clear();
+      if (d.embedding.init == EmbeddingInit::values) d.embedding = EmbeddingSpec{EmbeddingInit::torch_randn, d.embedding.seed, {}};
     }
-    d["tokens"] = toks;
+    d.tokens = std::move(toks);
     m.apply_draft();
   }
   // The reason comes right under the box, before the chips: a refused 5000-token
@@ -281,16 +280,15 @@ void tokens_group(AppModel& m) {
 }
 
 void shapes_group(AppModel& m) {
-  json& d = m.draft;
+  State& d = m.draft;
   section("Shapes");
-  int_field(m, "d_model", d, "d_model", 4);
+  int_field(m, "d_model", &d.d_model);
   error_line(m, "d_model");
-  int_field(m, "d_out", d, "d_out", 4);
+  int_field(m, "d_out", &d.d_out);
   error_line(m, "d_out");
-  int_field(m, "Heads", d, "num_heads", 1);
+  int_field(m, "Heads", &d.num_heads);
   ImGui::SameLine();
-  int heads = d.value("num_heads", 1), d_out = d.value("d_out", 4);
-  if (heads > 0 && d_out % heads == 0) ImGui::TextDisabled("head_dim %d", d_out / heads);
+  if (d.num_heads > 0 && d.d_out % d.num_heads == 0) ImGui::TextDisabled("head_dim %d", d.d_out / d.num_heads);
   else ImGui::TextDisabled("head_dim ?");
   error_line(m, "num_heads");
 }
@@ -298,8 +296,7 @@ void shapes_group(AppModel& m) {
 // Dropout p: a slider for dragging and, beside it, a field for an exact value
 // (typed; the slider itself also turns into a field with Ctrl+click).
 void dropout_p_control(AppModel& m) {
-  json& dr = at(m.draft, "dropout");
-  const double p = dr.value("p", 0.0);
+  double& p = m.draft.dropout.p;
   const ImGuiStyle& st = ImGui::GetStyle();
   const float field_w = ImGui::GetFontSize() * 3.6f;
   const float label_w = ImGui::CalcTextSize("Dropout p").x;
@@ -307,7 +304,7 @@ void dropout_p_control(AppModel& m) {
   ImGui::SetNextItemWidth(std::max(slider_w, ImGui::GetFontSize() * 5));
   float pf = (float)p;
   if (ImGui::SliderFloat("##Dropout p", &pf, 0.0f, 1.0f, "%.3g")) {
-    dr["p"] = std::round((double)pf * 100.0) / 100.0;
+    p = std::round((double)pf * 100.0) / 100.0;
     m.apply_draft();
   }
   item_register("Dropout p");
@@ -317,12 +314,12 @@ void dropout_p_control(AppModel& m) {
   // keystroke: on the way to typing 1.5, p = 1 would otherwise be applied.
   static double typed = 0.0;
   static bool typing = false;
-  if (!typing) typed = p;
+  if (!typing) typed = m.draft.dropout.p;
   ImGui::SetNextItemWidth(field_w);
   ImGui::InputDouble("##Dropout p value", &typed, 0, 0, "%.4g");
   typing = ImGui::IsItemActive();
   if (ImGui::IsItemDeactivatedAfterEdit()) {
-    at(m.draft, "dropout")["p"] = typed;  // the slider may have replaced `dr`
+    m.draft.dropout.p = typed;  // the slider may have replaced the draft: not `p`
     m.apply_draft();
   }
   item_register("Dropout p value");
@@ -332,14 +329,13 @@ void dropout_p_control(AppModel& m) {
 }
 
 void mask_dropout_group(AppModel& m) {
-  json& d = m.draft;
   section("Mask & dropout");
-  checkbox(m, "Causal mask", d, "causal", false);
+  checkbox(m, "Causal mask", &m.draft.causal);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("each token attends only to itself and the tokens before it");
   dropout_p_control(m);
-  checkbox(m, "Training", at(m.draft, "dropout"), "training", false);
+  checkbox(m, "Training", &m.draft.dropout.training);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("nn.Dropout only drops in training mode; in eval it is the identity");
-  seed_field(m, "Dropout seed", at(m.draft, "dropout"));
+  seed_field(m, "Dropout seed", &m.draft.dropout.seed);
   error_line(m, "dropout");
 }
 
@@ -358,41 +354,44 @@ bool group_header(const AppModel& m, const char* title, bool open_by_default,
 // readable Inspector (1440×900 and up); on a 1280×720 one it starts closed.
 bool scaling_open_by_default() { return ImGui::GetMainViewport()->Size.y >= 820.0f; }
 
-void scaling_group(AppModel& m) {
-  if (!group_header(m, "Scaling and softmax", scaling_open_by_default(), {"scale", "temperature", "mask_fill"}))
-    return;
-  json& d = m.draft;
-  static const char* kScale[] = {"head_dim", "d_out", "none"};
-  choice_field(m, "Scale", d, "scale", "head_dim", kScale, 3,
-               "divide scores by sqrt(head_dim) (standard), sqrt(d_out) (tutorial 000's MultiHeadAttention) or 1");
-  double temp = d.value("temperature", 1.0);
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
-  if (ImGui::InputDouble("Temperature", &temp, 0.1, 0.5, "%.3g")) {
-    d["temperature"] = temp;
-    m.apply_draft();
-  }
-  item_register("Temperature");
-  error_line(m, "temperature");
-  error_line(m, "scale");
-  std::string fill_mode = d.contains("mask_fill") && d["mask_fill"].is_number() ? "number" : "-inf";
-  static const char* kFill[] = {"-inf", "number"};
+const char* fill_mode_name(bool number) { return number ? "number" : "-inf"; }
+
+// Mask fill: −inf (PyTorch's masked_fill(mask, float('-inf'))) or a finite number
+// such as the −1e9 some code uses.
+void mask_fill_control(AppModel& m) {
+  double& fill = m.draft.mask_fill;
+  bool number = std::isfinite(fill);
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
-  if (combo("Mask fill", &fill_mode, kFill, 2)) {
-    d["mask_fill"] = fill_mode == "-inf" ? json("-inf") : json(-1e9);
-    m.apply_draft();
+  if (ImGui::BeginCombo("Mask fill", fill_mode_name(number))) {
+    for (bool o : {false, true})
+      if (ImGui::Selectable(fill_mode_name(o), o == number) && o != number) {
+        fill = o ? -1e9 : -std::numeric_limits<double>::infinity();
+        m.apply_draft();
+      }
+    ImGui::EndCombo();
   }
-  if (fill_mode == "number") {
+  item_register("Mask fill");
+  if (std::isfinite(m.draft.mask_fill)) {
     ImGui::SameLine();
-    double fill = d["mask_fill"].get<double>();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
-    if (ImGui::InputDouble("##fill", &fill, 0, 0, "%.3g")) {
-      d["mask_fill"] = fill;
-      m.apply_draft();
-    }
+    if (ImGui::InputDouble("##fill", &m.draft.mask_fill, 0, 0, "%.3g")) m.apply_draft();
     item_register("Mask fill value");
   }
   error_line(m, "mask_fill");
-  checkbox(m, "Safe softmax", d, "safe_softmax", false);
+}
+
+void scaling_group(AppModel& m) {
+  if (!group_header(m, "Scaling and softmax", scaling_open_by_default(), {"scale", "temperature", "mask_fill"}))
+    return;
+  enum_field(m, "Scale", &m.draft.scale, {ScaleMode::head_dim, ScaleMode::d_out, ScaleMode::none}, scale_mode_name,
+             "divide scores by sqrt(head_dim) (standard), sqrt(d_out) (tutorial 000's MultiHeadAttention) or 1");
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
+  if (ImGui::InputDouble("Temperature", &m.draft.temperature, 0.1, 0.5, "%.3g")) m.apply_draft();
+  item_register("Temperature");
+  error_line(m, "temperature");
+  error_line(m, "scale");
+  mask_fill_control(m);
+  checkbox(m, "Safe softmax", &m.draft.safe_softmax);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("A row whose every key is masked with -inf gives NaN in torch.softmax;\n"
                       "safe softmax (newer scaled_dot_product_attention) gives zeros instead.");
@@ -400,63 +399,58 @@ void scaling_group(AppModel& m) {
 
 void embedding_group(AppModel& m) {
   if (!group_header(m, "Embedding", false, {"embedding", "positional"})) return;
-  json& d = m.draft;
-  json& emb = at(d, "embedding");
-  if (emb.contains("values")) {
+  EmbeddingSpec& emb = m.draft.embedding;
+  if (emb.init == EmbeddingInit::values) {
     ImGui::TextDisabled("explicit values (edited cell by cell)");
     ImGui::SameLine();
     if (ImGui::SmallButton("back to seeded")) {
-      emb = {{"init", "torch_randn"}, {"seed", 123}};
+      emb = EmbeddingSpec{};  // nn.Embedding, seed 123
       m.apply_draft();
     }
   } else {
-    seed_field(m, "Embedding seed", emb);
+    seed_field(m, "Embedding seed", &emb.seed);
   }
   error_line(m, "embedding");
-  static const char* kPos[] = {"none", "sinusoidal"};
-  choice_field(m, "Positional", m.draft, "positional", "none", kPos, 2);
+  enum_field(m, "Positional", &m.draft.positional, {Positional::none, Positional::sinusoidal}, positional_name);
   error_line(m, "positional");
 }
 
 void weights_group(AppModel& m) {
   if (!group_header(m, "Weights", false, {"weights", "qkv_bias", "out_proj", "out_bias"})) return;
-  json& d = m.draft;
-  json& w = at(d, "weights");
-  if (w.contains("W_q")) {
+  if (m.draft.weights.init == WeightInit::values) {
     ImGui::TextDisabled("explicit values");
     ImGui::SameLine();
     if (ImGui::SmallButton("back to seeded##w")) {
-      w = {{"init", "torch_linear"}, {"seed", 123}, {"layout", "fused"}};
+      m.draft.weights = WeightSpec{};
+      m.draft.weights.init = WeightInit::torch_linear;
       m.apply_draft();
     }
   } else {
-    static const char* kInit[] = {"torch_linear", "torch_rand"};
-    choice_field(m, "Init", w, "init", "torch_rand", kInit, 2,
-                 "torch_linear: nn.Linear(d_model, d_out) for query, key, value (then out_proj)\n"
-                 "torch_rand: torch.rand(d_model, d_out) for W_q, W_k, W_v (tutorial 000 / 004 §2)");
-    // A control that applied the draft replaced it: `w` no longer points into it.
-    seed_field(m, "Weight seed", at(m.draft, "weights"));
-    if (at(m.draft, "weights").value("init", std::string("torch_rand")) == "torch_linear") {
-      static const char* kLayout[] = {"fused", "per_head"};
-      choice_field(m, "Layout", at(m.draft, "weights"), "layout", "fused", kLayout, 2,
-                   "fused: one nn.Linear per Q, K, V (MultiHeadAttention)\n"
-                   "per_head: each head its own Q, K, V nn.Linear (MultiHeadAttentionWrapper)");
-    }
+    enum_field(m, "Init", &m.draft.weights.init, {WeightInit::torch_linear, WeightInit::torch_rand}, weight_init_name,
+               "torch_linear: nn.Linear(d_model, d_out) for query, key, value (then out_proj)\n"
+               "torch_rand: torch.rand(d_model, d_out) for W_q, W_k, W_v (tutorial 000 / 004 §2)");
+    seed_field(m, "Weight seed", &m.draft.weights.seed);
+    if (m.draft.weights.init == WeightInit::torch_linear)
+      enum_field(m, "Layout", &m.draft.weights.layout, {WeightLayout::fused, WeightLayout::per_head},
+                 weight_layout_name,
+                 "fused: one nn.Linear per Q, K, V (MultiHeadAttention)\n"
+                 "per_head: each head its own Q, K, V nn.Linear (MultiHeadAttentionWrapper)");
   }
   error_line(m, "weights");
-  checkbox(m, "QKV bias", m.draft, "qkv_bias", false);
-  checkbox(m, "Output projection", m.draft, "out_proj", false);
-  if (m.draft.value("out_proj", false)) {
+  checkbox(m, "QKV bias", &m.draft.qkv_bias);
+  checkbox(m, "Output projection", &m.draft.out_proj);
+  if (m.draft.out_proj) {
     ImGui::SameLine();
-    checkbox(m, "bias##out", m.draft, "out_bias", true);
+    checkbox(m, "bias##out", &m.draft.out_bias);
   }
 }
 
 }  // namespace
 
 void parameters_panel(AppModel& m) {
-  if (!m.draft.is_object()) return;
-  // Each group reads m.draft afresh: a control that applied the draft replaced it.
+  if (!m.engine.has_result()) return;
+  // The groups edit m.draft in place; applying it replaces it with the engine's
+  // canonical state, so each reads its fields afresh rather than keeping references.
   tokens_group(m);
   shapes_group(m);
   mask_dropout_group(m);

@@ -16,7 +16,6 @@ namespace attnviz::ui {
 
 namespace {
 
-using json = nlohmann::json;
 
 // The embedding rows before positions: X itself unless positions are added, in
 // which case the engine materialises them (cached per X version).
@@ -105,15 +104,16 @@ void values_tab(AppModel& m) {
 
   if (ImGui::CollapsingHeader("Embedding (rows of X before positions)", ImGuiTreeNodeFlags_DefaultOpen)) {
     if (value_grid("embedding", embedding_rows(m), &m.engine.tokens(), &i, &j, &v) && finite_or_say("embedding")) {
-      json d = state_to_json(materialize_embedding(p.state()));
-      d["embedding"]["values"][i][j] = v;
-      m.draft = d;
+      m.draft = materialize_embedding(p.state());
+      m.draft.embedding.values.at(i, j) = v;
       m.apply_draft();
     }
   }
-  struct W { const char* name; Stage stage; };
-  const W ws[] = {{"W_q", Stage::W_q}, {"W_k", Stage::W_k}, {"W_v", Stage::W_v}, {"W_o", Stage::W_o},
-                  {"b_q", Stage::b_q}, {"b_k", Stage::b_k}, {"b_v", Stage::b_v}, {"b_o", Stage::b_o}};
+  struct W { const char* name; Stage stage; Tensor WeightSpec::*values; };
+  const W ws[] = {{"W_q", Stage::W_q, &WeightSpec::W_q}, {"W_k", Stage::W_k, &WeightSpec::W_k},
+                  {"W_v", Stage::W_v, &WeightSpec::W_v}, {"W_o", Stage::W_o, &WeightSpec::W_o},
+                  {"b_q", Stage::b_q, &WeightSpec::b_q}, {"b_k", Stage::b_k, &WeightSpec::b_k},
+                  {"b_v", Stage::b_v, &WeightSpec::b_v}, {"b_o", Stage::b_o, &WeightSpec::b_o}};
   for (const W& w : ws) {
     const Tensor* t = p.matrix(w.stage);
     if (!t) continue;
@@ -121,10 +121,8 @@ void values_tab(AppModel& m) {
     std::snprintf(header, sizeof header, "%s  (%d×%d)", w.name, t->rows, t->cols);
     if (ImGui::CollapsingHeader(header)) {
       if (value_grid(w.name, *t, nullptr, &i, &j, &v) && finite_or_say(w.name)) {
-        json d = state_to_json(materialize_weights(p.state()));
-        json& cell = t->rows == 1 ? d["weights"][w.name][j] : d["weights"][w.name][i][j];
-        cell = v;
-        m.draft = d;
+        m.draft = materialize_weights(p.state());
+        (m.draft.weights.*w.values).at(i, j) = v;  // a bias is (1 × d_out): i is 0
         m.apply_draft();
       }
     }
