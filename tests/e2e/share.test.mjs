@@ -321,7 +321,8 @@ test('non-ASCII typing into Tokens: accents from the keyboard, Chinese through a
   await app.frames(2);
   await keys.press('Enter');
   await app.frames(3);
-  assert.deepEqual((await app.state()).tokens, ['我', '中文', 'ok']);
+  // Split "words & characters" (the default): each Han character is a token.
+  assert.deepEqual((await app.state()).tokens, ['我', '中', '文', 'ok']);
   await app.page.waitForFunction(() => !window.attnviz.frameStats().fonts_pending);
   await app.frames(3);
   await app.shot('ime-committed');

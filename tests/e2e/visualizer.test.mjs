@@ -159,6 +159,51 @@ test('token chips: deleting a token takes its explicit embedding row with it; a 
   await app.close();
 });
 
+test('Chinese typed without spaces: one token per character, words and punctuation kept; Split chooses; a chip may hold 自然', async (t) => {
+  const app = await openApp(t);
+  const cdp = await app.page.context().newCDPSession(app.page);
+  await app.click('Tokens');
+  await app.page.keyboard.press('Control+A');
+  await cdp.send('Input.insertText', { text: '我爱自然语言处理, GPT-2 很好' });  // as an input method commits it
+  await app.frames(2);
+  await app.page.keyboard.press('Enter');
+  await app.frames(3);
+  const chars = ['我', '爱', '自', '然', '语', '言', '处', '理', ',', 'GPT-2', '很', '好'];
+  assert.deepEqual((await app.state()).tokens, chars);
+  assert.ok(await app.rect('token 11'), 'a chip per token');
+
+  // Split → whitespace only splits the box's text again at once, like text.split().
+  await app.click('Split');
+  await app.click('whitespace only');
+  await app.frames(3);
+  assert.deepEqual((await app.state()).tokens, ['我爱自然语言处理,', 'GPT-2', '很好']);
+  await app.click('Split');
+  await app.click('words & characters');
+  await app.frames(3);
+  assert.deepEqual((await app.state()).tokens, chars);
+
+  // A chip edited on its own keeps what is typed: 自 becomes 自然, then 然 goes.
+  await app.click('token 2');
+  await app.page.keyboard.press('Control+A');
+  await cdp.send('Input.insertText', { text: '自然' });
+  await app.frames(2);
+  await app.page.keyboard.press('Enter');
+  await app.frames(3);
+  await app.click('token 3', { button: 'right' });
+  await app.click('Delete');
+  const edited = ['我', '爱', '自然', '语', '言', '处', '理', ',', 'GPT-2', '很', '好'];
+  assert.deepEqual((await app.state()).tokens, edited);
+  // Enter in the box without changing its text keeps the chip whole.
+  await app.click('Tokens');
+  await app.page.keyboard.press('Enter');
+  await app.frames(3);
+  assert.deepEqual((await app.state()).tokens, edited);
+  await app.page.waitForFunction(() => !window.attnviz.frameStats().fonts_pending);
+  await app.frames(3);
+  await app.shot('cjk-split');
+  await app.close();
+});
+
 test('the colour-blind-safe colormap can be chosen for weights', async (t) => {
   const app = await openApp(t);
   await app.click('View');

@@ -43,7 +43,10 @@ bool AppModel::apply(State state, Change how) {
   if (pinned.valid && !engine.matrix(pinned.stage, pinned.head).data) pinned = CellRef{};
   std::string joined;
   for (const auto& t : engine.tokens()) joined += (joined.empty() ? "" : " ") + t;
-  tokens_text = joined;
+  // The Tokens box keeps what was typed while it still gives these tokens
+  // ("我爱自然, GPT-2"); otherwise (a preset, a chip edit) it shows them spaced.
+  if (split_text(tokens_text, split) != engine.tokens()) tokens_text = joined;
+  tokens_edited = false;
   if (fonts_collect_glyphs(joined.c_str(), glyphs)) ++glyphs_version;
   return true;
 }

@@ -12,6 +12,7 @@
 #include "app/history.h"
 #include "app/share.h"
 #include "app/texture_host.h"
+#include "app/tokenize.h"
 
 namespace attnviz::ui {
 
@@ -59,6 +60,9 @@ struct AppModel {
   // links, undo, files, presets: the apply(json) overload).
   State draft;
   std::string tokens_text;             // the `Tokens` box, split on Enter / leaving it
+  SplitMode split = SplitMode::words_and_chars;  // how (tokenize.h); part of the shared view
+  bool split_now = false;              // the Split choice changed: split the box's text again
+  bool tokens_edited = false;          // the box's text was edited since the last apply
   std::string error;                   // last rejected edit, shown beside its control
   std::string error_field;
 

@@ -8,25 +8,18 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <sstream>
 
 #include "app/app_model.h"
 #include "app/fonts.h"
 #include "app/item_registry.h"
 #include "app/panels.h"
+#include "app/tokenize.h"
 #include "imgui.h"
 #include "imgui_stdlib.h"
 
 namespace attnviz::ui {
 
 namespace {
-
-std::vector<std::string> split_tokens(const std::string& text) {
-  std::istringstream in(text);
-  std::vector<std::string> out;
-  for (std::string t; in >> t;) out.push_back(t);
-  return out;
-}
 
 // The reason the draft was refused, under the control it concerns.
 void error_line(const AppModel& m, const char* field) {
@@ -160,15 +153,15 @@ void apply_chip_edit(AppModel& m, const ChipEdit& e) {
   m.apply_draft();
 }
 
-// A chip being edited in place: Enter or leaving it replaces the token by the
-// words typed (several words: several tokens).
+// A chip being edited in place: Enter or leaving it replaces the token by what was
+// typed, split only at spaces (自然 stays one token; "a b" becomes two).
 void chip_editor(AppModel& m, int i, int* editing, std::string* buf) {
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
   if (ImGui::IsWindowAppearing() || !ImGui::IsAnyItemActive()) ImGui::SetKeyboardFocusHere();
   bool enter = ImGui::InputText("##edit", buf, ImGuiInputTextFlags_EnterReturnsTrue);
   if (!enter && !ImGui::IsItemDeactivated()) return;
   *editing = -1;
-  auto parts = split_tokens(*buf);
+  auto parts = split_text(*buf, SplitMode::whitespace);
   if (parts.empty()) return;
   State& d = m.draft;
   if ((int)d.key_padding.size() == d.seq_len())
@@ -249,15 +242,49 @@ void token_chips(AppModel& m) {
 // (the tokens, heads, mask and dropout) comes first and is always open; the rarer
 // set-up (scaling, embedding, weight initialisation) sits in collapsing headers below.
 
+// Split: how the box's text becomes tokens (tokenize.h). Choosing a mode splits
+// the box's text again at once, so the two can be compared.
+void split_control(AppModel& m) {
+  static const char* const kLabel[] = {"words & characters", "whitespace only"};
+  const char* tip =
+      "words & characters: each Chinese/Japanese/Korean character is a token, words stay whole (GPT-2, don't),\n"
+      "punctuation is a token of its own. whitespace only: what spaces separate, like text.split().\n"
+      "A chip edited on its own keeps what you type (自然 stays one token).";
+  const float w = ImGui::CalcTextSize(kLabel[0]).x + ImGui::GetFrameHeight() + 2 * ImGui::GetStyle().FramePadding.x;
+  ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetContentRegionMax().x - w - ImGui::CalcTextSize("Split").x -
+                                                       ImGui::GetStyle().ItemInnerSpacing.x));
+  ImGui::SetNextItemWidth(w);
+  const int cur = static_cast<int>(m.split);
+  if (ImGui::BeginCombo("Split", kLabel[cur])) {
+    for (int k = 0; k < 2; ++k) {
+      if (ImGui::Selectable(kLabel[k], k == cur) && k != cur) {
+        m.split = static_cast<SplitMode>(k);
+        m.split_now = true;
+      }
+      item_register(kLabel[k]);
+    }
+    ImGui::EndCombo();
+  }
+  item_register("Split");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tip);
+}
+
 void tokens_group(AppModel& m) {
+  ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted("Tokens");
+  split_control(m);
   ImGui::SetNextItemWidth(-1);
   bool enter = ImGui::InputTextWithHint("##Tokens", "type a sentence, press Enter", &m.tokens_text,
                                         ImGuiInputTextFlags_EnterReturnsTrue);
   item_register("Tokens");
-  if (enter || ImGui::IsItemDeactivatedAfterEdit()) {
+  if (ImGui::IsItemEdited()) m.tokens_edited = true;
+  // Enter or leaving the box splits its text when it was edited (so Enter on the
+  // text as shown keeps chips edited by hand, such as 自然), and so does a new Split.
+  if (((enter || ImGui::IsItemDeactivated()) && m.tokens_edited) || m.split_now) {
+    m.split_now = false;
+    m.tokens_edited = false;
     State& d = m.draft;
-    auto toks = split_tokens(m.tokens_text);
+    auto toks = split_text(m.tokens_text, m.split);
     if (toks.size() != d.tokens.size()) {  // per-token settings no longer line up
       d.key_padding.clear();
       if (d.embedding.init == EmbeddingInit::values) d.embedding = EmbeddingSpec{EmbeddingInit::torch_randn, d.embedding.seed, {}};
@@ -471,7 +498,7 @@ float parameters_height_wanted() {
   const float chips = frame + 2 * st.FramePadding.y + st.ItemSpacing.y;
   const float section = text + 2 * st.ItemSpacing.y + st.SeparatorTextPadding.y * 2;
   const float scaling = row + (scaling_open_by_default() ? 4 * row : 0.0f);
-  const float controls = text + row + chips + 2 * section + 3 * row + 4 * row + st.ItemSpacing.y +
+  const float controls = row /* Tokens and Split */ + row + chips + 2 * section + 3 * row + 4 * row + st.ItemSpacing.y +
                          scaling + 2 * row;
   return title + 2 * st.WindowPadding.y + controls;
 }
