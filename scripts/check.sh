@@ -34,7 +34,10 @@ e2e_for_changes() {
       ui/app/heatmap* | ui/app/panel_stages* | ui/app/stage_flow* | ui/app/fonts*) picks+=(legible visualizer) ;;
       ui/app/engine_session* | engine/src/materialize* | engine/src/pipeline* | engine/src/carry*) picks+=(lazy visualizer) ;;
       engine/src/parallel* | ui/platform/main_web* | web/site/*glue*) picks+=(threads load) ;;
-      ui/app/menu_file* | ui/app/history* | engine/src/state_parse* | engine/src/json_text*) picks+=(hostile) ;;
+      ui/app/menu_file*) picks+=(hostile torch) ;;
+      ui/app/history* | engine/src/state_parse* | engine/src/json_text*) picks+=(hostile) ;;
+      ui/app/menu_edit*) picks+=(share torch) ;;
+      engine/src/torch_script* | engine/cli/*) picks+=(torch) ;;
       web/* | ui/platform/*) picks+=(load visualizer) ;;
       ui/* | assets/* | engine/* | CMakeLists.txt | cmake/*) picks+=(visualizer) ;;
     esac

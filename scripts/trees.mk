@@ -7,6 +7,7 @@
 #   b-TREE       configure (idempotent, a few seconds) and build everything in build/TREE
 #   site-TREE    only the app in a WebAssembly tree (what `make run` needs)
 #   site         both WebAssembly apps, and attnviz-mt's files copied into build/wasm/site
+#   cli-wasm     build/wasm's attnviz-cli.js, after its app (the browser tests read it)
 #   s-SUITE      run one test suite (scripts/suite.sh: its JUnit report and wall time)
 #   suites       every suite of `make test`
 #
@@ -22,7 +23,7 @@ FLAGS := -DATTNVIZ_BUILD_UI=ON -DATTNVIZ_BUILD_TESTS=ON -DATTNVIZ_SANITIZE=OFF
 DEBUG_FLAGS := -DCMAKE_BUILD_TYPE=Release '-DCMAKE_CXX_FLAGS_RELEASE=-O1 -g1' '-DCMAKE_C_FLAGS_RELEASE=-O1 -g1'
 Q := >/dev/null
 
-.PHONY: b-native b-wasm b-wasm-mt b-asan b-tsan b-fuzz site-wasm site-wasm-mt site \
+.PHONY: b-native b-wasm b-wasm-mt b-asan b-tsan b-fuzz site-wasm site-wasm-mt site cli-wasm \
         c-native c-wasm c-wasm-mt c-asan c-tsan \
         s-native s-wasm s-wasm-mt s-native-asan s-native-tsan s-fuzz s-e2e others suites
 
@@ -61,8 +62,14 @@ site: site-wasm site-wasm-mt
 	cp build/wasm-mt/site/attnviz-mt.js build/wasm-mt/site/attnviz-mt.wasm \
 	   build/wasm-mt/site/attnviz-mt.worker.js build/wasm/site/
 
+# The CLI beside the page, for tests/e2e/torch.test.mjs (the page's PyTorch export
+# must be `attnviz-cli export-torch` of its state): after site-wasm, not beside it,
+# since both build in build/wasm.
+cli-wasm: site-wasm
+	+scripts/timed.sh cli-wasm cmake --build build/wasm --target attnviz-cli
+
 # --- suites (scripts/suite.sh says what each runs).
-s-e2e: site
+s-e2e: site cli-wasm
 	scripts/suite.sh e2e
 s-native: b-native
 	scripts/suite.sh native

@@ -2,6 +2,8 @@
 // attnviz-cli.js).
 //
 //   attnviz-cli run FILE|-    read a session state, print the report (one JSON object)
+//   attnviz-cli export-torch FILE|- [--lang L]   read a session state, print it as a PyTorch
+//                             script (attnviz/torch_script.h; comments in language L, "en")
 //   attnviz-cli version       print {"name", "version", "state_version"} as one JSON line
 //   attnviz-cli bench --tokens S --d-model D --heads H [...]   timings as one JSON line (bench.cpp)
 //
@@ -27,6 +29,7 @@
 #include "attnviz/pipeline.h"
 #include "attnviz/report.h"
 #include "attnviz/state.h"
+#include "attnviz/torch_script.h"
 #include "bench.h"
 
 namespace {
@@ -84,23 +87,68 @@ bool read_input(const std::string& path, std::string* text, std::string* error) 
 
 using CommandFn = int (*)(int argc, char** argv);  // argv[0] is the subcommand
 
+// Reads and parses the state in FILE (or standard input for "-"); on failure
+// reports the error (exit 2) and returns false with *exit_code set.
+bool read_state(const char* path, attnviz::State* state, int* exit_code) {
+  std::string text, error;
+  if (!read_input(path, &text, &error)) {
+    *exit_code = report_error(kExitBadInput, error, "");
+    return false;
+  }
+  const attnviz::Status st = attnviz::parse_state_text(text, state);
+  if (!st.ok) {
+    *exit_code = report_error(kExitBadInput, st.error, st.field);
+    return false;
+  }
+  return true;
+}
+
 int cmd_run(int argc, char** argv) {
   if (argc != 2) {
     return report_error(kExitBadInput, "usage: attnviz-cli run FILE (or - for standard input)", "");
   }
-  std::string text, error;
-  if (!read_input(argv[1], &text, &error)) return report_error(kExitBadInput, error, "");
   attnviz::State state;
-  attnviz::Status st = attnviz::parse_state_text(text, &state);
-  if (!st.ok) return report_error(kExitBadInput, st.error, st.field);
-  text.clear();
-  text.shrink_to_fit();
+  int code = kExitOk;
+  if (!read_state(argv[1], &state, &code)) return code;
   attnviz::Pipeline pipeline;
-  st = pipeline.set_state(std::move(state));
+  const attnviz::Status st = pipeline.set_state(std::move(state));
   if (!st.ok) return report_error(kExitBadInput, st.error, st.field);
   const std::string out = attnviz::report_text(pipeline);
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fputc('\n', stdout);
+  return std::fflush(stdout) == 0 ? kExitOk : kExitInternal;
+}
+
+// The state as a PyTorch script that computes the same stages (docs/engine.md,
+// "PyTorch script"); `python3 script.py --json` prints this state's report.
+int cmd_export_torch(int argc, char** argv) {
+  const std::string usage = "usage: attnviz-cli export-torch FILE (or - for standard input) [--lang LANG]";
+  attnviz::TorchScriptOptions options;
+  const char* path = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--lang") {
+      if (i + 1 >= argc) return report_error(kExitBadInput, "--lang needs a language; " + usage, "--lang");
+      options.language = argv[++i];
+      if (!attnviz::torch_script_has_language(options.language)) {
+        std::string known;
+        for (const std::string& l : attnviz::torch_script_languages()) known += (known.empty() ? "" : ", ") + l;
+        return report_error(kExitBadInput,
+                            "there are no comments in language \"" + options.language + "\" (known: " + known + ")",
+                            "--lang");
+      }
+    } else if (path == nullptr && (arg == "-" || arg.rfind("--", 0) != 0)) {
+      path = argv[i];
+    } else {
+      return report_error(kExitBadInput, "unexpected argument \"" + arg + "\"; " + usage, "");
+    }
+  }
+  if (path == nullptr) return report_error(kExitBadInput, usage, "");
+  attnviz::State state;
+  int code = kExitOk;
+  if (!read_state(path, &state, &code)) return code;
+  const std::string out = attnviz::torch_script(state, options);
+  std::fwrite(out.data(), 1, out.size(), stdout);
   return std::fflush(stdout) == 0 ? kExitOk : kExitInternal;
 }
 
@@ -121,6 +169,7 @@ struct Command {
 
 const Command kCommands[] = {
     {"run", "run FILE|-", cmd_run},
+    {"export-torch", "export-torch FILE|- [--lang LANG]", cmd_export_torch},
     {"version", "version", cmd_version},
     {"bench", "bench --tokens S --d-model D --heads H [--causal] [--reps N] [--d-out D2] [--seed N]",
      attnviz_cli::cmd_bench},

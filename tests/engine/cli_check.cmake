@@ -4,7 +4,8 @@
 #   EXPECT_EXIT  0 or 2
 #   EXPECT_FIELD the "field" the JSON error must name (exit 2 only; may be empty)
 #   EXPECT_STDOUT_FILE  optional: stdout must equal this file's bytes exactly
-# Exit 0: stdout is one JSON object (a report, or the version line), stderr empty.
+# Exit 0: stdout is one JSON object (a report, or the version line), or for
+# export-torch a Python script, stderr empty.
 # Exit 2: stdout empty, stderr one JSON line {"error": "<non-empty>", "field": EXPECT_FIELD}.
 string(REPLACE "|" ";" cmd "${CLI}")
 if(NOT "${ARGS}" STREQUAL "")
@@ -19,9 +20,17 @@ if(EXPECT_EXIT EQUAL 0)
   if(NOT "${err}" STREQUAL "")
     message(FATAL_ERROR "unexpected stderr: ${err}")
   endif()
-  string(JSON type ERROR_VARIABLE jerr TYPE "${out}")
-  if(NOT "${type}" STREQUAL "OBJECT")
-    message(FATAL_ERROR "stdout is not one JSON object (${jerr}): ${out}")
+  string(FIND "${ARGS}" "export-torch|" is_script)
+  if(is_script EQUAL 0)
+    string(FIND "${out}" "#!/usr/bin/env python3\n" shebang)
+    if(NOT shebang EQUAL 0)
+      message(FATAL_ERROR "stdout is not a Python script: ${out}")
+    endif()
+  else()
+    string(JSON type ERROR_VARIABLE jerr TYPE "${out}")
+    if(NOT "${type}" STREQUAL "OBJECT")
+      message(FATAL_ERROR "stdout is not one JSON object (${jerr}): ${out}")
+    endif()
   endif()
   if(NOT "${EXPECT_STDOUT_FILE}" STREQUAL "")
     file(READ "${EXPECT_STDOUT_FILE}" golden)

@@ -1,7 +1,8 @@
 // test_export.cpp: the export formats (CSV, TSV, JSON) give back the engine's
 // float32 numbers exactly, spell −inf/+inf/NaN out and quote labels; a heatmap's
-// right-click menu copies TSV and queues CSV/JSON/PNG requests; importing a state
-// file applies it, and a bad one keeps the state with a sentence.
+// right-click menu copies TSV and queues CSV/JSON/PNG requests; File → Export
+// PyTorch script and Edit → Copy as PyTorch hand over the engine's script; importing
+// a state file applies it, and a bad one keeps the state with a sentence.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +14,8 @@
 #include <fstream>
 #include <random>
 
+#include "attnviz/state.h"
+#include "attnviz/torch_script.h"
 #include "app/app.h"
 #include "app/export.h"
 #include "app/fonts.h"
@@ -158,6 +161,36 @@ TEST(ExportMenu, RightClickCopiesTsvAndQueuesFiles) {
   EXPECT_GE(panel[0] + panel[2], cells[0] + cells[2]);
   EXPECT_GT(panel[1] + panel[3], cells[1] + cells[3] + 12) << "and the colour bar under them";
   pending.clear();
+}
+
+// The app computes nothing here: both menu items hand over the engine's
+// torch_script() of the state shown (tests/engine/test_torch_script.cpp checks the text).
+TEST(ExportMenu, PyTorchScriptIsTheEnginesScriptOfTheStateShown) {
+  Headless h;
+  NullTextures tex;
+  App app(&tex);
+  for (int i = 0; i < 3; ++i) h.frame(app);
+  h.click(app, "Causal mask");  // not the default state
+  attnviz::State shown;
+  ASSERT_TRUE(attnviz::parse_state_text(app.state_json(), &shown).ok);
+  ASSERT_TRUE(shown.causal);
+  const std::string want = attnviz::torch_script(shown);
+
+  h.click(app, "File");
+  h.click(app, "Export PyTorch script");
+  auto& pending = app.exports().pending;
+  ASSERT_EQ(pending.size(), 1u);
+  EXPECT_EQ(pending[0].kind, ui::ExportKind::file);
+  EXPECT_EQ(pending[0].filename, "attnviz.py");
+  EXPECT_EQ(pending[0].mime, "text/x-python");
+  EXPECT_EQ(pending[0].bytes, want);
+  pending.clear();
+
+  h.click(app, "Edit");
+  h.click(app, "Copy as PyTorch");
+  EXPECT_EQ(std::string(ImGui::GetClipboardText()), want);
+  const std::string notice = app.notice().value("text", "");
+  EXPECT_NE(notice.find("PyTorch script copied"), std::string::npos) << notice;
 }
 
 TEST(ExportMenu, RightDragPansWithoutOpeningTheMenu) {

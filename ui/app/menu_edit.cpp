@@ -1,14 +1,16 @@
-// menu_edit.cpp: the Edit menu (Undo, Redo, Copy share link, Paste state), its
-// keyboard shortcuts, and the notice line under the menu bar that says what
-// happened (a link copied, a paste refused and why).
+// menu_edit.cpp: the Edit menu (Undo, Redo, Copy share link, Paste state, Copy as
+// PyTorch), its keyboard shortcuts, and the notice line under the menu bar that
+// says what happened (a link copied, a paste refused and why).
 //
 // Shortcuts: Ctrl+Z undo; Ctrl+Shift+Z and Ctrl+Y redo; Ctrl+V outside a text field
 // pastes a state (in the browser the page's paste event does that). While an ImGui
 // text field is active these keys belong to it (ImGui's own text undo and paste).
 #include <algorithm>
 #include <optional>
+#include <string>
 #include <utility>
 
+#include "attnviz/torch_script.h"
 #include "app/app_model.h"
 #include "app/item_registry.h"
 #include "app/share.h"
@@ -31,6 +33,18 @@ void step(AppModel& m, bool forward) {
     return;
   }
   m.pinned = m.pinned.valid && m.engine.matrix(m.pinned.stage, m.pinned.head).data ? m.pinned : CellRef{};
+}
+
+// The state as the engine's PyTorch script (attnviz/torch_script.h), on the system
+// clipboard through ImGui's clipboard hook (the platform's: navigator.clipboard in
+// the browser, which reports a refusal itself; SDL's on the desktop).
+void copy_as_pytorch(AppModel& m) {
+  const std::string script = torch_script(m.engine.pipeline().state());
+  ImGui::SetClipboardText(script.c_str());
+  const long lines = std::count(script.begin(), script.end(), '\n');
+  notify(m, "PyTorch script copied (" + std::to_string(lines) +
+             " lines): save it as a .py file and run it with python3; --json prints attnviz's report.",
+         false);
 }
 
 bool text_field_active() {
@@ -105,6 +119,9 @@ void edit_menu(AppModel& m) {
     if (ImGui::MenuItem("Paste state", "Ctrl+V", false, (bool)m.share.paste_state)) m.share.paste_state();
     item_register("Paste state");
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Open a share link or a state JSON from the clipboard");
+    if (ImGui::MenuItem("Copy as PyTorch")) copy_as_pytorch(m);
+    item_register("Copy as PyTorch");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("This state as a PyTorch script (the text File > Export PyTorch script saves)");
     ImGui::EndMenu();
   }
   item_register("Edit");

@@ -1,5 +1,6 @@
-// menu_file.cpp: the File menu (Save state, Open state…, Export window as PNG),
-// importing state files, and passing their sentences to the app's notice line.
+// menu_file.cpp: the File menu (Save state, Open state…, Export PyTorch script,
+// Export window as PNG), importing state files, and passing their sentences to the
+// app's notice line.
 // Per-matrix exports live on the heatmaps (export.cpp, export_context_menu).
 #include <cstdio>
 #include <filesystem>
@@ -7,6 +8,7 @@
 #include <iterator>
 
 #include "attnviz/state.h"
+#include "attnviz/torch_script.h"
 #include "app/app_model.h"
 #include "app/export.h"
 #include "app/item_registry.h"
@@ -97,6 +99,13 @@ void file_menu(AppModel& m) {
     }
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Or drop a .json state file on the window.");
+  if (menu_item("Export PyTorch script")) {
+    // The engine writes the script (attnviz/torch_script.h); the app only delivers it.
+    export_request_file(m.exports, "attnviz.py", "text/x-python", torch_script(m.engine.pipeline().state()));
+  }
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("attnviz.py: this state in PyTorch, as the tutorials write it. python3 attnviz.py prints\n"
+                      "every stage; python3 attnviz.py --json prints them in attnviz-cli's report format.");
   ImGui::Separator();
   if (menu_item("Export window as PNG (2×)")) export_request_png(m.exports, "", "attnviz-window.png", 2.0f);
   ImGui::TextDisabled("One matrix: right-click its heatmap");

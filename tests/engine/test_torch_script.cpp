@@ -1,0 +1,172 @@
+// The PyTorch script generator (attnviz/torch_script.h) on its own: what each
+// state field becomes, the message tables, escaping. Every build runs these (the
+// page's download is made by the wasm build); running the scripts with python3
+// and torch against the engine is torch_script_check.cpp (native only), and the
+// exact bytes for three states are tests/engine/data/torch_script/*.py (ctest
+// cli_export_torch_*, native and wasm).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "attnviz/state.h"
+#include "attnviz/torch_script.h"
+#include "engine_test_util.h"
+
+namespace {
+
+using attnviz::torch_script;
+using attnviz_test::state_from;
+
+bool has(const std::string& script, const std::string& text) { return script.find(text) != std::string::npos; }
+
+TEST(TorchScript, TheDefaultStateIsTutorial000InItsOrder) {
+  const std::string py = torch_script(state_from("{}"));
+  // Seeds and draws in the tutorial's order: the embedding, then the weights.
+  const std::vector<std::string> in_order = {
+      "#!/usr/bin/env python3\n",
+      "import torch\n",
+      "tokens = [\"Once\", \"upon\", \"a\", \"time\", \"there\"]\n",
+      "torch.manual_seed(123)\n",
+      "embedding_layer = nn.Embedding(len(vocab), d_model)\n",
+      "X = embedding_layer(input_indices)\n",
+      "torch.manual_seed(123)\n",
+      "W_query = torch.rand(d_model, d_out)\nW_key = torch.rand(d_model, d_out)\nW_value = torch.rand(d_model, d_out)\n",
+      "queries = X @ W_query\n",
+      "attn_scores = queries @ keys.T\n",
+      "scaled_scores = attn_scores / math.sqrt(head_dim)\n",
+      "masked_scores = scaled_scores  # nothing is masked\n",
+      "attn_weights = torch.softmax(masked_scores, dim=-1)\n",
+      "dropout = nn.Dropout(0.0)\ndropout.eval()",
+      "context_vec = dropped_weights @ values\n",
+      "output = context_vec  #",
+      "if JSON:\n",
+      "print(json.dumps(report, separators=(\",\", \":\")))\n",
+  };
+  size_t at = 0;
+  for (const std::string& piece : in_order) {
+    const size_t found = py.find(piece, at);
+    ASSERT_NE(found, std::string::npos) << "missing, or out of order: " << piece << "\n--- script:\n" << py;
+    at = found + piece.size();
+  }
+  EXPECT_FALSE(has(py, "W_out =")) << "no output projection in this state";
+  EXPECT_FALSE(has(py, "temperature =")) << "temperature 1 is not written";
+  EXPECT_EQ(py, torch_script(state_from("{}"))) << "the same state gives the same bytes";
+}
+
+TEST(TorchScript, EachOptionBecomesTheTutorialsLine) {
+  struct Expect {
+    const char* state;
+    std::vector<const char*> lines;
+  };
+  const Expect cases[] = {
+      {R"({"causal": true})",
+       {"mask = torch.triu(torch.ones(num_tokens, num_tokens), diagonal=1).bool()",
+        "masked_scores = scaled_scores.masked_fill(mask, -torch.inf)\n"}},
+      {R"({"key_padding": [1, 1, 0, 1, 0], "mask_fill": -1e20})",
+       {"attention_mask = torch.tensor([1, 1, 0, 1, 0])",
+        "masked_scores = scaled_scores.masked_fill(attention_mask == 0, -1e20)\n"}},
+      {R"({"causal": true, "key_padding": [1, 1, 0, 1, 0]})",
+       {"masked_scores = scaled_scores.masked_fill(mask, -torch.inf)\n",
+        "masked_scores = masked_scores.masked_fill(attention_mask == 0, -torch.inf)\n"}},
+      {R"({"safe_softmax": true, "causal": true})",
+       {"fully_masked = torch.isneginf(masked_scores).all(dim=-1, keepdim=True)\n",
+        "attn_weights = attn_weights.masked_fill(fully_masked, 0.0)\n"}},
+      {R"({"dropout": {"p": 0.2, "training": true, "seed": 42}})",
+       {"torch.manual_seed(42)\ndropout = nn.Dropout(0.2)\ndropout.train()\ndropped_weights = dropout(attn_weights)\n"}},
+      {R"({"temperature": 0.5})",
+       {"temperature = 0.5", "scaled_scores = attn_scores / (math.sqrt(head_dim) * temperature)\n"}},
+      {R"({"scale": "d_out", "d_out": 4, "num_heads": 2})", {"scaled_scores = attn_scores / math.sqrt(d_out)\n"}},
+      {R"({"scale": "none"})", {"scaled_scores = attn_scores\n"}},
+      {R"({"scale": "none", "temperature": 3})", {"scaled_scores = attn_scores / temperature\n"}},
+      {R"({"weights": {"init": "torch_linear", "seed": 789}, "qkv_bias": true})",
+       {"torch.manual_seed(789)\nW_query = nn.Linear(d_model, d_out, bias=True)\n"
+        "W_key = nn.Linear(d_model, d_out, bias=True)\nW_value = nn.Linear(d_model, d_out, bias=True)\n",
+        "queries = W_query(X)\n", "scaled_scores = attn_scores / keys.shape[-1] ** 0.5\n",
+        "report[\"W_q\"] = matrix(W_query.weight.T)\n", "report[\"b_q\"] = numbers(W_query.bias)\n"}},
+      {R"({"weights": {"init": "torch_linear", "seed": 1, "layout": "per_head"}, "d_out": 4, "num_heads": 2,
+          "out_proj": true, "out_bias": false})",
+       {"for h in range(num_heads):\n    W_query.append(nn.Linear(d_model, head_dim, bias=False))\n",
+        "out_proj = nn.Linear(d_out, d_out, bias=False)\n", "queries = torch.cat([W(X) for W in W_query], dim=-1)\n",
+        "q_heads = queries.view(num_tokens, num_heads, head_dim).transpose(0, 1)\n",
+        "attn_scores = q_heads @ k_heads.transpose(-2, -1)\n",
+        "scaled_scores = attn_scores / k_heads.shape[-1] ** 0.5\n",
+        "concat = context_vec.transpose(0, 1).contiguous().view(num_tokens, d_out)", "output = out_proj(concat)\n",
+        "\"scores\": matrix(attn_scores[h]),", "for h in range(num_heads)\n"}},
+      {R"({"qkv_bias": true, "out_proj": true, "out_bias": true})",
+       {"W_value = torch.rand(d_model, d_out)\nW_out = torch.rand(d_out, d_out)\nb_query = torch.rand(d_out)\n"
+        "b_key = torch.rand(d_out)\nb_value = torch.rand(d_out)\nb_out = torch.rand(d_out)\n",
+        "queries = X @ W_query + b_query\n", "output = context_vec @ W_out + b_out\n",
+        "report[\"b_o\"] = numbers(b_out)\n"}},
+      {R"({"positional": "sinusoidal"})",
+       {"        angle = pos / 10000 ** ((i - i % 2) / d_model)\n", "X = X + pe\n"}},
+      {R"({"embedding": {"init": "torch_randn", "seed": -1}})", {"torch.manual_seed(18446744073709551615)\n"}},
+  };
+  for (const Expect& e : cases) {
+    const std::string py = torch_script(state_from(e.state));
+    for (const char* line : e.lines) EXPECT_TRUE(has(py, line)) << e.state << "\nlacks:\n" << line << "\n--- script:\n" << py;
+  }
+}
+
+TEST(TorchScript, ExplicitValuesAreLiteralTensorsThatReadBackExactly) {
+  const std::string py = torch_script(state_from(R"({"tokens": ["a", "b"], "d_model": 2, "d_out": 2,
+      "embedding": {"values": [[0.1, -3e-07], [1e+20, 0]]},
+      "weights": {"W_q": [[1, 2], [3, 4]], "W_k": [[0.5, 0.25], [0, -0.0]], "W_v": [[1, 0], [0, 1]],
+                  "b_q": [0.3, 0.7], "b_k": [0, 0], "b_v": [1, 2]}, "qkv_bias": true})"));
+  // Shortest decimals of the float32 values (0.1f is not 0.1, and reads back as 0.1f).
+  EXPECT_TRUE(has(py, "X = torch.tensor([\n    [0.1, -3e-7],\n    [1e20, 0.0],\n])\n")) << py;
+  EXPECT_TRUE(has(py, "W_key = torch.tensor([\n    [0.5, 0.25],\n    [0.0, -0.0],\n])\n")) << py;
+  EXPECT_TRUE(has(py, "b_query = torch.tensor([0.3, 0.7])\n")) << py;
+  EXPECT_FALSE(has(py, "manual_seed")) << "explicit values draw nothing";
+}
+
+TEST(TorchScript, TokensAreEscapedPythonStrings) {
+  const std::string py =
+      torch_script(state_from(R"({"tokens": ["a\"b", "back\\slash", "new\nline", "我", "tab\tx", "'q'"]})"));
+  EXPECT_TRUE(has(py, R"(tokens = ["a\"b", "back\\slash", "new\nline", "我", "tab\tx", "'q'"])" "\n")) << py;
+}
+
+TEST(TorchScript, LongListsWrapInsideTheirBrackets) {
+  std::string tokens;
+  for (int i = 0; i < 60; ++i) tokens += std::string(i ? ", " : "") + "\"token" + std::to_string(i) + "\"";
+  const std::string py = torch_script(state_from("{\"tokens\": [" + tokens + "]}"));
+  size_t start = 0;
+  while (start < py.size()) {
+    size_t end = py.find('\n', start);
+    if (end == std::string::npos) end = py.size();
+    EXPECT_LE(end - start, 100u) << py.substr(start, end - start);
+    start = end + 1;
+  }
+}
+
+TEST(TorchScript, EveryLanguageTableIsComplete) {
+  const std::vector<std::string> languages = attnviz::torch_script_languages();
+  ASSERT_FALSE(languages.empty());
+  EXPECT_EQ(languages[0], "en");
+  for (const std::string& l : languages) {
+    EXPECT_TRUE(attnviz::torch_script_has_language(l));
+    EXPECT_TRUE(attnviz::torch_script_missing_messages(l).empty())
+        << l << " lacks " << attnviz::torch_script_missing_messages(l).size() << " messages";
+  }
+  EXPECT_FALSE(attnviz::torch_script_has_language("xx"));
+  // A language without a table gets English.
+  attnviz::TorchScriptOptions other;
+  other.language = "xx";
+  EXPECT_EQ(torch_script(state_from("{}"), other), torch_script(state_from("{}")));
+}
+
+TEST(TorchScript, NoCommentOrHeadingIsEmpty) {
+  for (const char* state :
+       {"{}", R"({"causal": true, "key_padding": [1, 0, 1, 1, 1], "mask_fill": -5, "safe_softmax": true,
+                  "temperature": 2, "dropout": {"p": 0.5, "training": true}, "num_heads": 2, "d_out": 4,
+                  "positional": "sinusoidal", "out_proj": true, "qkv_bias": true})",
+        R"({"weights": {"init": "torch_linear", "layout": "per_head"}, "scale": "none", "out_proj": true})"}) {
+    const std::string py = torch_script(state_from(state));
+    EXPECT_FALSE(has(py, "# \n")) << state;
+    EXPECT_FALSE(has(py, "#\n")) << state;
+    EXPECT_FALSE(has(py, "show(\"\"")) << state;
+    EXPECT_FALSE(has(py, "{}")) << "an argument was not filled in: " << state;
+  }
+}
+
+}  // namespace
