@@ -49,6 +49,8 @@ bool stage_from_name(std::string_view name, Stage* out) {
 
 bool stage_is_per_head(Stage s) { return s >= Stage::scores && s <= Stage::context; }
 
+bool stage_is_square(Stage s) { return s >= Stage::scores && s <= Stage::dropped; }
+
 int detail::stage_level(Stage s) {
   switch (s) {
     case Stage::scores: case Stage::scaled: case Stage::masked: return kScores;

@@ -208,4 +208,18 @@ TEST(Explain, MatricesByName) {
   EXPECT_EQ(p.matrix(Stage::b_o)->cols, 6);
 }
 
+// stage_is_square: exactly the query × key stages, which are per-head; here no
+// other matrix is 5 × 5 (S = 5, d_model = 4, d_out = 6, head_dim = 3).
+TEST(Explain, SquareStagesAreTheQueryByKeyOnes) {
+  Pipeline& p = *make();
+  for (int s = 0; s < attnviz::kStageCount; ++s) {
+    const Stage st = static_cast<Stage>(s);
+    const attnviz::Tensor* t = p.matrix(st, attnviz::stage_is_per_head(st) ? 1 : 0);
+    ASSERT_NE(t, nullptr) << attnviz::stage_name(st);
+    EXPECT_EQ(attnviz::stage_is_square(st), t->rows == 5 && t->cols == 5) << attnviz::stage_name(st);
+    if (attnviz::stage_is_square(st)) EXPECT_TRUE(attnviz::stage_is_per_head(st)) << attnviz::stage_name(st);
+  }
+  EXPECT_FALSE(attnviz::stage_is_square(Stage::context));
+}
+
 }  // namespace

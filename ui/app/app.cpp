@@ -97,8 +97,15 @@ nlohmann::json App::set_state_text(std::string_view text) {
   return {{"ok", true}, {"error", ""}, {"field", ""}};
 }
 
-MatrixView App::matrix(std::string_view name, int head) const { return model_->engine.matrix(name, head); }
-bool App::stage_current(std::string_view name, int head) const { return model_->engine.current(name, head); }
+// The test API names stages ("weights", "Q", ...); an unknown name has no matrix.
+MatrixView App::matrix(std::string_view name, int head) const {
+  Stage stage;
+  return stage_from_name(name, &stage) ? model_->engine.matrix(stage, head) : MatrixView{};
+}
+bool App::stage_current(std::string_view name, int head) const {
+  Stage stage;
+  return stage_from_name(name, &stage) && model_->engine.current(stage, head);
+}
 
 ExportQueue& App::exports() { return model_->exports; }
 

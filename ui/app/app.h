@@ -40,9 +40,11 @@ class App {
   // Replaces the whole session state. Returns {"ok": bool, "error": str, "field": str}.
   // On error nothing changes: the app keeps the last valid state and results.
   nlohmann::json set_state_text(std::string_view text);
+  // A stage's matrix by its name (stage_name: "X", "Q", "weights", ...); empty for
+  // an unknown name, or a head a stage does not have.
   MatrixView matrix(std::string_view name, int head) const;
   // Whether the engine holds that stage up to date (it computes a stage no
-  // panel reads only when one first does; engine_session.h).
+  // panel reads only when one first does; engine_session.h); false for an unknown name.
   bool stage_current(std::string_view name, int head) const;
   // Rectangle (x, y, w, h in logical = CSS pixels) of the labelled item as last drawn.
   bool item_rect(std::string_view label, float out[4]) const;

@@ -13,13 +13,15 @@
 #include "app/share.h"
 #include "app/texture_host.h"
 #include "app/tokenize.h"
+#include "attnviz/stages.h"
 
 namespace attnviz::ui {
 
-// A cell of a stage, for linked inspection.
+// A cell of a stage, for linked inspection (trivially copyable: the frame resets
+// the hovered one without allocating).
 struct CellRef {
   bool valid = false;
-  std::string stage;  // "scores", "weights", "Q", ...
+  Stage stage = Stage::X;
   int head = 0;
   int row = 0, col = 0;
 };
@@ -42,7 +44,7 @@ struct AppModel {
   // --- UI selections (part of what a shared link restores)
   int head = 0;                        // selected head
   int head_b = 1;                      // the second head of the A/B comparison
-  std::string compare_stage = "weights";
+  Stage compare_stage = Stage::weights;  // Compare heads: a per-head stage
   Colormap weights_cmap = Colormap::viridis;  // viridis or cividis (colour-blind safe)
   MainTab tab = MainTab::stages;
   int decimals = 0;                    // View → Decimals: 0 = auto (what fits, up to 4), or 2, 3, 4

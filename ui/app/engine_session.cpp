@@ -24,24 +24,15 @@ Status EngineSession::set_state(State s) {
   return st;
 }
 
-MatrixView EngineSession::matrix(std::string_view name, int head) const {
-  Stage stage;
-  if (!stage_from_name(name, &stage)) return {};
+MatrixView EngineSession::matrix(Stage stage, int head) const {
   if (!stage_is_per_head(stage) && head != 0) return {};
   const Tensor* t = pipeline_.matrix(stage, head);
   if (!t) return {};
   return MatrixView{t->rows, t->cols, t->data.data()};
 }
 
-uint64_t EngineSession::version(std::string_view name, int head) const {
-  Stage stage;
-  if (!stage_from_name(name, &stage)) return 0;
-  return pipeline_.version(stage, head);
-}
+uint64_t EngineSession::version(Stage stage, int head) const { return pipeline_.version(stage, head); }
 
-bool EngineSession::current(std::string_view name, int head) const {
-  Stage stage;
-  return stage_from_name(name, &stage) && pipeline_.current(stage, head);
-}
+bool EngineSession::current(Stage stage, int head) const { return pipeline_.current(stage, head); }
 
 }  // namespace attnviz::ui

@@ -32,13 +32,14 @@ class EngineSession {
   bool has_result() const { return pipeline_.has_result(); }
   const Pipeline& pipeline() const { return pipeline_; }
 
-  // A stage by name ("X", "Q", "weights", ...); per-head stages take `head`.
-  MatrixView matrix(std::string_view name, int head) const;
+  // A stage's matrix (attnviz/stages.h): per-head stages take `head`, the
+  // others only head 0; empty when there is no such matrix.
+  MatrixView matrix(Stage stage, int head) const;
   // Changes exactly when that matrix's contents change: panels re-upload a
   // texture only when the version they drew differs.
-  uint64_t version(std::string_view name, int head) const;
+  uint64_t version(Stage stage, int head) const;
   // Whether that stage is up to date, asked without computing it (tests).
-  bool current(std::string_view name, int head) const;
+  bool current(Stage stage, int head) const;
 
   // Called once at the start of every frame: from then on the engine keeps
   // up to date only the stages the panels read in the last frame or two and

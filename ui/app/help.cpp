@@ -148,8 +148,8 @@ bool live_text(const AppModel& m, std::string& out) {
     out += token(m, i);
     out += "\u201d";
   };
-  out = c.stage;
-  if (is_square_stage(c.stage)) {
+  out = stage_name(c.stage);
+  if (stage_is_square(c.stage)) {
     std::snprintf(buf, sizeof buf, ", head %d, query %d ", c.head, c.row);
     out += buf;
     quoted(c.row);
@@ -158,10 +158,9 @@ bool live_text(const AppModel& m, std::string& out) {
     quoted(c.col);
     out += ": ";
   } else {
-    const bool token_rows = c.stage.rfind("W_", 0) != 0 && c.stage.rfind("b_", 0) != 0;
     std::snprintf(buf, sizeof buf, ", row %d", c.row);
     out += buf;
-    if (token_rows) {
+    if (stage_rows_are_tokens(c.stage)) {
       out += " ";
       quoted(c.row);
     }

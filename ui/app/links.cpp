@@ -1,49 +1,66 @@
-// links.cpp: see links.h.
+// links.cpp: see links.h. The query × key stages are stage_is_square (attnviz/stages.h).
 #include "app/links.h"
 
 namespace attnviz::ui {
 
-bool is_square_stage(std::string_view s) {
-  return s == "scores" || s == "scaled" || s == "masked" || s == "weights" || s == "dropped";
+bool stage_rows_are_tokens(Stage s) { return s < Stage::W_q || s > Stage::b_o; }
+
+namespace {
+
+// Whether v is one of the stages listed.
+template <typename... S>
+bool any_of(Stage v, S... s) {
+  return ((v == s) || ...);
 }
 
-static bool per_head(std::string_view s) { return is_square_stage(s) || s == "context"; }
+// Focus on query i, key j of a square stage.
+Highlight from_square(int i, int j, Stage v) {
+  if (stage_is_square(v)) return {i, j};
+  if (any_of(v, Stage::K, Stage::V)) return {j, -1};
+  if (stage_rows_are_tokens(v)) return {i, -1};  // X, Q, context, concat, output
+  return {};
+}
 
-Highlight linked_highlight(const CellRef& f, std::string_view v, int view_head, int hd) {
-  Highlight h;
-  if (!f.valid) return h;
-  const int i = f.row, j = f.col;
-  if (per_head(f.stage) && per_head(v) && view_head != f.head) return h;
+// Focus on query i, column j of head `head`'s context; c is that column in V and concat.
+Highlight from_context(int i, int j, int c, Stage v) {
+  if (v == Stage::context) return {i, j};
+  if (v == Stage::V) return {-1, c};
+  if (v == Stage::concat) return {i, c};
+  if (stage_is_square(v) || any_of(v, Stage::Q, Stage::X, Stage::output)) return {i, -1};
+  return {};
+}
 
-  if (is_square_stage(f.stage)) {
-    // query i attends to key j
-    if (is_square_stage(v)) h = {i, j};
-    else if (v == "context" || v == "Q" || v == "X" || v == "concat" || v == "output") h = {i, -1};
-    else if (v == "K" || v == "V") h = {j, -1};
-  } else if (f.stage == "context") {
-    int c = f.head * hd + j;  // the column in V and concat
-    if (is_square_stage(v)) h = {i, -1};
-    else if (v == "context") h = {i, j};
-    else if (v == "V") h = {-1, c};
-    else if (v == "concat") h = {i, c};
-    else if (v == "Q" || v == "X" || v == "output") h = {i, -1};
-  } else if (f.stage == "Q") {
-    if (is_square_stage(v) || v == "context") h = {i, -1};
-    else if (v == "Q") h = {i, j};
-    else if (v == "X") h = {i, -1};
-  } else if (f.stage == "K" || f.stage == "V") {
-    if (is_square_stage(v)) h = {-1, i};
-    else if (v == f.stage) h = {i, j};
-    else if (v == "X") h = {i, -1};
-  } else if (f.stage == "X") {
-    if (is_square_stage(v)) h = {i, i};
-    else if (v == "X") h = {i, j};
-    else if (v == "Q" || v == "K" || v == "V" || v == "context" || v == "concat" || v == "output") h = {i, -1};
-  } else if (f.stage == "concat" || f.stage == "output") {
-    if (v == f.stage) h = {i, j};
-    else if (is_square_stage(v) || v == "context" || v == "X" || v == "Q" || v == "concat" || v == "output") h = {i, -1};
+// Focus on token i, column j of X, Q, K, V, concat or output (f). The parameters
+// link to nothing: no other view is indexed by their rows.
+Highlight from_shared(Stage f, int i, int j, Stage v) {
+  if (!stage_rows_are_tokens(f)) return {};
+  if (v == f) return {i, j};
+  switch (f) {
+    case Stage::X:
+      if (stage_is_square(v)) return {i, i};
+      return stage_rows_are_tokens(v) ? Highlight{i, -1} : Highlight{};
+    case Stage::Q:
+      return stage_is_square(v) || any_of(v, Stage::context, Stage::X) ? Highlight{i, -1} : Highlight{};
+    case Stage::K:
+    case Stage::V:
+      if (stage_is_square(v)) return {-1, i};  // key i
+      return v == Stage::X ? Highlight{i, -1} : Highlight{};
+    case Stage::concat:
+    case Stage::output:
+      return stage_rows_are_tokens(v) && !any_of(v, Stage::K, Stage::V) ? Highlight{i, -1} : Highlight{};
+    default:
+      return {};
   }
-  return h;
+}
+
+}  // namespace
+
+Highlight linked_highlight(const CellRef& f, Stage v, int view_head, int hd) {
+  if (!f.valid) return {};
+  if (stage_is_per_head(f.stage) && stage_is_per_head(v) && view_head != f.head) return {};
+  if (stage_is_square(f.stage)) return from_square(f.row, f.col, v);
+  if (f.stage == Stage::context) return from_context(f.row, f.col, f.head * hd + f.col, v);
+  return from_shared(f.stage, f.row, f.col, v);
 }
 
 }  // namespace attnviz::ui

@@ -3,9 +3,8 @@
 // weights[i][j] of head h highlights row i and column j in every S×S stage of h,
 // row i of context and Q, and row j of K and V.
 #pragma once
-#include <string_view>
-
 #include "app/app_model.h"
+#include "attnviz/stages.h"
 
 namespace attnviz::ui {
 
@@ -14,8 +13,10 @@ struct Highlight {
 };
 
 // head_dim is needed to map a head's columns into Q, K, V and concat.
-Highlight linked_highlight(const CellRef& focus, std::string_view view_stage, int view_head, int head_dim);
+Highlight linked_highlight(const CellRef& focus, Stage view_stage, int view_head, int head_dim);
 
-bool is_square_stage(std::string_view stage);  // scores, scaled, masked, weights, dropped
+// Whether row i of a stage's matrix belongs to token i: every stage but the
+// parameters W_q ... b_o (whose rows are model dimensions, or one bias row).
+bool stage_rows_are_tokens(Stage stage);
 
 }  // namespace attnviz::ui

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -48,7 +47,7 @@ struct CompareCache {
   std::vector<TensorView> views;          // (H) scratch: every head's weights
   std::vector<std::string> head_names;    // (H) "h0", "h1", ...: divergence axis labels
 
-  // The All heads grid's one colour scale: the stage's versions (and name) it was found for.
+  // The All heads grid's one colour scale: the stage (and its versions) it was found for.
   uint64_t grid_version = 0;
   float grid_lo = 0.0f, grid_hi = 1.0f;
   bool grid_signed = false;               // a diverging scale centred on 0
@@ -89,7 +88,7 @@ static TensorView weights_view(const AppModel& m, int h) {
 
 // Row statistics of head h's weights, recomputed only when that head's weights changed.
 static const RowStats& head_stats(AppModel& m, CompareCache& c, int h) {
-  uint64_t v = m.engine.version("weights", h);
+  uint64_t v = m.engine.version(Stage::weights, h);
   if (c.stats_version[h] != v) {
     analysis_row_stats(weights_view(m, h), &c.stats[h]);
     c.stats_version[h] = v;
@@ -103,7 +102,7 @@ static bool update_divergence(AppModel& m, CompareCache& c) {
   const int H = m.engine.num_heads(), S = m.engine.pipeline().seq_len();
   std::vector<uint64_t>& now = c.divergence_for;  // (H)
   bool current = (int)now.size() == H && c.divergence.rows == H;
-  for (int h = 0; current && h < H; ++h) current = now[h] == m.engine.version("weights", h);
+  for (int h = 0; current && h < H; ++h) current = now[h] == m.engine.version(Stage::weights, h);
   if (current) return true;
   const double cost = 0.5 * H * (H - 1) * (double)S * S;
   if (cost > kDivergenceAutoBudget && !c.divergence_requested) return false;
@@ -112,7 +111,7 @@ static bool update_divergence(AppModel& m, CompareCache& c) {
   uint64_t v = 0x5157u;
   for (int h = 0; h < H; ++h) {
     c.views[h] = weights_view(m, h);
-    now[h] = m.engine.version("weights", h);
+    now[h] = m.engine.version(Stage::weights, h);
     v = mix_versions(v, now[h]);
   }
   analysis_head_divergence(c.views.data(), H, &c.divergence);
@@ -144,15 +143,17 @@ static void head_combo(const char* label, int* head, int H) {
 
 // [SECTION] All heads -------------------------------------------------------------------
 
-// The stage combo shared by the grid and the A/B view (m.compare_stage).
+// The stage combo shared by the grid and the A/B view (m.compare_stage): every
+// per-head stage, in pipeline order.
 static void stage_combo(AppModel& m) {
-  static const char* stages[] = {"scores", "scaled", "masked", "weights", "dropped", "context"};
-  ImGui::SetNextItemWidth(ImGui::CalcTextSize("weights").x + ImGui::GetFrameHeight() * 2.5f);
-  if (ImGui::BeginCombo("Stage", m.compare_stage.c_str())) {
+  ImGui::SetNextItemWidth(ImGui::CalcTextSize(stage_name(Stage::weights)).x + ImGui::GetFrameHeight() * 2.5f);
+  if (ImGui::BeginCombo("Stage", stage_name(m.compare_stage))) {
     char name[32];
-    for (const char* s : stages) {
-      if (ImGui::Selectable(s, m.compare_stage == s)) m.compare_stage = s;
-      std::snprintf(name, sizeof name, "Stage: %s", s);  // e.g. "Stage: scores", for tests
+    for (int k = 0; k < kStageCount; ++k) {
+      const Stage s = static_cast<Stage>(k);
+      if (!stage_is_per_head(s)) continue;
+      if (ImGui::Selectable(stage_name(s), m.compare_stage == s)) m.compare_stage = s;
+      std::snprintf(name, sizeof name, "Stage: %s", stage_name(s));  // e.g. "Stage: scores", for tests
       item_register(name);
     }
     ImGui::EndCombo();
@@ -164,21 +165,20 @@ static void stage_combo(AppModel& m) {
 // heads: weights [0, 1], dropped weights [0, 1/(1−p)], signed stages ± the largest
 // |value| of any head (−inf and NaN have their own colours). Recomputed only when a
 // head's matrix of that stage changed.
-static void update_grid_range(AppModel& m, CompareCache& c, const char* stage) {
+static void update_grid_range(AppModel& m, CompareCache& c, Stage stage) {
   const int H = m.engine.num_heads();
-  uint64_t v = 0x6A1D;
-  for (const char* p = stage; *p; ++p) v = mix_versions(v, (uint64_t)(unsigned char)*p);
+  uint64_t v = mix_versions(0x6A1D, (uint64_t)stage);
   for (int h = 0; h < H; ++h) v = mix_versions(v, m.engine.version(stage, h));
   const Pipeline& p = m.engine.pipeline();
-  if (std::strcmp(stage, "dropped") == 0 && p.dropout_active() && p.dropout_scale() > 0)
+  if (stage == Stage::dropped && p.dropout_active() && p.dropout_scale() > 0)
     v = mix_versions(v, (uint64_t)(p.dropout_scale() * 1e6f));
   if (v == c.grid_version) return;
   c.grid_version = v;
   c.grid_lo = 0.0f;
   c.grid_signed = false;
-  if (std::strcmp(stage, "weights") == 0) {
+  if (stage == Stage::weights) {
     c.grid_hi = 1.0f;
-  } else if (std::strcmp(stage, "dropped") == 0) {
+  } else if (stage == Stage::dropped) {
     c.grid_hi = p.dropout_active() && p.dropout_scale() > 0 ? p.dropout_scale() : 1.0f;
   } else {
     float a = 0.0f;
@@ -225,9 +225,9 @@ static void grid_colour_bar(const CompareCache& c, Colormap cmap) {
 // Head h's map in the grid: values printed in the cells when they fit, the grid's
 // scale, no colour bar of its own; hover explains a cell, a click pins it and
 // selects the head.
-static void grid_map(AppModel& m, const CompareCache& c, const char* stage, int h, float max_width, float cell) {
+static void grid_map(AppModel& m, const CompareCache& c, Stage stage, int h, float max_width, float cell) {
   char label[48], title[96];
-  std::snprintf(label, sizeof label, "%s h%d", stage, h);
+  std::snprintf(label, sizeof label, "%s h%d", stage_name(stage), h);
   MatrixView v = m.engine.matrix(stage, h);
   std::snprintf(title, sizeof title, "%s  (%d×%d)", label, v.rows, v.cols);
   HeatmapSpec spec;
@@ -235,7 +235,7 @@ static void grid_map(AppModel& m, const CompareCache& c, const char* stage, int 
   spec.exports = &m.exports;
   spec.title = title;
   spec.row_labels = tokens_if(m, v.rows);
-  spec.col_labels = is_square_stage(stage) ? tokens_if(m, v.cols) : nullptr;
+  spec.col_labels = stage_is_square(stage) ? tokens_if(m, v.cols) : nullptr;
   spec.cmap = c.grid_signed ? Colormap::rdbu : m.weights_cmap;
   spec.fixed_range = true;
   spec.fixed_lo = c.grid_lo;
@@ -260,8 +260,8 @@ static void grid_map(AppModel& m, const CompareCache& c, const char* stage, int 
 
 static void all_heads(AppModel& m, CompareCache& c) {
   const int H = m.engine.num_heads();
-  const char* stage = m.compare_stage.c_str();
   stage_combo(m);
+  const Stage stage = m.compare_stage;  // as the combo left it
   update_grid_range(m, c, stage);
   ImGui::SameLine(0, 16);
   ImGui::AlignTextToFramePadding();
@@ -322,7 +322,7 @@ static void all_heads(AppModel& m, CompareCache& c) {
 // [SECTION] A/B -------------------------------------------------------------------------
 
 static void difference_map(AppModel& m, CompareCache& c, int a, int b, float width) {
-  const std::string& stage = m.compare_stage;
+  const Stage stage = m.compare_stage;
   MatrixView va = m.engine.matrix(stage, a), vb = m.engine.matrix(stage, b);
   char label[48];
   std::snprintf(label, sizeof label, "diff h%d-h%d", a, b);
@@ -340,10 +340,11 @@ static void difference_map(AppModel& m, CompareCache& c, int a, int b, float wid
   spec.label = label;
   spec.exports = &m.exports;
   char title[96];
-  std::snprintf(title, sizeof title, "A − B: %s h%d − h%d  (%d×%d)", stage.c_str(), a, b, c.diff.rows, c.diff.cols);
+  std::snprintf(title, sizeof title, "A − B: %s h%d − h%d  (%d×%d)", stage_name(stage), a, b, c.diff.rows,
+                c.diff.cols);
   spec.title = title;
   spec.row_labels = tokens_if(m, c.diff.rows);
-  spec.col_labels = is_square_stage(stage) ? tokens_if(m, c.diff.cols) : nullptr;
+  spec.col_labels = stage_is_square(stage) ? tokens_if(m, c.diff.cols) : nullptr;
   spec.cmap = Colormap::rdbu;
   spec.diverging = true;  // centred on 0: red where A is larger, blue where B is
   const CellRef& f = m.focus();
@@ -428,9 +429,9 @@ static void ab_view(AppModel& m, CompareCache& c) {
 
   if (ImGui::BeginTable("ab maps", 3, ImGuiTableFlags_SizingStretchSame)) {
     ImGui::TableNextColumn();
-    matrix_view(m, m.compare_stage.c_str(), a, 0, 40.0f);
+    matrix_view(m, m.compare_stage, a, 0, 40.0f);
     ImGui::TableNextColumn();
-    matrix_view(m, m.compare_stage.c_str(), b, 0, 40.0f);
+    matrix_view(m, m.compare_stage, b, 0, 40.0f);
     ImGui::TableNextColumn();
     difference_map(m, c, a, b, ImGui::GetContentRegionAvail().x);
     ImGui::TextDisabled("red: A larger, blue: B larger, white: equal");

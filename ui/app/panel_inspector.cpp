@@ -331,9 +331,7 @@ void inspector_panel(AppModel& m) {
               "pinned cell again (or Unpin) to release.");
     return;
   }
-  Stage stage;
-  if (!stage_from_name(c.stage, &stage)) return;
-  Explanation e = m.engine.pipeline().explain(stage, c.head, c.row, c.col);
+  Explanation e = m.engine.pipeline().explain(c.stage, c.head, c.row, c.col);
   if (!e.ok) {
     flow_text("(that cell no longer exists)", true);
     return;
@@ -344,13 +342,14 @@ void inspector_panel(AppModel& m) {
     ImGui::SameLine();
     ImGui::TextDisabled("pinned");
   }
-  if (is_square_stage(c.stage))
-    flow("%s h%d [%d][%d]: query \"%s\" → key \"%s\"", c.stage.c_str(), c.head, c.row, c.col, token_at(m, c.row),
+  const char* name = stage_name(c.stage);
+  if (stage_is_square(c.stage))
+    flow("%s h%d [%d][%d]: query \"%s\" → key \"%s\"", name, c.head, c.row, c.col, token_at(m, c.row),
          token_at(m, c.col));
-  else if (c.stage.rfind("W_", 0) == 0 || c.stage.rfind("b_", 0) == 0)  // parameters: rows are not tokens
-    flow("%s [%d][%d]", c.stage.c_str(), c.row, c.col);
+  else if (!stage_rows_are_tokens(c.stage))  // parameters
+    flow("%s [%d][%d]", name, c.row, c.col);
   else
-    flow("%s [%d][%d] (token \"%s\")", c.stage.c_str(), c.row, c.col, token_at(m, c.row));
+    flow("%s [%d][%d] (token \"%s\")", name, c.row, c.col, token_at(m, c.row));
   explain_body(m, e, c);
 }
 

@@ -86,12 +86,12 @@ static LinesCache& cache_of(AppModel& m) {
 static void update_lines(const AppModel& m, LinesCache& c) {
   const int H = (int)c.shown.size();
   bool current = (int)c.built_for.size() == H && c.built_shown == c.shown;
-  for (int h = 0; current && h < H; ++h) current = c.built_for[h] == m.engine.version("weights", h);
+  for (int h = 0; current && h < H; ++h) current = c.built_for[h] == m.engine.version(Stage::weights, h);
   if (current) return;
   c.lines.clear();
   c.built_for.resize(H);
   for (int h = 0; h < H; ++h) {
-    c.built_for[h] = m.engine.version("weights", h);
+    c.built_for[h] = m.engine.version(Stage::weights, h);
     if (!c.shown[h]) continue;
     TensorView w = weights_of(m, h);  // (S × S)
     for (int i = 0; i < w.rows; ++i)
@@ -111,7 +111,7 @@ static void update_lines(const AppModel& m, LinesCache& c) {
 
 // Head h's strongest link from query i (side 0) or onto key j (side 1), as a weights cell.
 static CellRef strongest_link(const AppModel& m, LinesCache& c, int h, int side, int idx) {
-  const uint64_t v = m.engine.version("weights", h);
+  const uint64_t v = m.engine.version(Stage::weights, h);
   if (c.argmax_for[h] != v) {
     analysis_row_stats(weights_of(m, h), &c.row_stats[h]);
     analysis_column_argmax(weights_of(m, h), &c.col_argmax[h]);
@@ -119,7 +119,7 @@ static CellRef strongest_link(const AppModel& m, LinesCache& c, int h, int side,
   }
   int other = side == 0 ? c.row_stats[h].argmax[idx] : c.col_argmax[h][idx];
   if (other < 0) other = idx;  // nothing attended: point at the diagonal cell
-  return side == 0 ? CellRef{true, "weights", h, idx, other} : CellRef{true, "weights", h, other, idx};
+  return side == 0 ? CellRef{true, Stage::weights, h, idx, other} : CellRef{true, Stage::weights, h, other, idx};
 }
 
 // [SECTION] head toggles ----------------------------------------------------------------
@@ -221,7 +221,7 @@ void lines_tab(AppModel& m) {
   // What is focused: our own hover first, else a weights-like cell focused in another view.
   int focus_side = hover_side, focus_idx = hover_idx, focus_other = -1;
   const CellRef& f = m.focus();
-  if (focus_side < 0 && f.valid && is_square_stage(f.stage) && f.row < S && f.col < S) {
+  if (focus_side < 0 && f.valid && stage_is_square(f.stage) && f.row < S && f.col < S) {
     focus_side = 0;
     focus_idx = f.row;
     focus_other = f.col;

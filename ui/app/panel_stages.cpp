@@ -58,9 +58,9 @@ static void map(AppModel& m, const MapReq& r) {
   if (r.slice) {
     TensorView t = p.head_slice(r.stage, r.head);
     v = MatrixView{t.rows, t.cols, t.data, t.stride};
-    m.engine.matrix(name, 0);  // counts as a read of Q/K/V (lazy pipeline)
+    m.engine.matrix(r.stage, 0);  // counts as a read of Q/K/V (lazy pipeline)
   } else {
-    v = m.engine.matrix(name, per_head ? r.head : 0);
+    v = m.engine.matrix(r.stage, per_head ? r.head : 0);
   }
   std::snprintf(title, sizeof title, "%s  (%d\xC3\x97%d)", label, v.rows, v.cols);
 
@@ -74,7 +74,7 @@ static void map(AppModel& m, const MapReq& r) {
   colours(m, r.stage, spec);
   if (r.stage == Stage::dropped && p.dropout_active()) spec.keep = p.dropout_keep(r.head);
   const int hd = m.engine.has_result() ? p.head_dim() : 1;
-  Highlight hl = linked_highlight(m.focus(), name, per_head ? r.head : 0, hd);
+  Highlight hl = linked_highlight(m.focus(), r.stage, per_head ? r.head : 0, hd);
   spec.highlight_row = hl.row;
   spec.highlight_col = r.slice ? (hl.col >= r.head * hd && hl.col < (r.head + 1) * hd ? hl.col - r.head * hd : -1) : hl.col;
   spec.max_width = r.max_w;
@@ -85,11 +85,11 @@ static void map(AppModel& m, const MapReq& r) {
   spec.show_colour_bar = !r.small;
   spec.show_row_labels = r.row_labels;
 
-  uint64_t version = m.engine.version(name, per_head ? r.head : 0);
+  uint64_t version = m.engine.version(r.stage, per_head ? r.head : 0);
   HeatmapHover h = heatmap(spec, v, version, m.heatmap_cache(label), *m.textures);
   if (!h.hovered) return;
   // A slice's cell is the Q/K/V cell it shows (the inspector explains that one).
-  m.hover_next = CellRef{true, name, per_head ? r.head : 0, h.row, r.slice ? h.col + r.head * hd : h.col};
+  m.hover_next = CellRef{true, r.stage, per_head ? r.head : 0, h.row, r.slice ? h.col + r.head * hd : h.col};
   if (h.clicked) {
     const CellRef& c = m.hover_next;
     bool same = m.pinned.valid && m.pinned.stage == c.stage && m.pinned.head == c.head && m.pinned.row == c.row &&
@@ -98,9 +98,9 @@ static void map(AppModel& m, const MapReq& r) {
   }
 }
 
-void matrix_view(AppModel& m, const char* stage, int head, float max_width, float max_cell, bool small) {
+void matrix_view(AppModel& m, Stage stage, int head, float max_width, float max_cell, bool small) {
   MapReq r;
-  if (!stage_from_name(stage, &r.stage)) return;
+  r.stage = stage;
   r.head = head;
   r.max_w = max_width;
   r.max_cell = max_cell;

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/heatmap.h"
+#include "attnviz/stages.h"
 
 namespace attnviz::ui {
 
@@ -32,7 +33,7 @@ void values_tab(AppModel& m);        // panel_values.cpp
 // One matrix view with linked inspection: label "weights h0" / "Q"; hover and
 // click feed the inspector; the focused cell's row/column are outlined.
 // `max_width` 0 uses the available width.
-void matrix_view(AppModel& m, const char* stage, int head, float max_width = 0, float max_cell = 56.0f,
+void matrix_view(AppModel& m, Stage stage, int head, float max_width = 0, float max_cell = 56.0f,
                  bool small = false);
 
 }  // namespace attnviz::ui

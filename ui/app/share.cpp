@@ -13,7 +13,6 @@ using json = nlohmann::json;
 namespace {
 
 const char* const kTabNames[] = {"stages", "data", "compare", "lines", "values"};  // MainTab order
-const char* const kStages[] = {"scores", "scaled", "masked", "weights", "dropped", "context"};
 
 // Nesting depth of JSON text, counted without parsing (strings skipped), so hostile
 // text such as 10^6 '[' never reaches a recursive algorithm. Stops past `limit`.
@@ -45,7 +44,7 @@ struct View {
   bool torch = false; // Stages: the PyTorch line under each step
   MainTab tab = MainTab::stages;
   int head = 0, head_b = 0;
-  std::string compare_stage;
+  Stage compare_stage = Stage::weights;
   Colormap cmap = Colormap::viridis;
   CellRef pinned;
 };
@@ -59,6 +58,9 @@ bool small_int(const json& v, int* out) {
   *out = (int)x;
   return true;
 }
+
+// A stage named by a JSON string (stage_name), or false.
+bool stage_of(const json& x, Stage* out) { return x.is_string() && stage_from_name(x.get<std::string>(), out); }
 
 ShareResult read_view(const json& v, View* out) {
   if (v.is_null()) return {true, "", ""};
@@ -79,10 +81,9 @@ ShareResult read_view(const json& v, View* out) {
       (k == "head" ? out->head : out->head_b) = h;
       (k == "head" ? out->has_head : out->has_head_b) = true;
     } else if (k == "compare_stage") {
-      if (!x.is_string() || std::find(std::begin(kStages), std::end(kStages), x.get<std::string>()) == std::end(kStages))
+      if (!stage_of(x, &out->compare_stage) || !stage_is_per_head(out->compare_stage))
         return fail("The link's view.compare_stage must be one of scores, scaled, masked, weights, dropped, context.",
                     "view.compare_stage");
-      out->compare_stage = x.get<std::string>();
       out->has_stage = true;
     } else if (k == "cmap") {
       if (x == "viridis") out->cmap = Colormap::viridis;
@@ -105,8 +106,7 @@ ShareResult read_view(const json& v, View* out) {
       if (!x.is_object() || !x.contains("stage") || !x["stage"].is_string() || x["stage"].get<std::string>().size() > 16)
         return fail(bad, "view.pinned");
       CellRef c;
-      c.valid = true;
-      c.stage = x["stage"].get<std::string>();
+      c.valid = stage_of(x["stage"], &c.stage);  // a stage this build does not know: not pinned
       if (!small_int(x.value("head", json()), &c.head) || !small_int(x.value("row", json()), &c.row) ||
           !small_int(x.value("col", json()), &c.col))
         return fail(bad, "view.pinned");
@@ -127,10 +127,10 @@ void apply_view(AppModel& m, const View& v) {
   if (v.has_decimals) m.decimals = v.decimals;
   if (v.has_torch) m.show_torch = v.torch;
   if (v.has_pinned) {
-    m.pinned = v.pinned;
-    // A cell outside the matrix (or a stage that does not exist) is not pinned.
-    MatrixView mv = m.engine.matrix(m.pinned.stage, m.pinned.head);
-    if (m.pinned.valid && (!mv.data || m.pinned.row >= mv.rows || m.pinned.col >= mv.cols)) m.pinned = CellRef{};
+    // A cell outside the matrix (or of a stage this build does not know) is not pinned.
+    const CellRef& p = v.pinned;
+    MatrixView mv = m.engine.matrix(p.stage, p.head);
+    m.pinned = p.valid && mv.data && p.row < mv.rows && p.col < mv.cols ? p : CellRef{};
   }
   m.view_restoring = 2;  // tab bars select m.tab / m.head instead of reporting theirs
 }
@@ -155,13 +155,14 @@ json view_to_json(const AppModel& m) {
   json v = {{"tab", kTabNames[(int)m.tab]},
             {"head", m.head},
             {"head_b", m.head_b},
-            {"compare_stage", m.compare_stage},
+            {"compare_stage", stage_name(m.compare_stage)},
             {"cmap", m.weights_cmap == Colormap::cividis ? "cividis" : "viridis"},
             {"decimals", m.decimals},
             {"torch", m.show_torch},
             {"pinned", nullptr}};
   if (m.pinned.valid)
-    v["pinned"] = {{"stage", m.pinned.stage}, {"head", m.pinned.head}, {"row", m.pinned.row}, {"col", m.pinned.col}};
+    v["pinned"] = {{"stage", stage_name(m.pinned.stage)}, {"head", m.pinned.head}, {"row", m.pinned.row},
+                   {"col", m.pinned.col}};
   return v;
 }
 

@@ -69,7 +69,8 @@ int flow_op(const State& s, float divisor, Stage stage, char* buf, size_t n) {
       return std::snprintf(buf, n, s.safe_softmax ? "softmax(dim=-1), all-masked rows \xE2\x86\x92 0" : "softmax(dim=-1)");
     case Stage::dropped: return dropped_op(s, buf, n);
     case Stage::context:
-      return std::snprintf(buf, n, "%s \xC2\xB7 V_h", s.dropout.training && s.dropout.p > 0 ? "dropped" : "weights");
+      return std::snprintf(buf, n, "%s \xC2\xB7 V_h",
+                           stage_name(s.dropout.training && s.dropout.p > 0 ? Stage::dropped : Stage::weights));
     default: return std::snprintf(buf, n, "%s", stage_name(stage));
   }
 }

@@ -37,5 +37,7 @@ const char* stage_name(Stage s);
 bool stage_from_name(std::string_view name, Stage* out);
 // True for scores, scaled, masked, weights, dropped, context.
 bool stage_is_per_head(Stage s);
+// True for the query × key (S × S) stages: scores, scaled, masked, weights, dropped.
+bool stage_is_square(Stage s);
 
 }  // namespace attnviz
