@@ -70,7 +70,7 @@ TEST(Share, SessionRoundTripsThroughAFreshApp) {
   ASSERT_TRUE(a.set_state_text(s.dump()).value("ok", false));
   json payload = a.session_json();
   payload["view"] = {{"tab", "compare"}, {"head", 2}, {"head_b", 0}, {"compare_stage", "scores"},
-                     {"cmap", "cividis"}, {"decimals", 3}, {"torch", true},
+                     {"cmap", "cividis"}, {"decimals", 3}, {"torch", true}, {"split", "whitespace"},
                      {"pinned", {{"stage", "weights"}, {"head", 2}, {"row", 3}, {"col", 1}}}};
   App b(&tex);
   json r = b.set_session_text(payload.dump());
@@ -97,6 +97,9 @@ TEST(Share, VersionsAndHostileTextGetASentenceAndChangeNothing) {
   json older = before;
   older["v"] = 0;
   refused(older.dump(), "format 0");
+  json split = before;
+  split["view"]["split"] = "chars";
+  refused(split.dump(), "view.split must be");
   refused(std::string(100000, '[') + std::string(100000, ']'), "nested more than 64");
   refused("{\"v\": 1, \"state\": {}, \"view\": {\"tab\": 7}}", "view.tab");
   refused("{\"v\": 1, \"state\": {}, \"view\": {\"head\": -1}}", "view.head");

@@ -39,9 +39,10 @@ int json_depth(std::string_view t, int limit) {
 // The view part of a payload, read and type-checked before anything is applied.
 struct View {
   bool has_tab = false, has_head = false, has_head_b = false, has_stage = false, has_cmap = false,
-       has_pinned = false, has_decimals = false, has_torch = false;
+       has_pinned = false, has_decimals = false, has_torch = false, has_split = false;
   int decimals = 0;   // View → Decimals: 0 = auto
   bool torch = false; // Stages: the PyTorch line under each step
+  SplitMode split = SplitMode::words_and_chars;  // how the Tokens box splits text (tokenize.h)
   MainTab tab = MainTab::stages;
   int head = 0, head_b = 0;
   Stage compare_stage = Stage::weights;
@@ -99,6 +100,10 @@ ShareResult read_view(const json& v, View* out) {
       if (!x.is_boolean()) return fail("The link's view.torch must be true or false.", "view.torch");
       out->torch = x.get<bool>();
       out->has_torch = true;
+    } else if (k == "split") {
+      if (!x.is_string() || !split_mode_from_name(x.get<std::string>(), &out->split))
+        return fail("The link's view.split must be \"words\" or \"whitespace\".", "view.split");
+      out->has_split = true;
     } else if (k == "pinned") {
       out->has_pinned = true;
       if (x.is_null()) continue;
@@ -126,6 +131,7 @@ void apply_view(AppModel& m, const View& v) {
   if (v.has_cmap) m.weights_cmap = v.cmap;
   if (v.has_decimals) m.decimals = v.decimals;
   if (v.has_torch) m.show_torch = v.torch;
+  if (v.has_split) m.split = v.split;
   if (v.has_pinned) {
     // A cell outside the matrix (or of a stage this build does not know) is not pinned.
     const CellRef& p = v.pinned;
@@ -159,6 +165,7 @@ json view_to_json(const AppModel& m) {
             {"cmap", m.weights_cmap == Colormap::cividis ? "cividis" : "viridis"},
             {"decimals", m.decimals},
             {"torch", m.show_torch},
+            {"split", split_mode_name(m.split)},
             {"pinned", nullptr}};
   if (m.pinned.valid)
     v["pinned"] = {{"stage", stage_name(m.pinned.stage)}, {"head", m.pinned.head}, {"row", m.pinned.row},
