@@ -59,7 +59,6 @@ struct Import {
 };
 
 Import g;
-WeightsHooks g_hooks;
 struct PathDialog {
   bool request = false;
   std::string path;
@@ -143,7 +142,7 @@ void pump_sync() {
   std::string bytes;
   while (weights_next(&r)) {
     bytes.clear();
-    if (read_range(r, read_file, g_hooks.inflate, &bytes)) weights_feed(bytes);
+    if (read_range(r, read_file, weights_hooks().inflate, &bytes)) weights_feed(bytes);
     else weights_fail();
   }
 }
@@ -155,7 +154,7 @@ void start_loading() {
   g.dialog_error.clear();
   g.phase = Phase::loading;
   if (!g.path.empty()) pump_sync();
-  else if (g_hooks.pump) g_hooks.pump();
+  else if (weights_hooks().pump) weights_hooks().pump();
 }
 
 std::string summary(const MappedShapes& s) {
@@ -400,7 +399,11 @@ void path_dialog(AppModel& m) {
 
 }  // namespace
 
-WeightsHooks& weights_hooks() { return g_hooks; }
+// A function-local static: the platform may set hooks from a static initializer.
+WeightsHooks& weights_hooks() {
+  static WeightsHooks hooks;
+  return hooks;
+}
 
 bool is_weights_file(std::string_view name) {
   std::string lower(name);
@@ -482,7 +485,7 @@ nlohmann::json weights_open_path(AppModel& m, const std::string& path) {
 
 void weights_menu_item(AppModel& m) {
   if (menu_item("Open weights…")) {
-    if (!(g_hooks.open_picker && g_hooks.open_picker())) g_path.request = true;
+    if (!(weights_hooks().open_picker && weights_hooks().open_picker())) g_path.request = true;
   }
   if (ImGui::IsItemHovered()) {
     ImGui::SetTooltip("Trained W_q, W_k, W_v (and W_o, biases) from a .safetensors, .npz or .npy file.\nOr drop the file on the window.");
