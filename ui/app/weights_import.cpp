@@ -257,7 +257,10 @@ void weights_dialog(AppModel& m) {
     g.phase = Phase::idle;  // closed some other way
     return;
   }
-  item_register("Open weights dialog");
+  {
+    const ImVec2 at = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+    item_registry().add("Open weights dialog", at, ImVec2(at.x + size.x, at.y + size.y));
+  }
   ImGui::Text("%s: %s, %d tensors", quote_name(g.name).c_str(), format_name(g.format), static_cast<int>(g.tensors.size()));
   if (g.layers.size() > 1) {
     ImGui::SetNextItemWidth(360);
