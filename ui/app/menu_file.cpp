@@ -13,6 +13,7 @@
 #include "app/export.h"
 #include "app/item_registry.h"
 #include "app/share.h"
+#include "app/weights_import.h"
 #include "imgui.h"
 #include "imgui_stdlib.h"
 
@@ -68,6 +69,7 @@ json import_state_text(AppModel& m, std::string_view name, std::string_view text
 json import_state_path(AppModel& m, const std::string& path) {
   namespace fs = std::filesystem;
   const std::string name = fs::path(path).filename().string();
+  if (is_weights_file(name)) return weights_open_path(m, path);  // a dropped checkpoint
   std::error_code ec;
   if (fs::is_directory(path, ec)) return refuse(m, in_quotes(path) + " is a folder; choose a .json state file.");
   auto size = fs::file_size(path, ec);
@@ -99,6 +101,7 @@ void file_menu(AppModel& m) {
     }
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Or drop a .json state file on the window.");
+  weights_menu_item(m);  // weights_import.h: trained weights from .safetensors / .npz / .npy
   if (menu_item("Export PyTorch script")) {
     // The engine writes the script (attnviz/torch_script.h); the app only delivers it.
     export_request_file(m.exports, "attnviz.py", "text/x-python", torch_script(m.engine.pipeline().state()));
@@ -136,6 +139,7 @@ static void open_dialog(AppModel& m) {
 
 void export_overlay(AppModel& m) {
   open_dialog(m);
+  weights_overlay(m);
   ExportQueue& q = m.exports;
   if (q.notice_shown != q.notice_seq) {
     q.notice_shown = q.notice_seq;

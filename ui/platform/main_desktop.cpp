@@ -129,6 +129,7 @@ int main(int argc, char** argv) {
     }
   }
   attnviz::platform::desktop_share_hooks(app);  // Edit menu: copy link, paste state
+  attnviz::platform::desktop_weights_hooks();   // Open weights…: zlib for compressed .npz
   if (link) {
     std::string err = attnviz::platform::share_open_link(app, link);
     if (!err.empty()) {

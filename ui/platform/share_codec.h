@@ -38,4 +38,8 @@ std::string share_open_link(ui::App& app, std::string_view link);
 // Paste state (and Ctrl+V outside a text field) reads a link or a state JSON from it.
 void desktop_share_hooks(ui::App& app);
 
+// File → Open weights… on the desktop: zlib inflates deflated .npz members
+// (desktop_weights.cpp).
+void desktop_weights_hooks();
+
 }  // namespace attnviz::platform

@@ -1,0 +1,17 @@
+// weights_text.h: the sentences for trained-weights import problems
+// (attnviz/weights_file.h's Problem codes), from one table in weights_text.cpp.
+#pragma once
+#include <string>
+
+#include "attnviz/weights_file.h"
+
+namespace attnviz::ui {
+
+// The problem as one sentence for a learner: the table's template with the
+// error's values in place of {0}, {1}, ...
+std::string weights_sentence(const weights::Error& e);
+
+// Fills {0}, {1}, ... of `tmpl` with `values` (a missing value stays "{n}").
+std::string fill_placeholders(const std::string& tmpl, const std::vector<std::string>& values);
+
+}  // namespace attnviz::ui
