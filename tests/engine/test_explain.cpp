@@ -217,7 +217,9 @@ TEST(Explain, SquareStagesAreTheQueryByKeyOnes) {
     const attnviz::Tensor* t = p.matrix(st, attnviz::stage_is_per_head(st) ? 1 : 0);
     ASSERT_NE(t, nullptr) << attnviz::stage_name(st);
     EXPECT_EQ(attnviz::stage_is_square(st), t->rows == 5 && t->cols == 5) << attnviz::stage_name(st);
-    if (attnviz::stage_is_square(st)) EXPECT_TRUE(attnviz::stage_is_per_head(st)) << attnviz::stage_name(st);
+    if (attnviz::stage_is_square(st)) {
+      EXPECT_TRUE(attnviz::stage_is_per_head(st)) << attnviz::stage_name(st);
+    }
   }
   EXPECT_FALSE(attnviz::stage_is_square(Stage::context));
 }

@@ -83,7 +83,9 @@ TEST(PresetAbout, ChineseIsCausal) {
   for (int h = 0; h < 2; ++h)
     for (int i = 0; i < 5; ++i)
       for (int j = 0; j < 5; ++j)
-        if (j > i) EXPECT_EQ(w(p, h, i, j), 0.0f) << "word " << i << " sees only itself and earlier words";
+        if (j > i) {
+          EXPECT_EQ(w(p, h, i, j), 0.0f) << "word " << i << " sees only itself and earlier words";
+        }
 }
 
 }  // namespace
