@@ -83,9 +83,10 @@ TEST(ShareCodec, OpensTheBrowserLinkInTheAppAndKeepsTheStateOnABadOne) {
   {
     attnviz::ui::App app(&tex);
     json want = json::parse(read_text(kDir + "browser-link.json"));
-    // The link predates view.decimals and view.torch: the app keeps its own.
+    // The link predates view.decimals, view.torch and view.split: the app keeps its own.
     want["view"]["decimals"] = app.session_json()["view"]["decimals"];
     want["view"]["torch"] = false;
+    want["view"]["split"] = "words";
     EXPECT_EQ(share_open_link(app, read_text(kDir + "browser-link.txt")), "");
     EXPECT_EQ(app.session_json(), want);
     std::string err = share_open_link(app, "#s1.AAAA");
