@@ -32,6 +32,14 @@ void* operator new(std::size_t n) {
   throw std::bad_alloc();
 }
 void* operator new[](std::size_t n) { return operator new(n); }
+// The nothrow forms too (std::stable_sort's temporary buffer uses them): otherwise
+// ASan's own nothrow new would be paired with the free() below (alloc-dealloc-mismatch).
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  try { return operator new(n); } catch (...) { return nullptr; }
+}
+void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
+  try { return operator new(n); } catch (...) { return nullptr; }
+}
 // GCC inlines the operator new above into callers and then sees malloc's memory
 // reach operator delete's free(): that pairing is this file's intent.
 #if defined(__GNUC__) && !defined(__clang__)
@@ -41,6 +49,8 @@ void operator delete(void* p) noexcept { std::free(p); }
 void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
 
 namespace {
 
