@@ -129,30 +129,6 @@ bool ends_with(const std::string& s, const char* suffix) {
   return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
 }
 
-// "a.h.2.x" < "a.h.10.x": digit runs compare as numbers.
-bool natural_less(const std::string& a, const std::string& b) {
-  size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
-      size_t i2 = i, j2 = j;
-      while (i2 < a.size() && a[i2] == '0') ++i2;
-      while (j2 < b.size() && b[j2] == '0') ++j2;
-      size_t ie = i2, je = j2;
-      while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie]))) ++ie;
-      while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
-      if (ie - i2 != je - j2) return ie - i2 < je - j2;
-      const int c = a.compare(i2, ie - i2, b, j2, je - j2);
-      if (c != 0) return c < 0;
-      i = ie;
-      j = je;
-    } else {
-      if (a[i] != b[j]) return a[i] < b[j];
-      ++i;
-      ++j;
-    }
-  }
-  return a.size() - i < b.size() - j;
-}
 
 // The prefix of `name` before `suffix`, when it ends a path component.
 bool prefix_of(const std::string& name, const char* suffix, std::string* prefix) {
@@ -223,6 +199,31 @@ Error role_shape(Role role, const RoleChoice& c, const TensorInfo& t, uint64_t* 
 }
 
 }  // namespace
+
+// "a.h.2.x" < "a.h.10.x": digit runs compare as numbers.
+bool natural_less(const std::string& a, const std::string& b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
+      size_t i2 = i, j2 = j;
+      while (i2 < a.size() && a[i2] == '0') ++i2;
+      while (j2 < b.size() && b[j2] == '0') ++j2;
+      size_t ie = i2, je = j2;
+      while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie]))) ++ie;
+      while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
+      if (ie - i2 != je - j2) return ie - i2 < je - j2;
+      const int c = a.compare(i2, ie - i2, b, j2, je - j2);
+      if (c != 0) return c < 0;
+      i = ie;
+      j = je;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i;
+      ++j;
+    }
+  }
+  return a.size() - i < b.size() - j;
+}
 
 const char* role_name(Role r) {
   static const char* n[kRoleCount] = {"W_q", "W_k", "W_v", "W_o", "b_q", "b_k", "b_v", "b_o"};

@@ -74,27 +74,6 @@ void fail_with(const Error& e) {
   g.open_dialog = false;
 }
 
-bool natural_less(const std::string& a, const std::string& b) {
-  size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    const bool da = std::isdigit(static_cast<unsigned char>(a[i])), db = std::isdigit(static_cast<unsigned char>(b[j]));
-    if (da && db) {
-      size_t ie = i, je = j;
-      while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie]))) ++ie;
-      while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
-      if (ie - i != je - j) return ie - i < je - j;
-      const int c = a.compare(i, ie - i, b, j, je - j);
-      if (c) return c < 0;
-      i = ie;
-      j = je;
-    } else {
-      if (a[i] != b[j]) return a[i] < b[j];
-      ++i;
-      ++j;
-    }
-  }
-  return a.size() - i < b.size() - j;
-}
 
 void propose_heads() {
   MappedShapes s;
@@ -114,7 +93,7 @@ void scanned() {
   g.scanner.reset();
   g.order.resize(g.tensors.size());
   for (size_t i = 0; i < g.order.size(); ++i) g.order[i] = static_cast<int>(i);
-  std::stable_sort(g.order.begin(), g.order.end(), [](int a, int b) { return natural_less(g.tensors[a].name, g.tensors[b].name); });
+  std::stable_sort(g.order.begin(), g.order.end(), [](int a, int b) { return weights::natural_less(g.tensors[a].name, g.tensors[b].name); });
   g.layers = layer_prefixes(g.tensors);
   choose_layer(0);
   g.dialog_error.clear();

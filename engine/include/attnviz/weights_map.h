@@ -37,6 +37,9 @@ struct Mapping {
   const RoleChoice& operator[](Role r) const { return roles[static_cast<int>(r)]; }
 };
 
+// Tensor names in natural order: "a.h.2.x" < "a.h.10.x" (digit runs compare as numbers).
+bool natural_less(const std::string& a, const std::string& b);
+
 // The layers found: prefixes before a known Q (or fused QKV) name, in natural
 // order ("h.2." before "h.10.").
 std::vector<std::string> layer_prefixes(const std::vector<TensorInfo>& tensors);
