@@ -26,6 +26,20 @@ def cases(path):
         yield tc.get("classname", ""), tc.get("name", ""), failed, skipped
 
 
+def failure_excerpts(path, lines=8):
+    """(name, first lines of the failure message) of each failed case: printed with
+    the summary, so a log that keeps only its tail still says what broke."""
+    root = ET.parse(path).getroot()
+    for tc in root.iter("testcase"):
+        bad = tc.find("failure")
+        if bad is None:
+            bad = tc.find("error")
+        if bad is None:
+            continue
+        text = " ".join(x for x in (bad.get("message", ""), bad.text or "") if x).strip()
+        yield tc.get("name", ""), "\n".join(text.splitlines()[:lines])
+
+
 CTEST_SUITES = ("native", "wasm", "wasm-mt", "native-asan", "native-tsan")
 SINGLE_SUITES = (("e2e", "e2e.xml", "the browser tests did not run"),
                  ("fuzz", "fuzz.xml", "the fuzzer did not run"))
@@ -98,6 +112,15 @@ def main(folder):
             print(f"{suite}: no report ({missing})")
             counts["failed"] = 1
         add(suite, counts)
+    for f in files:
+        if f.endswith(".xml"):
+            try:
+                for name, text in failure_excerpts(os.path.join(folder, f)):
+                    print(f"  FAILED {f[:-4]}: {name}")
+                    for row in text.splitlines():
+                        print(f"    | {row[:200]}")
+            except ET.ParseError:
+                print(f"  {f}: unreadable report")
     builds = os.path.join(folder, "builds.txt")
     if os.path.exists(builds):
         parts = []

@@ -112,11 +112,16 @@ test('120 tokens scroll in their own box and the controls stay in view', async (
   assert.ok(await app.rect('token 0'), 'the first chips show');
   assert.equal(await app.rect('token 119'), null, 'the last chip is scrolled out of the box, not drawn below it');
   // The box scrolls to it: the wheel over the chips, not the Parameters window.
-  await app.page.mouse.move(box.x + box.w / 2, box.y + box.h / 2);
-  await app.frames(1);  // the pointer arrives over the box first, then the wheel turns
-  await app.page.mouse.wheel(0, 5000);
-  await app.frames(4);
-  const last = await app.rect('token 119');
+  // Like a person, it turns the wheel again while the last chip is not yet in view
+  // (on a loaded machine one turn can arrive before the pointer is seen over the box).
+  let last = null;
+  for (let turn = 0; turn < 4 && !inside(last, box); turn++) {
+    await app.page.mouse.move(box.x + box.w / 2 + turn, box.y + box.h / 2);
+    await app.frames(2);  // the pointer arrives over the box first, then the wheel turns
+    await app.page.mouse.wheel(0, 5000);
+    await app.frames(4);
+    last = await app.rect('token 119');
+  }
   assert.ok(inside(last, box), `token 119 scrolled into the box: ${fmt(last)}`);
   assert.deepEqual(await app.rect('Causal mask'), after, 'the controls did not move');
   await app.click('Causal mask');
