@@ -62,9 +62,20 @@ App::~App() {
     if (cache.tex) model_->textures->destroy(cache.tex);
 }
 
+void change_language(AppModel& m, Lang l) {
+  set_language(l);
+  if (m.language_seen == language_generation()) return;
+  m.language_seen = language_generation();
+  const Catalogue c = catalogue(l);  // every character the interface can show in it
+  bool added = false;
+  for (int k = 0; k < c.count; ++k) added |= fonts_collect_glyphs(c.entries[k].text, m.glyphs);
+  if (added) ++m.glyphs_version;
+}
+
 // The frame's bookkeeping, before any panel draws: what the panels read afterwards
 // is settled here, not in whichever panel happens to draw first.
 static void begin_frame(AppModel& m) {
+  if (m.language_seen != language_generation()) change_language(m, language());
   m.engine.new_frame();        // the engine computes what the panels read (lazy pipeline)
   m.hover = m.hover_next;      // hovered during the last frame: what views highlight now
   m.hover_next = CellRef{};
@@ -124,6 +135,20 @@ bool App::item_rect(std::string_view label, float out[4]) const {
   out[2] = r->max.x - r->min.x;
   out[3] = r->max.y - r->min.y;
   return true;
+}
+
+std::string App::language() const { return lang_code(ui::language()); }
+
+nlohmann::json App::set_language(std::string_view code) {
+  Lang l;
+  if (!lang_from_code(code, &l)) {
+    std::string sentence = tr_args("attnviz has no interface in \"{0}\": it speaks en (English) and zh-CN (简体中文).",
+                                   {code.substr(0, 40)});
+    ui::notify(*model_, sentence, true);
+    return {{"ok", false}, {"error", sentence}};
+  }
+  change_language(*model_, l);
+  return {{"ok", true}, {"error", ""}};
 }
 
 const std::vector<ImWchar>& App::glyphs() const { return model_->glyphs; }

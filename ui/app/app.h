@@ -77,6 +77,12 @@ class App {
   void history_clear();                        // the opening session starts the history
   ShareHooks& share_hooks();                   // the platform's clipboard side
 
+  // --- The interface's language (i18n.h): "en" or "zh-CN". set_language takes any tag
+  // lang_from_code reads ("zh", "zh-Hans", "en-GB"); another one returns
+  // {"ok": false, "error": sentence}, shown in the app, and the language stays.
+  std::string language() const;
+  nlohmann::json set_language(std::string_view code);
+
   // Codepoints beyond the built-in font ranges that the session's text uses
   // (sorted, unique), and a counter that changes when the list grows: the platform
   // then rebuilds the font atlas with them (fetching the CJK font first if needed).

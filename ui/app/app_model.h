@@ -10,6 +10,7 @@
 #include "app/export.h"
 #include "app/heatmap.h"
 #include "app/history.h"
+#include "app/i18n.h"
 #include "app/share.h"
 #include "app/texture_host.h"
 #include "app/tokenize.h"
@@ -68,9 +69,11 @@ struct AppModel {
   std::string error;                   // last rejected edit, shown beside its control
   std::string error_field;
 
-  // --- text the font atlas must cover beyond Latin (see App::glyphs)
+  // --- text the font atlas must cover beyond Latin (see App::glyphs): the tokens,
+  // the presets' and, in Chinese, the catalogue's characters
   std::vector<ImWchar> glyphs;
   uint64_t glyphs_version = 0;
+  int language_seen = -1;  // i18n.h language_generation() the glyphs were collected for
 
   // --- retained per-heatmap textures, keyed by label ("weights h0")
   std::unordered_map<std::string, HeatmapCache> heatmaps;
@@ -110,5 +113,9 @@ struct AppModel {
   // The cell every view highlights: the pinned one, else the hovered one.
   const CellRef& focus() const { return pinned.valid ? pinned : hover; }
 };
+
+// View → Language, a share link's view.lang, ?lang= and --lang: the interface speaks
+// `l` from the next frame on, its characters join the font atlas (app.cpp).
+void change_language(AppModel& m, Lang l);
 
 }  // namespace attnviz::ui

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "app/i18n.h"
 #include "imgui.h"
 
 namespace attnviz::ui {
@@ -37,10 +38,11 @@ ItemRegistry& item_registry();
 // Shorthand for item_registry().add_last_item(label).
 inline void item_register(std::string_view label) { item_registry().add_last_item(label); }
 
-// ImGui::MenuItem that registers itself under its label.
-inline bool menu_item(const char* label, bool selected = false, bool enabled = true) {
-  bool r = ImGui::MenuItem(label, nullptr, selected, enabled);
-  item_register(label);
+// ImGui::MenuItem showing `key` in the interface's language (i18n.h L), registered
+// under the English key whatever the language.
+inline bool menu_item(const char* key, bool selected = false, bool enabled = true) {
+  bool r = ImGui::MenuItem(L(key), nullptr, selected, enabled);
+  item_register(key);
   return r;
 }
 

@@ -28,13 +28,28 @@ nlohmann::json default_state() {
 
 // View → Decimals: how many decimals cells print at most (auto: what fits, up to 4).
 static void decimals_menu(AppModel& m) {
-  bool open = ImGui::BeginMenu("Decimals");
+  bool open = ImGui::BeginMenu(L("Decimals"));
   item_register("Decimals");
   if (!open) return;
   static const struct { int n; const char* label; } kChoices[] = {
-      {0, "auto (what fits, up to 4)"}, {2, "2"}, {3, "3"}, {4, "4 (as PyTorch prints)"}};
+      {0, N_("auto (what fits, up to 4)")}, {2, "2"}, {3, "3"}, {4, N_("4 (as PyTorch prints)")}};
   for (const auto& c : kChoices)
     if (menu_item(c.label, m.decimals == c.n)) m.decimals = c.n;
+  ImGui::EndMenu();
+}
+
+// View → Language: each language named in itself. Items are registered as
+// "Language: en" / "Language: zh-CN" (the menu itself as "Language").
+static void language_menu(AppModel& m) {
+  bool open = ImGui::BeginMenu(L("Language"));
+  item_register("Language");
+  if (!open) return;
+  static const char* const kItems[] = {"Language: en", "Language: zh-CN"};
+  for (int i = 0; i < kLangCount; ++i) {
+    const Lang l = static_cast<Lang>(i);
+    if (ImGui::MenuItem(lang_native_name(l), nullptr, language() == l)) change_language(m, l);
+    item_register(kItems[i]);
+  }
   ImGui::EndMenu();
 }
 
@@ -42,7 +57,7 @@ static void menu_bar(AppModel& m) {
   if (!ImGui::BeginMainMenuBar()) return;
   file_menu(m);  // export.h: Save/Open state, Export window as PNG
   edit_menu(m);  // share.h: Undo, Redo, Copy share link, Paste state
-  if (ImGui::BeginMenu("Presets")) {
+  if (ImGui::BeginMenu(L("Presets"))) {
     // Titles in other scripts need their glyphs: add them once the menu opens.
     for (const Preset& p : presets())
       if (fonts_collect_glyphs(p.title.c_str(), m.glyphs)) ++m.glyphs_version;
@@ -64,8 +79,8 @@ static void menu_bar(AppModel& m) {
     ImGui::EndMenu();
   }
   item_register("Presets");
-  if (ImGui::BeginMenu("View")) {
-    bool open = ImGui::BeginMenu("Weights colormap");
+  if (ImGui::BeginMenu(L("View"))) {
+    bool open = ImGui::BeginMenu(L("Weights colormap"));
     item_register("Weights colormap");
     if (open) {
       if (menu_item("viridis", m.weights_cmap == Colormap::viridis)) m.weights_cmap = Colormap::viridis;
@@ -74,15 +89,17 @@ static void menu_bar(AppModel& m) {
       ImGui::EndMenu();
     }
     decimals_menu(m);
+    language_menu(m);
     ImGui::Separator();
     if (menu_item("Reset layout")) request_layout_reset();
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("put the windows back where they first opened, sized for this window");
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("%s", tr("put the windows back where they first opened, sized for this window"));
     ImGui::EndMenu();
   }
   item_register("View");
   help_menu(m);
   ImGui::Separator();
-  ImGui::TextDisabled("attnviz: every stage of multi-head attention");
+  ImGui::TextDisabled("%s", tr("attnviz: every stage of multi-head attention"));
   ImGui::EndMainMenuBar();
 }
 
@@ -114,18 +131,18 @@ static void legend(const AppModel& m) {
     }
     ImGui::Dummy(ImVec2(s, s));
     ImGui::SameLine();
-    ImGui::TextUnformatted(text);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tip);
+    ImGui::TextUnformatted(tr(text));
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(tip));
     ImGui::SameLine(0, 18);
   };
-  swatch(kColourMasked, "masked (\xE2\x88\x92inf)", hatch,
-         "masked_fill put \xE2\x88\x92inf here (causal or padding mask); softmax turns it into 0.");
-  swatch(colormap_at(m.weights_cmap, 0.0f), "dropped (0)", cross,
-         "Dropout (training) zeroed this weight; the kept ones are scaled by 1/(1\xE2\x88\x92p).");
-  swatch(colormap_at(m.weights_cmap, 0.0f), "computed 0", plain,
-         "A weight that is 0 because of the numbers (e.g. a masked score after softmax): no mark.");
-  swatch(kColourNaN, "NaN", plain, "Not a number, e.g. softmax of a row that is all \xE2\x88\x92inf.");
-  swatch(kColourPosInf, "+inf", plain, "Positive infinity.");
+  swatch(kColourMasked, N_("masked (\xE2\x88\x92inf)"), hatch,
+         N_("masked_fill put \xE2\x88\x92inf here (causal or padding mask); softmax turns it into 0."));
+  swatch(colormap_at(m.weights_cmap, 0.0f), N_("dropped (0)"), cross,
+         N_("Dropout (training) zeroed this weight; the kept ones are scaled by 1/(1\xE2\x88\x92p)."));
+  swatch(colormap_at(m.weights_cmap, 0.0f), N_("computed 0"), plain,
+         N_("A weight that is 0 because of the numbers (e.g. a masked score after softmax): no mark."));
+  swatch(kColourNaN, N_("NaN"), plain, N_("Not a number, e.g. softmax of a row that is all \xE2\x88\x92inf."));
+  swatch(kColourPosInf, N_("+inf"), plain, N_("Positive infinity."));
   ImGui::NewLine();
 }
 
@@ -135,7 +152,8 @@ static void legend(const AppModel& m) {
 
 namespace {
 
-const char* const kWindowNames[kLayoutCount] = {"Parameters", "Inspector", "Views"};
+// By ID ("###Parameters"): the title is in the interface's language (i18n.h L).
+const char* const kWindowNames[kLayoutCount] = {"###Parameters", "###Inspector", "###Views"};
 
 struct LayoutState {
   bool reset = false;        // View > Reset layout: the default arrangement next frame
@@ -217,29 +235,29 @@ void draw_panels(AppModel& m) {
   default_places(work);
 
   next_window_place(kLayoutParams);
-  if (ImGui::Begin("Parameters")) parameters_panel(m);
+  if (ImGui::Begin(L("Parameters"))) parameters_panel(m);
   register_window("Parameters window");
   ImGui::End();
 
   next_window_place(kLayoutInspector);
-  if (ImGui::Begin("Inspector")) inspector_panel(m);
+  if (ImGui::Begin(L("Inspector"))) inspector_panel(m);
   register_window("Inspector window");
   ImGui::End();
 
   next_window_place(kLayoutViews);
-  if (ImGui::Begin("Views")) {
+  if (ImGui::Begin(L("Views"))) {
     legend(m);
     if (ImGui::BeginTabBar("main tabs")) {
       struct Tab { const char* name; MainTab id; void (*draw)(AppModel&); };
-      static const Tab tabs[] = {{"Stages", MainTab::stages, stages_tab},
-                                 {"Q K V & output", MainTab::data, data_tab},
-                                 {"Compare heads", MainTab::compare, compare_tab},
-                                 {"Lines", MainTab::lines, lines_tab},
-                                 {"Edit values", MainTab::values, values_tab}};
+      static const Tab tabs[] = {{N_("Stages"), MainTab::stages, stages_tab},
+                                 {N_("Q K V & output"), MainTab::data, data_tab},
+                                 {N_("Compare heads"), MainTab::compare, compare_tab},
+                                 {N_("Lines"), MainTab::lines, lines_tab},
+                                 {N_("Edit values"), MainTab::values, values_tab}};
       for (const Tab& t : tabs) {
         // A restored view (share link, paste) selects its tab; meanwhile the bar's old one must not win.
         bool restore = m.view_restoring > 0 && m.tab == t.id;
-        bool open = ImGui::BeginTabItem(t.name, nullptr, restore ? ImGuiTabItemFlags_SetSelected : 0);
+        bool open = ImGui::BeginTabItem(L(t.name), nullptr, restore ? ImGuiTabItemFlags_SetSelected : 0);
         item_register(t.name);
         if (open) {
           if (m.view_restoring == 0) m.tab = t.id;

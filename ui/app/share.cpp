@@ -5,6 +5,7 @@
 
 #include "app/app.h"
 #include "app/app_model.h"
+#include "app/i18n.h"
 
 namespace attnviz::ui {
 
@@ -39,7 +40,9 @@ int json_depth(std::string_view t, int limit) {
 // The view part of a payload, read and type-checked before anything is applied.
 struct View {
   bool has_tab = false, has_head = false, has_head_b = false, has_stage = false, has_cmap = false,
-       has_pinned = false, has_decimals = false, has_torch = false, has_split = false;
+       has_pinned = false, has_decimals = false, has_torch = false, has_split = false,
+       has_lang = false;
+  Lang lang = Lang::en;  // the interface language (i18n.h)
   int decimals = 0;   // View → Decimals: 0 = auto
   bool torch = false; // Stages: the PyTorch line under each step
   SplitMode split = SplitMode::words_and_chars;  // how the Tokens box splits text (tokenize.h)
@@ -104,6 +107,10 @@ ShareResult read_view(const json& v, View* out) {
       if (!x.is_string() || !split_mode_from_name(x.get<std::string>(), &out->split))
         return fail("The link's view.split must be \"words\" or \"whitespace\".", "view.split");
       out->has_split = true;
+    } else if (k == "lang") {
+      if (!x.is_string() || !lang_from_code(x.get<std::string>(), &out->lang))
+        return fail("The link's view.lang must be \"en\" or \"zh-CN\".", "view.lang");
+      out->has_lang = true;
     } else if (k == "pinned") {
       out->has_pinned = true;
       if (x.is_null()) continue;
@@ -132,6 +139,7 @@ void apply_view(AppModel& m, const View& v) {
   if (v.has_decimals) m.decimals = v.decimals;
   if (v.has_torch) m.show_torch = v.torch;
   if (v.has_split) m.split = v.split;
+  if (v.has_lang) change_language(m, v.lang);
   if (v.has_pinned) {
     // A cell outside the matrix (or of a stage this build does not know) is not pinned.
     const CellRef& p = v.pinned;
@@ -166,6 +174,7 @@ json view_to_json(const AppModel& m) {
             {"decimals", m.decimals},
             {"torch", m.show_torch},
             {"split", split_mode_name(m.split)},
+            {"lang", lang_code(language())},
             {"pinned", nullptr}};
   if (m.pinned.valid)
     v["pinned"] = {{"stage", stage_name(m.pinned.stage)}, {"head", m.pinned.head}, {"row", m.pinned.row},

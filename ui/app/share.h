@@ -8,7 +8,7 @@
 //    "view": {"tab": "stages"|"data"|"compare"|"lines"|"values", "head": int, "head_b": int,
 //             "compare_stage": "scores"|"scaled"|"masked"|"weights"|"dropped"|"context",
 //             "cmap": "viridis"|"cividis", "decimals": 0|2|3|4, "torch": bool,
-//             "split": "words"|"whitespace",
+//             "split": "words"|"whitespace", "lang": "en"|"zh-CN" (the interface's language),
 //             "pinned": null | {"stage": str, "head": int, "row": int, "col": int}}}
 // A link is "s1." + base64url(deflate-raw(UTF-8 of that JSON)); "1" is the link format.
 // Pasted text may also be a bare session state (no "v"): it replaces the state only.
