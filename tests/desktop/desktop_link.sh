@@ -9,6 +9,7 @@ out=$3
 mkdir -p "$(dirname "$out")"
 rm -f "$out"
 export XDG_CONFIG_HOME=$(mktemp -d)
+export LANGUAGE= LC_ALL=C.UTF-8  # the sentences checked below are English
 xvfb-run -a -s "-screen 0 1600x1000x24" "$bin" --link "$link" --frames 30 --screenshot "$out"
 python3 "$(dirname "$0")/png_check.py" "$out" --min-colours 40 --width 1440 --height 900
 set +e

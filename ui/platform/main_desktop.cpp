@@ -6,6 +6,9 @@
 //   --link LINK  open a share link (the page's URL, its "#s1.…" part, or "s1.…")
 //   --export WHAT  with --frames: export heatmap WHAT ("weights h0") or the "window"
 //                as a 2× PNG into the working directory, as the menus do (tests)
+//   --lang CODE  the interface's language: en or zh-CN (also zh, zh-Hans, en-GB ...);
+//                without it, the language used last (remembered beside the layout),
+//                else $LANGUAGE / $LC_ALL / $LC_MESSAGES / $LANG, else English
 // Exports (File menu, a heatmap's right-click menu) are written to the working
 // directory; a .json state file dropped on the window is opened.
 #include <cstdio>
@@ -19,6 +22,7 @@
 
 #include "app/app.h"
 #include "app/export.h"
+#include "app/i18n.h"
 #include "attnviz/parallel.h"
 #include "imgui.h"
 #include "platform/png_capture.h"
@@ -39,7 +43,7 @@ static std::vector<uint8_t> read_file(const char* path) {
 static bool save_export(const attnviz::ui::ExportRequest& req, std::string* where) {
   namespace fs = std::filesystem;
   if (req.kind != attnviz::ui::ExportKind::file) {
-    *where = "There is no file picker here: use File > Open state… and type a path, or drop the file on the window.";
+    *where = attnviz::ui::tr("There is no file picker here: use File > Open state… and type a path, or drop the file on the window.");
     return false;
   }
   std::error_code ec;
@@ -50,10 +54,10 @@ static bool save_export(const attnviz::ui::ExportRequest& req, std::string* wher
   std::ofstream f(file, std::ios::binary);
   f.write(req.bytes.data(), (std::streamsize)req.bytes.size());
   if (!f) {
-    *where = "Could not write " + file.string() + ".";
+    *where = attnviz::ui::tr_args("Could not write {0}.", {file.string()});
     return false;
   }
-  *where = "as " + file.string();
+  *where = attnviz::ui::tr_args("as {0}", {file.string()});
   return true;
 }
 
@@ -66,6 +70,24 @@ static int drop_filter(void* userdata, SDL_Event* ev) {
   return 0;
 }
 
+// The language to open in without --lang: the one used last (a file beside the
+// layout), else the environment's locale (zh_CN.UTF-8 → zh-CN), else English.
+static std::string initial_language(const std::string& lang_file) {
+  std::string remembered;
+  if (!lang_file.empty()) std::getline(std::ifstream(lang_file) >> std::ws, remembered);
+  attnviz::ui::Lang l;
+  if (attnviz::ui::lang_from_code(remembered, &l)) return remembered;
+  for (const char* var : {"LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"}) {
+    const char* v = std::getenv(var);
+    if (!v || !*v) continue;
+    std::string tag(v);
+    tag = tag.substr(0, tag.find_first_of(".:@"));  // zh_CN.UTF-8, LANGUAGE=zh_CN:en
+    if (attnviz::ui::lang_from_code(tag, &l)) return attnviz::ui::lang_code(l);
+    break;  // the first one set decides (C, POSIX, fr_FR: English)
+  }
+  return "en";
+}
+
 int main(int argc, char** argv) {
   // The engine (whole heads, large products) on every core, at most 8, as attnviz-mt does
   // in the browser (attnviz/parallel.h: the numbers are the same bits).
@@ -76,6 +98,7 @@ int main(int argc, char** argv) {
   const char* link = nullptr;
   const char* shot_path = nullptr;
   const char* export_what = nullptr;
+  const char* lang = nullptr;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--frames") && i + 1 < argc) {
       max_frames = std::strtol(argv[++i], nullptr, 10);
@@ -87,8 +110,10 @@ int main(int argc, char** argv) {
       state_path = argv[++i];
     } else if (!std::strcmp(argv[i], "--link") && i + 1 < argc) {
       link = argv[++i];
+    } else if (!std::strcmp(argv[i], "--lang") && i + 1 < argc) {
+      lang = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: attnviz [--frames N] [--state FILE] [--screenshot FILE] [--link LINK] [--export WHAT]\n");
+      std::fprintf(stderr, "usage: attnviz [--frames N] [--state FILE] [--screenshot FILE] [--link LINK] [--export WHAT] [--lang en|zh-CN]\n");
       return 2;
     }
   }
@@ -118,6 +143,17 @@ int main(int argc, char** argv) {
 
   attnviz::ui::App app(&runner.textures);
   runner.app = &app;
+  const std::string lang_file = ini.empty() ? std::string() : ini.substr(0, ini.rfind('/')) + "/language";
+  if (lang) {  // asked for: an unknown code is an error, as a bad --state is
+    nlohmann::json r = app.set_language(lang);
+    if (!r.value("ok", false)) {
+      std::fprintf(stderr, "attnviz: %s\n", r.value("error", std::string()).c_str());
+      runner.shutdown();
+      return 2;
+    }
+  } else {
+    app.set_language(initial_language(lang_file));
+  }
   if (state_path) {
     std::ifstream f(state_path);
     std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
@@ -137,6 +173,7 @@ int main(int argc, char** argv) {
       runner.shutdown();
       return 2;
     }
+    if (lang) app.set_language(lang);  // --lang wins over the link's view.lang
   }
   static std::vector<std::string> dropped;
   SDL_SetEventFilter(drop_filter, &dropped);
@@ -151,6 +188,7 @@ int main(int argc, char** argv) {
     for (const std::string& path : dropped) app.import_state_file(path);
     dropped.clear();
   }
+  if (!lang_file.empty()) std::ofstream(lang_file) << app.language() << "\n";  // remembered for next time
   int rc = 0;
   if (shot_path && !runner.screenshot_ok) {
     std::fprintf(stderr, "attnviz: could not write %s\n", shot_path);

@@ -51,6 +51,26 @@ EM_JS(void, js_layout_save, (const char* text), {
   try { window.localStorage.setItem('attnviz.layout', UTF8ToString(text)); } catch (e) {}
 });
 
+// The language the page chose (attnviz-lang.js: ?lang=, remembered, the browser's), and
+// the page told when the app's language changes (<html lang>, remembered).
+EM_JS(char*, js_initial_language, (), {
+  const code = Module.attnvizLanguage ? Module.attnvizLanguage() : 'en';
+  const n = lengthBytesUTF8(code) + 1;
+  const p = _malloc(n);
+  stringToUTF8(code, p, n);
+  return p;
+});
+EM_JS(void, js_language_changed, (const char* code), {
+  if (Module.attnvizLanguageChanged) Module.attnvizLanguageChanged(UTF8ToString(code));
+});
+static void follow_language() {
+  static std::string told;
+  std::string now = g_app->language();
+  if (now == told) return;
+  told = now;
+  js_language_changed(told.c_str());
+}
+
 // Screen readers: the focused cell's value (or the last rejected edit) goes into
 // the page's aria-live region, only when the sentence changes.
 EM_JS(void, js_set_live, (const char* text), {
@@ -70,6 +90,7 @@ static void main_loop() {
   attnviz::platform::web_share_after_frame();  // hash, saved session, text focus
   attnviz::platform::web_export_after_frame(g_runner);  // PNG/CSV/JSON/state files asked for this frame
   update_live_region();
+  follow_language();
   ImGuiIO& io = ImGui::GetIO();
   if (io.WantSaveIniSettings) {
     js_layout_save(ImGui::SaveIniSettingsToMemory());
@@ -126,6 +147,20 @@ EMSCRIPTEN_KEEPALIVE int attnviz_item_rect(const char* label, float* out) {
   return g_app->item_rect(label ? label : "", out) ? 1 : 0;
 }
 
+// The interface's language, "en" or "zh-CN" (valid until the next call).
+EMSCRIPTEN_KEEPALIVE const char* attnviz_language() {
+  static std::string s;
+  s = g_app->language();
+  return s.c_str();
+}
+
+// Sets the interface's language from a tag ("zh-CN", "zh", "en"); {"ok", "error"}.
+EMSCRIPTEN_KEEPALIVE const char* attnviz_set_language(const char* code) {
+  static std::string s;
+  s = g_app->set_language(code ? code : "").dump();
+  return s.c_str();
+}
+
 // {"frames", "frame_ms_avg", "frame_ms_max", "engine_ms_last", "fonts_pending", "input_pending",
 // "threads", "parallel_jobs"} as JSON text (docs/test-api.md).
 EMSCRIPTEN_KEEPALIVE const char* attnviz_frame_stats() {
@@ -156,7 +191,7 @@ int main(int, char**) {
   attnviz::set_threads(EM_ASM_INT({ return (Module.attnvizPoolSize | 0) + 1; }));
 #endif
   if (!g_runner.init("attnviz", 1280, 800)) {
-    EM_ASM({ if (Module.attnvizFatal) Module.attnvizFatal("The graphics context could not start (WebGL2 is required)."); });
+    EM_ASM({ if (Module.attnvizFatal) Module.attnvizFatal(window.attnvizLang.t('start.noGraphics')); });
     return 1;
   }
   ImGui::GetIO().IniFilename = nullptr;  // saved to localStorage instead, see main_loop
@@ -167,6 +202,10 @@ int main(int, char**) {
   static attnviz::platform::GlTextureHost& host = g_runner.textures;
   g_app = new attnviz::ui::App(&host);
   g_runner.app = g_app;
+  if (char* code = js_initial_language()) {  // before the first frame: it opens in that language
+    g_app->set_language(code);
+    free(code);
+  }
   attnviz::platform::web_share_init(g_app);  // clipboard, IME, restores the session
   attnviz::platform::web_export_init(g_app);
   g_runner.request_cjk = [] { js_request_cjk_font(); };

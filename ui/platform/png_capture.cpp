@@ -1,6 +1,8 @@
 // png_capture.cpp: see png_capture.h.
 #include "platform/png_capture.h"
 
+#include "app/i18n.h"
+
 #include <SDL.h>
 #ifdef __EMSCRIPTEN__
 #include <GLES3/gl3.h>
@@ -59,7 +61,7 @@ bool png_capture(Runner& r, const std::string& label, float scale, std::string* 
   ImGuiIO& io = ImGui::GetIO();
   const ImVec2 display = io.DisplaySize;
   if (display.x <= 0 || display.y <= 0) {
-    *error = "The window has no size, so there is nothing to capture.";
+    *error = ui::tr("The window has no size, so there is nothing to capture.");
     return false;
   }
   // The offscreen framebuffer must fit the GPU's limits (a 4K window at 2× may not).
@@ -127,7 +129,7 @@ bool png_capture(Runner& r, const std::string& label, float scale, std::string* 
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   glDeleteRenderbuffers(1, &rb);
   glDeleteFramebuffers(1, &fbo);
-  if (!ok) *error = "The picture could not be rendered (the graphics driver refused the offscreen buffer).";
+  if (!ok) *error = ui::tr("The picture could not be rendered (the graphics driver refused the offscreen buffer).");
   return ok;
 }
 

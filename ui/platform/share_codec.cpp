@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/app.h"
+#include "app/i18n.h"
 
 namespace attnviz::platform {
 
@@ -98,36 +99,37 @@ LinkDecoded share_link_decode(std::string_view link) {
   size_t digits = 0;
   while (1 + digits < link.size() && std::isdigit((unsigned char)link[1 + digits])) ++digits;
   if (link.empty() || link[0] != 's' || digits == 0 || digits > 6 || link.size() < 2 + digits || link[1 + digits] != '.') {
-    r.error = "it is not an attnviz share link (those end in #s" + fmt + ". followed by letters and digits).";
+    r.error = ui::tr_args("it is not an attnviz share link (those end in #s{0}. followed by letters and digits).", {fmt});
     return r;
   }
   long ver = std::stol(std::string(link.substr(1, digits)));
   std::string_view data = link.substr(2 + digits);
   if (ver > kLinkFormat) {
-    r.error = "it was made by a newer attnviz (link format " + std::to_string(ver) + "); this page reads format " + fmt +
-              ". Open it with the newer version.";
+    r.error = ui::tr_args("it was made by a newer attnviz (link format {0}); this page reads format {1}. Open it with the newer version.",
+                          {std::to_string(ver), fmt});
     return r;
   }
   if (ver < kLinkFormat) {
-    r.error = "it uses link format " + std::to_string(ver) + ", which this attnviz does not read (it reads format " + fmt + ").";
+    r.error = ui::tr_args("it uses link format {0}, which this attnviz does not read (it reads format {1}).",
+                          {std::to_string(ver), fmt});
     return r;
   }
   if (data.size() > kLinkMaxChars) {
-    r.error = "it is longer than 8 MB, more than any attnviz state needs.";
+    r.error = ui::tr("it is longer than 8 MB, more than any attnviz state needs.");
     return r;
   }
   std::vector<uint8_t> bytes;
   if (!unbase64url(data, &bytes)) {
-    r.error = "it is damaged: it holds characters a share link never contains, or was cut in the middle.";
+    r.error = ui::tr("it is damaged: it holds characters a share link never contains, or was cut in the middle.");
     return r;
   }
   switch (inflate_raw(bytes, &r.text)) {
     case Inflate::too_big:
-      r.error = "it would expand to more than 16 MB, more than any attnviz state needs.";
+      r.error = ui::tr("it would expand to more than 16 MB, more than any attnviz state needs.");
       r.text.clear();
       return r;
     case Inflate::corrupt:
-      r.error = "it is damaged: its compressed data is incomplete or corrupted (it may have been cut short when copied).";
+      r.error = ui::tr("it is damaged: its compressed data is incomplete or corrupted (it may have been cut short when copied).");
       r.text.clear();
       return r;
     case Inflate::ok:
@@ -151,20 +153,25 @@ std::string share_link_encode(std::string_view json_text) {
   return "s" + std::to_string(kLinkFormat) + "." + base64url(out);
 }
 
+// A sentence continued after "…: " (English only: Chinese has no capitals).
 static std::string lower_first(std::string s) {
-  if (!s.empty()) s[0] = (char)std::tolower((unsigned char)s[0]);
+  if (!s.empty() && ui::language() == ui::Lang::en) s[0] = (char)std::tolower((unsigned char)s[0]);
   return s;
 }
 
-std::string share_open_link(ui::App& app, std::string_view link) {
+// Opens a link: "" when applied, else why not (a sentence continued after "…: ").
+static std::string open_link_reason(ui::App& app, std::string_view link) {
   LinkDecoded d = share_link_decode(link);
-  std::string why = d.error;
-  if (d.ok) {
-    nlohmann::json r = app.set_session_text(d.text);
-    if (r.value("ok", false)) return "";
-    why = lower_first(r.value("error", std::string()));
-  }
-  return "This link could not be opened: " + why + " The current state is kept.";
+  if (!d.ok) return d.error;
+  nlohmann::json r = app.set_session_text(d.text);
+  if (r.value("ok", false)) return "";
+  return lower_first(r.value("error", std::string()));
+}
+
+std::string share_open_link(ui::App& app, std::string_view link) {
+  std::string why = open_link_reason(app, link);
+  if (why.empty()) return "";
+  return ui::tr_args("This link could not be opened: {0} The current state is kept.", {why});
 }
 
 void desktop_share_hooks(ui::App& app) {
@@ -172,9 +179,9 @@ void desktop_share_hooks(ui::App& app) {
   h.copy_link = [&app] {
     std::string link = "#" + share_link_encode(app.session_json().dump());
     if (SDL_SetClipboardText(link.c_str()) == 0)
-      app.notify("Share link copied: add it to the attnviz page's address, or open it with attnviz --link.", false);
+      app.notify(ui::tr("Share link copied: add it to the attnviz page's address, or open it with attnviz --link."), false);
     else
-      app.notify(std::string("The clipboard could not be written: ") + SDL_GetError(), true);
+      app.notify(ui::tr_args("The clipboard could not be written: {0}", {SDL_GetError()}), true);
   };
   h.paste_state = [&app] {
     char* raw = SDL_GetClipboardText();
@@ -182,20 +189,20 @@ void desktop_share_hooks(ui::App& app) {
     SDL_free(raw);
     size_t start = text.find_first_not_of(" \t\r\n");
     if (start == std::string::npos) {
-      app.notify("The clipboard holds no text to paste as a state.", true);
+      app.notify(ui::tr("The clipboard holds no text to paste as a state."), true);
       return;
     }
-    const std::string why = "The clipboard does not hold a usable attnviz state: ";
+    const char* why = N_("The clipboard does not hold a usable attnviz state: {0} The current state is kept.");
     if (text[start] == '{') {
       nlohmann::json r = app.set_session_text(text);
       bool ok = r.value("ok", false);
-      app.notify(ok ? "State pasted (Ctrl+Z undoes it)."
-                    : why + lower_first(r.value("error", std::string())) + " The current state is kept.", !ok);
+      app.notify(ok ? std::string(ui::tr("State pasted (Ctrl+Z undoes it)."))
+                    : ui::tr_args(why, {lower_first(r.value("error", std::string()))}), !ok);
       return;
     }
-    std::string err = share_open_link(app, text);
-    if (err.empty()) app.notify("State pasted from a share link (Ctrl+Z undoes it).", false);
-    else app.notify(why + err.substr(err.find(": ") + 2), true);
+    std::string reason = open_link_reason(app, text);
+    if (reason.empty()) app.notify(ui::tr("State pasted from a share link (Ctrl+Z undoes it)."), false);
+    else app.notify(ui::tr_args(why, {reason}), true);
   };
   h.ctrl_v_reads_clipboard = true;
 }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "app/app.h"
+#include "app/i18n.h"
 #include "app/export.h"
 #include "platform/png_capture.h"
 #include "platform/runner.h"
@@ -34,15 +35,15 @@ void web_export_after_frame(Runner& r) {
   exports_drain(r, [](const ui::ExportRequest& req, std::string* where) {
     if (req.kind == ui::ExportKind::open_picker) {
       if (js_open_picker()) return true;
-      *where = "The file picker could not open; drop a .json state file on the page instead.";
+      *where = ui::tr("The file picker could not open; drop a .json state file on the page instead.");
       return false;
     }
     if (!js_download(req.filename.c_str(), req.mime.c_str(), reinterpret_cast<const uint8_t*>(req.bytes.data()),
                      (int)req.bytes.size())) {
-      *where = "The browser did not start the download of " + req.filename + ".";
+      *where = ui::tr_args("The browser did not start the download of {0}.", {req.filename});
       return false;
     }
-    *where = "to the browser's downloads";
+    *where = ui::tr("to the browser's downloads");
     return true;
   });
 }

@@ -45,7 +45,7 @@
   input.type = 'file';
   input.id = 'attnviz-state-file';
   input.accept = '.json,application/json';
-  input.setAttribute('aria-label', 'Open an attnviz state file (.json)');
+  input.setAttribute('aria-label', window.attnvizLang.t('import.pickerLabel'));
   input.className = 'sr-only';
   input.tabIndex = -1;
   document.body.appendChild(input);
@@ -58,7 +58,7 @@
   // Reads a File and hands it to the module; resolves to {ok, error}.
   async function importFile(file) {
     const Module = M();
-    if (!Module || !Module._attnviz_import_state) return { ok: false, error: 'attnviz is still loading.' };
+    if (!Module || !Module._attnviz_import_state) return { ok: false, error: window.attnvizLang.t('import.loading') };
     const name = String(file.name || 'the file');
     if (file.size > MAX_BYTES) {
       return JSON.parse(withCString(name, (p) => Module.UTF8ToString(Module._attnviz_import_too_large(p, file.size))));
@@ -101,7 +101,7 @@
     if (f) {
       importFile(f);
     } else if (M()._attnviz_notice_error) {
-      withCString('Only files can be dropped here: drop a .json state file.', (p) => M()._attnviz_notice_error(p));
+      withCString(window.attnvizLang.t('import.onlyFiles'), (p) => M()._attnviz_notice_error(p));
     }
   });
 

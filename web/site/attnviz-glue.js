@@ -9,6 +9,8 @@
   const textEl = document.getElementById('overlay-text');
   const barEl = document.querySelector('#progress div');
   const canvas = document.getElementById('canvas');
+  const lang = window.attnvizLang;  // attnviz-lang.js: the language and the page's sentences
+  const t = lang.t;
 
   function fail(title, text) {
     overlay.classList.remove('hidden');
@@ -28,15 +30,19 @@
   // WebGL2 first: without it the module cannot draw anything.
   const probe = document.createElement('canvas').getContext('webgl2');
   if (!probe) {
-    fail('attnviz needs WebGL2.',
-         'This browser or its settings do not provide WebGL2. Try a current Chrome, Firefox or Safari, ' +
-         'and check that hardware acceleration is not disabled.');
+    fail(t('webgl.title'), t('webgl.text'));
     return;
   }
 
+  // Fonts by kind (0 regular, 1 mono, 2 CJK). In Chinese the CJK font (4 MB) loads with
+  // the page, so the first frame is already in Chinese; in English only once a token
+  // or the language needs it (attnvizLoadFont).
+  const CJK_FONT = 'assets/fonts/DroidSansFallbackFull.ttf';
   const fontFiles = ['assets/fonts/DejaVuSans.ttf', 'assets/fonts/DejaVuSansMono.ttf'];
-  const fontFetches = fontFiles.map((url) =>
-    fetch(url).then((r) => (r.ok ? r.arrayBuffer() : null)).catch(() => null));
+  if (lang.current === 'zh-CN') fontFiles.push(CJK_FONT);
+  const fetchFont = (url) => fetch(url).then((r) => (r.ok ? r.arrayBuffer() : null)).catch(() => null);
+  const fontFetches = fontFiles.map(fetchFont);
+  let cjkFetch = lang.current === 'zh-CN' ? fontFetches[2] : null;
 
   // Two builds of the module: attnviz-mt runs the engine (whole heads, large
   // products) on several cores (Web Workers sharing memory), which browsers allow only on a
@@ -59,10 +65,11 @@
     },
     onAbort: (what) => {
       aborted = true;
-      fail('attnviz stopped unexpectedly.',
-           'The engine aborted (' + String(what) + '). Reload the page; if it happens again, please report it.');
+      fail(t('abort.title'), t('abort.text', String(what)));
     },
-    attnvizFatal: (msg) => fail('attnviz could not start.', msg),
+    attnvizFatal: (msg) => fail(t('start.title'), msg),
+    attnvizLanguage: () => lang.current,           // the language the app opens in
+    attnvizLanguageChanged: (code) => lang.changed(code),
     attnvizAfterFrame: (frames, fontsReady) => {
       if (fontsReady && !api._readyDone) {
         api._readyDone = true;
@@ -80,21 +87,24 @@
       Module._free(ptr);
     },
     // Called by the module when a token needs a font it does not have yet.
+    // Fetched once: the page may already be loading it (Chinese).
     attnvizLoadFont: (kind, url) => {
-      fetch(url).then((r) => (r.ok ? r.arrayBuffer() : null)).catch(() => null)
-        .then((buf) => { if (buf) Module.attnvizSetFont(kind, buf); });
+      if (kind === 2 && cjkFetch) return;
+      const f = fetchFont(url);
+      if (kind === 2) cjkFetch = f;
+      f.then((buf) => { if (buf) Module.attnvizSetFont(kind, buf); });
     },
     attnvizHeap: () => heap(),
     onRuntimeInitialized: () => {
       barEl.style.width = '100%';
-      textEl.textContent = 'Starting…';
+      textEl.textContent = t('loading.starting');
       Promise.all(fontFetches).then((fonts) => fonts.forEach((buf, kind) => Module.attnvizSetFont(kind, buf)));
     },
   };
   window.Module = Module;
   window.addEventListener('error', (e) => {
     if (!aborted && /attnviz(-mt)?(\.worker)?\.(js|wasm)/.test(String(e.filename || ''))) {
-      fail('attnviz could not start.', String(e.message || e));
+      fail(t('start.title'), String(e.message || e));
     }
   });
 
@@ -144,6 +154,10 @@
     } finally { Module._free(out); }
   });
   api.heatmapInfo = (label) => withCString(String(label), (p) => JSON.parse(Module.UTF8ToString(Module._attnviz_heatmap_info(p))));
+  // The interface's language: "en" or "zh-CN"; setLanguage takes any tag attnviz reads
+  // ("zh", "en-GB") and returns {ok, error} (an unknown one: a sentence, shown too).
+  api.language = () => Module.UTF8ToString(Module._attnviz_language());
+  api.setLanguage = (code) => JSON.parse(withCString(String(code), (p) => Module.UTF8ToString(Module._attnviz_set_language(p))));
   api.frameStats = () => JSON.parse(Module.UTF8ToString(Module._attnviz_frame_stats()));
 
   function load(name) {
@@ -156,7 +170,7 @@
         load('attnviz');
         return;
       }
-      fail('attnviz could not load.', 'The file ' + name + '.js did not download. Check the connection and reload.');
+      fail(t('load.title'), t('load.text', name + '.js'));
     };
     document.body.appendChild(script);
   }

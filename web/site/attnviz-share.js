@@ -22,6 +22,8 @@
   const STORAGE_KEY = 'attnviz.session';
   const SAVE_DELAY_MS = 250;         // hash and storage follow changes after this quiet time
   const canvas = document.getElementById('canvas');
+  const lang = window.attnvizLang;  // attnviz-lang.js
+  const t = lang.t;
 
   let started = false;       // the initial session (link or saved) has been applied
   let startedResolve;
@@ -90,39 +92,38 @@
     const hash = s.indexOf('#');
     if (hash >= 0) s = s.slice(hash + 1);
     const m = /^s(\d+)\.([\s\S]*)$/.exec(s);
-    if (!m) return { ok: false, error: 'it is not an attnviz share link (those end in #s' + FORMAT + '. followed by letters and digits).' };
+    if (!m) return { ok: false, error: t('link.notLink', FORMAT) };
     const ver = Number(m[1]);
     if (ver > FORMAT) {
-      return { ok: false, error: 'it was made by a newer attnviz (link format ' + ver + '); this page reads format ' +
-                                 FORMAT + '. Open it with the newer version.' };
+      return { ok: false, error: t('link.newer', ver, FORMAT) };
     }
-    if (ver < FORMAT) return { ok: false, error: 'it uses link format ' + ver + ', which this attnviz does not read (it reads format ' + FORMAT + ').' };
+    if (ver < FORMAT) return { ok: false, error: t('link.older', ver, FORMAT) };
     const data = m[2];
-    if (data.length > MAX_LINK_CHARS) return { ok: false, error: 'it is longer than 8 MB, more than any attnviz state needs.' };
+    if (data.length > MAX_LINK_CHARS) return { ok: false, error: t('link.tooLong') };
     if (!/^[A-Za-z0-9_-]*$/.test(data) || data.length % 4 === 1) {
-      return { ok: false, error: 'it is damaged: it holds characters a share link never contains, or was cut in the middle.' };
+      return { ok: false, error: t('link.badChars') };
     }
     let bytes;
     try {
       bytes = await pipe(new DecompressionStream('deflate-raw'), fromBase64url(data), MAX_INFLATED);
     } catch (e) {
-      if (e && e.tooBig) return { ok: false, error: 'it would expand to more than 16 MB, more than any attnviz state needs.' };
-      return { ok: false, error: 'it is damaged: its compressed data is incomplete or corrupted (it may have been cut short when copied).' };
+      if (e && e.tooBig) return { ok: false, error: t('link.tooBig') };
+      return { ok: false, error: t('link.corrupt') };
     }
     let text;
     try { text = new TextDecoder('utf-8', { fatal: true }).decode(bytes); } catch (e) {
-      return { ok: false, error: 'it is damaged: it does not decode to text.' };
+      return { ok: false, error: t('link.notText') };
     }
     return { ok: true, text };
   }
   // A sentence from the module ("It is not valid JSON.") continued after "…: ".
-  const lower = (s) => (s ? s.charAt(0).toLowerCase() + s.slice(1) : s);
+  const lower = lang.continued;
 
-  // Opens a link; `why` prefixes the sentence. Returns true when applied.
+  // Opens a link; `why` ('link.openFailed', 'clip.unusable') words a refusal. True when applied.
   async function openLink(link, why) {
     const d = await decode(link);
     const r = d.ok ? sessionSet(d.text) : { ok: false, error: d.error };
-    if (!r.ok) notify(why + lower(r.error) + ' The current state is kept.', true);
+    if (!r.ok) notify(t(why, lower(r.error)), true);
     return r.ok;
   }
 
@@ -142,7 +143,7 @@
   window.addEventListener('hashchange', () => {
     if (!started || window.location.hash === lastHash || window.location.hash.length <= 1) return;
     lastHash = window.location.hash;
-    openLink(window.location.hash, 'This link could not be opened: ');
+    openLink(window.location.hash, 'link.openFailed');
   });
 
   async function start() {
@@ -150,16 +151,19 @@
     let opened = false;
     if (hash.length > 1) {
       lastHash = hash;  // a bad link stays in the address bar until the next change
-      opened = await openLink(hash, 'This link could not be opened: ');
+      opened = await openLink(hash, 'link.openFailed');
     }
     if (!opened) {
       let saved = null;
       try { saved = window.localStorage.getItem(STORAGE_KEY); } catch (e) {}
       if (saved) {
         const r = sessionSet(saved);
-        if (!r.ok && hash.length <= 1) notify('The session saved in this browser could not be restored: ' + lower(r.error), true);
+        if (!r.ok && hash.length <= 1) notify(t('session.savedFailed', lower(r.error)), true);
       }
     }
+    // ?lang= in the address wins over a link's or the saved session's language.
+    if (lang.override) api.setLanguage(lang.override);
+    else if (lang.unknown !== null) notify(t('lang.unknown', lang.unknown.slice(0, 40)), true);
     Module._attnviz_history_clear();  // Ctrl+Z must not undo the opening into the default state
     started = true;
     startedResolve();
@@ -168,11 +172,11 @@
   // --- clipboard
   function clipboardWrite(text, done) {
     if (!navigator.clipboard || !navigator.clipboard.writeText) {
-      notify('This page cannot reach the system clipboard (it needs https:// or localhost).', true);
+      notify(t('clip.unreachable'), true);
       return Promise.resolve(false);
     }
     return navigator.clipboard.writeText(text).then(() => { if (done) notify(done, false); return true; }, (e) => {
-      notify('The browser did not let attnviz write to the clipboard (' + (e && e.message ? e.message : e) + ').', true);
+      notify(t('clip.writeDenied', e && e.message ? e.message : e), true);
       return false;
     });
   }
@@ -182,14 +186,14 @@
   }
   function pasteState(text) {
     const s = String(text || '').trim();
-    if (!s) { notify('The clipboard holds no text to paste as a state.', true); return Promise.resolve(false); }
-    const why = 'The clipboard does not hold a usable attnviz state: ';
+    if (!s) { notify(t('clip.empty'), true); return Promise.resolve(false); }
+    const why = 'clip.unusable';
     if (s[0] === '{') {
       const r = sessionSet(s);
-      notify(r.ok ? 'State pasted (Ctrl+Z undoes it).' : why + lower(r.error) + ' The current state is kept.', !r.ok);
+      notify(r.ok ? t('clip.pasted') : t(why, lower(r.error)), !r.ok);
       return Promise.resolve(r.ok);
     }
-    return openLink(s, why).then((ok) => { if (ok) notify('State pasted from a share link (Ctrl+Z undoes it).', false); return ok; });
+    return openLink(s, why).then((ok) => { if (ok) notify(t('clip.pastedLink'), false); return ok; });
   }
 
   // --- text input: a hidden textarea at ImGui's text cursor
@@ -246,7 +250,7 @@
 
   // --- what the module calls
   Module.attnvizShare = {
-    start: () => { start().catch((e) => { started = true; startedResolve(); notify('The session could not be restored: ' + e, true); }); },
+    start: () => { start().catch((e) => { started = true; startedResolve(); notify(t('session.failed', e), true); }); },
     afterFrame: (serial, wants) => {
       if (wants !== wantsText) {
         wantsText = wants;
@@ -267,16 +271,16 @@
     },
     clipboardWrite: (text) => { clipboardWrite(text, null); },  // failures only: the copier says what it copied
     copyLink: () => {
-      shareLink().then((url) => clipboardWrite(url, 'Share link copied (' + url.length + ' characters).'))
-        .catch((e) => notify('The share link could not be made: ' + e, true));
+      shareLink().then((url) => clipboardWrite(url, t('link.copied', url.length)))
+        .catch((e) => notify(t('link.makeFailed', e), true));
     },
     pasteFromClipboard: () => {
       if (!navigator.clipboard || !navigator.clipboard.readText) {
-        notify('This browser does not let the page read the clipboard; press Ctrl+V instead.', true);
+        notify(t('clip.readUnsupported'), true);
         return;
       }
       navigator.clipboard.readText().then(pasteState,
-        () => notify('The browser did not let attnviz read the clipboard; press Ctrl+V instead.', true));
+        () => notify(t('clip.readDenied'), true));
     },
   };
 

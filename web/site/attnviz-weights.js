@@ -93,7 +93,7 @@
   input.type = 'file';
   input.id = 'attnviz-weights-file';
   input.accept = '.safetensors,.npz,.npy';
-  input.setAttribute('aria-label', 'Open trained weights (.safetensors, .npz, .npy)');
+  input.setAttribute('aria-label', window.attnvizLang.t('weights.pickerLabel'));
   input.className = 'sr-only';
   input.tabIndex = -1;
   document.body.appendChild(input);
