@@ -103,13 +103,17 @@ function sharedBrowser() {
 if (process.env.NODE_TEST_CONTEXT || /\.test\.mjs$/.test(process.argv[1] || '')) after(closeShared);
 
 // Opens the app and waits for window.attnviz.ready. Options: {viewport, deviceScaleFactor, hash,
-// query (e.g. 'threads=1'), permissions (e.g. ['clipboard-read', 'clipboard-write'])}.
+// query (e.g. 'threads=1', 'lang=zh-CN'), permissions (e.g. ['clipboard-read', 'clipboard-write']),
+// locale (the browser's language, 'en-US' unless given)}.
 export async function openApp(t, opts = {}) {
   const { server, browser } = await sharedBrowser();
   const context = await browser.newContext({
     viewport: opts.viewport || { width: 1440, height: 900 },
     deviceScaleFactor: opts.deviceScaleFactor || 1,
     permissions: opts.permissions || [],
+    // The browser's languages (navigator.languages) choose the interface's language
+    // when nothing else does: English unless a test asks for another.
+    locale: opts.locale || 'en-US',
   });
   const page = await context.newPage();
   const errors = [];
