@@ -83,10 +83,11 @@ TEST(ShareCodec, OpensTheBrowserLinkInTheAppAndKeepsTheStateOnABadOne) {
   {
     attnviz::ui::App app(&tex);
     json want = json::parse(read_text(kDir + "browser-link.json"));
-    // The link predates view.decimals, view.torch and view.split: the app keeps its own.
+    // The link predates view.decimals, view.torch, view.split and view.lang: the app keeps its own.
     want["view"]["decimals"] = app.session_json()["view"]["decimals"];
     want["view"]["torch"] = false;
     want["view"]["split"] = "words";
+    want["view"]["lang"] = "en";
     EXPECT_EQ(share_open_link(app, read_text(kDir + "browser-link.txt")), "");
     EXPECT_EQ(app.session_json(), want);
     std::string err = share_open_link(app, "#s1.AAAA");

@@ -53,7 +53,7 @@ test('a link restores the state and every view selection: head, tab, colormap, p
   assert.ok(head_b >= 0 && head_b < 3 && head_b !== 2);
   assert.deepEqual(view, { tab: 'compare', head: 2, compare_stage: 'weights', cmap: 'cividis',
                            decimals: 4, torch: false,  // as the app opened: tutorial 000's 4 decimals
-                           split: 'words',
+                           split: 'words', lang: 'en',
                            pinned: { stage: 'weights', head: 2, row: 3, col: 1 } });
   t.diagnostic(`link length ${url.split('#')[1].length} characters`);
   if (process.env.ATTNVIZ_WRITE_SHARE_FIXTURE) {  // the native codec test reads this link

@@ -184,7 +184,7 @@ TEST(LayoutApp, ASavedLayoutFromABiggerScreenIsFitted) {
     NullTextures tex;
     App app(&tex);
     for (int k = 0; k < 6; ++k) h.frame(app);
-    ImGui::SetWindowPos("Inspector", ImVec2(1100, 400));  // as a drag would leave it (on screen)
+    ImGui::SetWindowPos("###Inspector", ImVec2(1100, 400));  // as a drag would leave it (on screen)
     h.frame(app);
     ini = ImGui::SaveIniSettingsToMemory();
   }
@@ -201,7 +201,7 @@ TEST(LayoutApp, ASavedLayoutFromABiggerScreenIsFitted) {
   // back until its edge shows, and the fit scales from there.)
   EXPECT_GT(rect_of(app, "Inspector window").x, 500);
   // A window dropped partly off the screen comes back once the mouse is released.
-  ImGui::SetWindowPos("Views", ImVec2(900, 300));
+  ImGui::SetWindowPos("###Views", ImVec2(900, 300));
   ImGui::GetIO().AddMouseButtonEvent(0, true);
   h.frame(app);
   h.frame(app);
@@ -218,8 +218,8 @@ TEST(LayoutApp, ResetLayoutRestoresTheDefaultArrangement) {
   App app(&tex);
   for (int k = 0; k < 6; ++k) h.frame(app);
   const LayoutRect params = rect_of(app, "Parameters window"), views = rect_of(app, "Views window");
-  ImGui::SetWindowPos("Parameters", ImVec2(500, 300));
-  ImGui::SetWindowSize("Views", ImVec2(400, 300));
+  ImGui::SetWindowPos("###Parameters", ImVec2(500, 300));
+  ImGui::SetWindowSize("###Views", ImVec2(400, 300));
   h.frame(app);
   h.frame(app);
   ASSERT_NE(rect_of(app, "Parameters window").x, params.x);

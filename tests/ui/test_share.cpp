@@ -70,7 +70,7 @@ TEST(Share, SessionRoundTripsThroughAFreshApp) {
   ASSERT_TRUE(a.set_state_text(s.dump()).value("ok", false));
   json payload = a.session_json();
   payload["view"] = {{"tab", "compare"}, {"head", 2}, {"head_b", 0}, {"compare_stage", "scores"},
-                     {"cmap", "cividis"}, {"decimals", 3}, {"torch", true}, {"split", "whitespace"},
+                     {"cmap", "cividis"}, {"decimals", 3}, {"torch", true}, {"split", "whitespace"}, {"lang", "en"},
                      {"pinned", {{"stage", "weights"}, {"head", 2}, {"row", 3}, {"col", 1}}}};
   App b(&tex);
   json r = b.set_session_text(payload.dump());
