@@ -166,6 +166,63 @@ static const CatalogueEntry kZhCN[] = {
     // [SECTION] Inspector (panel_inspector.cpp, inspector_text.h)
 
     // [SECTION] Compare heads and Lines (panel_compare.cpp, panel_lines.cpp)
+    {"head %d", "头 %d"},
+    {"Stage", "阶段"},
+    {"one scale for every head, white = 0", "所有头共用一个色标，白色 = 0"},
+    {"one scale for every head", "所有头共用一个色标"},
+    {"Click a map to select that head (the Stages tab follows); hover a cell for its value.",
+     "单击一张热力图即选中该头（“各个阶段”页随之切换）；悬停在单元格上可看其数值。"},
+    {"(not computed)", "（未计算）"},
+    {"The head divergence compares every pair of heads over all %d×%d weights (%d pairs): too much "
+     "to redo on every edit.",
+     "头间散度要在全部 %d×%d 个注意力权重上比较每一对头（共 %d 对）："
+     "每次编辑都重算代价太大。"},
+    {"Compute head divergence", "计算头间散度"},
+    {"JS divergence  (%d×%d)", "JS 散度（%d×%d）"},
+    {"heads %d and %d: mean Jensen–Shannon divergence %s\n(0 = attend alike, ln 2 ≈ 0.6931 = disjoint "
+     "keys)\nclick: compare them above",
+     "头 %d 与头 %d：平均 Jensen–Shannon 散度 %s\n（0 = 关注方式相同，"
+     "ln 2 ≈ 0.6931 = 关注的键互不重叠）\n单击：在上方比较这两个头"},
+    {"nan (no valid row)", "nan（没有有效的行）"},
+    {"How differently two heads attend: for each query, the Jensen–Shannon divergence (natural log) "
+     "between the two heads' rows of weights, averaged over the queries.",
+     "两个头的关注方式有多不同：对每个查询，计算两个头各自那一行注意力权重之间的 "
+     "Jensen–Shannon 散度（自然对数），再对所有查询取平均。"},
+    {"0 (dark) = the heads attend identically; ln 2 ≈ 0.693 (bright) = no query of one head attends "
+     "to a key the other attends to. The scale is fixed at 0 … ln 2, so colours mean the same in "
+     "every session; the value is printed in each cell. The diagonal is 0. Rows that are NaN or all "
+     "zero in either head are skipped.",
+     "0（暗）= 两个头的关注方式完全相同；ln 2 ≈ 0.693（亮）= "
+     "一个头的任何查询所关注的键，另一个头都不关注。色标固定为 0 … ln 2，"
+     "因此颜色在每次会话中含义相同；每个单元格里都印有数值。对角线为 0。任一头中为 NaN 或全为 0 的行不计入。"},
+    {"Click a cell to compare those two heads above (row = A, column = B).", "单击一个单元格，即在上方比较这两个头（行 = A，列 = B）。"},
+    {"Head A", "头 A"},
+    {"Head B", "头 B"},
+    {"Swap", "交换"},
+    {"red: A larger, blue: B larger, white: equal", "红：A 较大，蓝：B 较大，白：相等"},
+    {"For every query (row of weights) and head: the entropy of its attention in nats (0 = all "
+     "weight on one key, ln n = spread evenly over n keys; ln %d = %.3f here), the largest weight "
+     "and the key that receives it.",
+     "每个查询（注意力权重的一行）在每个头中的：注意力的熵，单位为奈特（0 = 全部权重落在一个键上，"
+     "ln n = 平均分布在 n 个键上；此处 ln %d = %.3f），最大的权重，以及得到它的键。"},
+    {"query", "查询"},
+    {"h%d entropy", "h%d 熵"},
+    {"h%d max", "h%d 最大值"},
+    {"h%d argmax", "h%d argmax"},
+    {"No result yet.", "尚无结果。"},
+    {"One head: set Heads to 2 or more to compare heads.", "只有一个头：把“头数”设为 2 或以上才能比较各头。"},
+    {"All heads", "所有头"},
+    {"A/B", "A/B"},
+    {"Row statistics", "行统计"},
+    {"Heads:", "头："},
+    {"all", "全部"},
+    {"Query i (left) attends to key j (right): opacity and width grow with weights[i][j]. Hover a "
+     "token to see only its lines; click to pin it. No line for weights under %g%%.",
+     "查询 i（左）关注键 j（右）：线的不透明度和粗细随 weights[i][j] 增大。"
+     "悬停在词元上只看它的连线；单击可将其固定。权重低于 %g%% 的不画线。"},
+    {"queries", "查询"},
+    {"keys", "键"},
+    {"opaque line = weight %s", "不透明的线 = 权重 %s"},
 
     // [SECTION] Trained weights (weights_import.cpp, weights_text.cpp)
 
