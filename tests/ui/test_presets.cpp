@@ -1,13 +1,18 @@
 // test_presets.cpp: every preset's `about` (the Presets menu's tooltip) is true of
 // what the preset shows (issue 21, item 7). The engine runs each preset; the
 // weights the descriptions quote, to two decimals, must be the computed ones, and
-// what they say about the mask must hold.
+// what they say about the mask must hold. Every preset has its title and about in
+// 简体中文 too (issue 22, item 1), quoting the same numbers, and the menu shows them
+// in the interface's language.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <regex>
+#include <set>
 #include <string>
 
+#include "app/i18n.h"
 #include "app/presets.h"
 #include "attnviz/pipeline.h"
 
@@ -86,6 +91,47 @@ TEST(PresetAbout, ChineseIsCausal) {
         if (j > i) {
           EXPECT_EQ(w(p, h, i, j), 0.0f) << "word " << i << " sees only itself and earlier words";
         }
+}
+
+// The numbers a text quotes ("0.17", "123", "6×3" → 6 and 3, "§2.3" → 2.3).
+std::set<std::string> numbers(const std::string& text) {
+  static const std::regex number(R"(\d+(\.\d+)?)");
+  std::set<std::string> out;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), number); it != std::sregex_iterator(); ++it)
+    out.insert(it->str());
+  return out;
+}
+
+bool has_cjk(const std::string& text) {
+  for (size_t i = 0; i + 2 < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 0xE4 && c <= 0xE9) return true;  // lead byte of U+4E00 … U+9FFF (CJK ideographs)
+  }
+  return false;
+}
+
+TEST(PresetChinese, EveryPresetHasItsTitleAndAboutInChineseWithTheSameNumbers) {
+  ASSERT_FALSE(attnviz::ui::presets().empty());
+  for (const auto& p : attnviz::ui::presets()) {
+    EXPECT_TRUE(has_cjk(p.title_zh)) << p.id << ": no \"zh-CN\": {\"title\"} in Chinese";
+    EXPECT_TRUE(has_cjk(p.about_zh)) << p.id << ": no \"zh-CN\": {\"about\"} in Chinese";
+    for (const std::string& n : numbers(p.title))
+      EXPECT_TRUE(numbers(p.title_zh).count(n)) << p.id << ": the Chinese title lacks " << n << ": " << p.title_zh;
+    for (const std::string& n : numbers(p.about))
+      EXPECT_TRUE(numbers(p.about_zh).count(n)) << p.id << ": the Chinese about lacks " << n << ": " << p.about_zh;
+  }
+}
+
+TEST(PresetChinese, TheMenuShowsThemInTheInterfacesLanguage) {
+  using attnviz::ui::Lang;
+  const auto& p = preset("06-chinese");
+  attnviz::ui::set_language(Lang::zh_CN);
+  EXPECT_EQ(attnviz::ui::preset_title(p), p.title_zh);
+  EXPECT_EQ(attnviz::ui::preset_about(p), p.about_zh);
+  EXPECT_NE(p.about_zh.find("因果掩码"), std::string::npos) << p.about_zh;
+  attnviz::ui::set_language(Lang::en);
+  EXPECT_EQ(attnviz::ui::preset_title(p), p.title);
+  EXPECT_EQ(attnviz::ui::preset_about(p), p.about);
 }
 
 }  // namespace

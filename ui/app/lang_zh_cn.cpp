@@ -54,12 +54,175 @@ static const CatalogueEntry kZhCN[] = {
     // [SECTION] Help and keyboard (help.cpp)
 
     // [SECTION] Parameters and Edit values (panel_params.cpp, panel_values.cpp, presets)
+    {"Tokens", "词元"},
+    {"Split", "切分"},
+    {"words & characters", "按词和字"},
+    {"whitespace only", "仅按空白"},
+    {"words & characters: each Chinese/Japanese/Korean character is a token, words stay whole "
+     "(GPT-2, don't), punctuation is a token of its own. whitespace only: what spaces separate, like "
+     "text.split().\nA chip edited on its own keeps what you type (自然 stays one token).",
+     "按词和字：每个中文、日文、韩文字符是一个词元，单词保持完整（GPT-2、don't），"
+     "标点各自成为一个词元。仅按空白：以空格分隔，如同 text.split()。"
+     "\n单独编辑的词元块保留你输入的内容（自然 仍是一个词元）。"},
+    {"type a sentence, press Enter", "输入一句话，按回车"},
+    {"new", "新"},
+    {"[pad]", "[填充]"},
+    {"\"%s\" (token %d)\nclick: edit · right-click: more · drag: move", "“%s”（词元 %d）\n单击：编辑 · 右键：更多 · 拖动：移动"},
+    {"\"%s\" (token %d), a padded key\nclick: edit · right-click: more · drag: move",
+     "“%s”（词元 %d），被填充的键\n单击：编辑 · 右键：更多 · 拖动：移动"},
+    {"move \"%s\"", "移动“%s”"},
+    {"Edit", "编辑"},
+    {"Insert before", "在前面插入"},
+    {"Insert after", "在后面插入"},
+    {"Mark as padding", "标记为填充"},
+    {"Unmark padding", "取消填充"},
+    {"Delete", "删除"},
+    {"add a token at the end", "在末尾添加一个词元"},
+    {"Shapes", "形状"},
+    {"d_model", "d_model"},
+    {"d_out", "d_out"},
+    {"Heads", "头数"},
+    {"head_dim = d_out / Heads: the columns of Q, K and V each head gets",
+     "head_dim（每头维度）= d_out / 头数：每个头分到的 Q、K、V 的列数"},
+    {"the next seed", "下一个随机种子"},
+    {"Mask & dropout", "掩码与 Dropout"},
+    {"Causal mask", "因果掩码 causal"},
+    {"each token attends only to itself and the tokens before it", "每个词元只关注它自己和它之前的词元"},
+    {"Dropout p", "Dropout 概率 p"},
+    {"drag, or type an exact p in the field beside (Ctrl+click also types)", "拖动滑块，或在旁边的输入框里输入精确的 p（Ctrl+单击滑块也可输入）"},
+    {"an exact p, from 0 to 1", "精确的 p，0 到 1 之间"},
+    {"Training", "训练模式 training"},
+    {"nn.Dropout only drops in training mode; in eval it is the identity", "nn.Dropout 只在训练模式下丢弃；在评估模式（eval）下它原样输出"},
+    {"Dropout seed", "Dropout 随机种子"},
+    {"Scaling and softmax", "缩放与 softmax"},
+    {"Scale", "缩放"},
+    {"head_dim", "head_dim"},
+    {"none", "无"},
+    {"divide scores by sqrt(head_dim) (standard), sqrt(d_out) (tutorial 000's MultiHeadAttention) or 1",
+     "注意力分数除以 sqrt(head_dim)（标准做法）、sqrt(d_out)（教程 000 "
+     "的 MultiHeadAttention）或 1"},
+    {"Temperature", "温度 temperature"},
+    {"the scores are divided by it as well as by the scale: below 1 sharpens the softmax, above 1 flattens it",
+     "注意力分数在缩放之外还要除以它：小于 1 使 softmax 更尖锐，大于 1 使其更平缓"},
+    {"Mask fill", "掩码填充"},
+    {"-inf", "-inf"},
+    {"number", "数值"},
+    {"what masked_fill writes into masked scores: -inf (PyTorch's float('-inf')) or a finite number "
+     "such as the -1e9 some code uses",
+     "masked_fill 写入被掩码分数的值：-inf（PyTorch 的 "
+     "float('-inf')），或一个有限的数，例如有些代码用的 -1e9"},
+    {"Safe softmax", "安全 softmax"},
+    {"A row whose every key is masked with -inf gives NaN in torch.softmax; safe softmax (newer "
+     "scaled_dot_product_attention) gives zeros instead.",
+     "若一行的所有键都被 -inf 掩码，torch.softmax 会给出 NaN；安全 "
+     "softmax（较新的 scaled_dot_product_attention）则给出全 0。"},
+    {"Embedding", "嵌入"},
+    {"explicit values (edited cell by cell)", "显式数值（逐个单元格编辑）"},
+    {"back to seeded", "恢复为随机种子生成"},
+    {"Embedding seed", "嵌入随机种子"},
+    {"Positional", "位置编码"},
+    {"sinusoidal", "正弦 sinusoidal"},
+    {"positional encoding added to the embedding: none, or the sinusoidal one of \"Attention Is All You Need\"",
+     "加到嵌入上的位置编码：无，或《Attention Is All You "
+     "Need》中的正弦位置编码"},
+    {"Weights", "投影权重"},
+    {"explicit values", "显式数值"},
+    {"Init", "初始化"},
+    {"torch_linear", "torch_linear"},
+    {"torch_rand", "torch_rand"},
+    {"torch_linear: nn.Linear(d_model, d_out) for query, key, value (then out_proj)\ntorch_rand: "
+     "torch.rand(d_model, d_out) for W_q, W_k, W_v (tutorial 000 / 004 §2)",
+     "torch_linear：query、key、value 各用一个 "
+     "nn.Linear(d_model, d_out)（之后是 "
+     "out_proj）\ntorch_rand：W_q、W_k、W_v 各用 "
+     "torch.rand(d_model, d_out)（教程 000 / 004 §2）"},
+    {"Weight seed", "权重随机种子"},
+    {"Layout", "布局"},
+    {"fused", "合并 fused"},
+    {"per_head", "每头独立 per_head"},
+    {"fused: one nn.Linear per Q, K, V (MultiHeadAttention)\nper_head: each head its own Q, K, V "
+     "nn.Linear (MultiHeadAttentionWrapper)",
+     "fused：Q、K、V 各一个 "
+     "nn.Linear（MultiHeadAttention）\nper_head：每个头有自己的 "
+     "Q、K、V nn.Linear（MultiHeadAttentionWrapper）"},
+    {"QKV bias", "QKV 偏置"},
+    {"nn.Linear(..., bias=True) for query, key and value: adds b_q, b_k, b_v",
+     "query、key、value 用 nn.Linear(..., bias=True)：加上 b_q、b_k、b_v"},
+    {"Output projection", "输出投影"},
+    {"out_proj: an nn.Linear(d_out, d_out) after the heads are concatenated",
+     "out_proj：各头拼接之后的一个 nn.Linear(d_out, d_out)"},
+    {"bias", "偏置"},
+    {"the output projection's bias b_o", "输出投影的偏置 b_o"},
+    {"Type a number and press Enter. The first edit switches that input from its seed to explicit "
+     "values (exactly the numbers shown), so nothing else changes.",
+     "输入数字后按回车。第一次编辑会把该输入从随机种子生成切换为显式数值（正是所显示的数），因此其他数值都不会变。"},
+    {"(too wide to edit here: %d columns)", "（太宽，无法在此编辑：%d 列）"},
+    {"Embedding (rows of X before positions)", "嵌入（加位置编码之前 X 的各行）"},
+    {"{0}[{1}][{2}] must be a finite number: NaN and ∞ can come out of attention, but cannot go in.",
+     "{0}[{1}][{2}] 必须是有限的数：NaN 和 ∞ 可以从注意力计算中产生，但不能作为输入。"},
 
     // [SECTION] Stages, the flow and heatmaps (panel_stages.cpp, stage_flow.cpp, heatmap.cpp)
 
     // [SECTION] Inspector (panel_inspector.cpp, inspector_text.h)
 
     // [SECTION] Compare heads and Lines (panel_compare.cpp, panel_lines.cpp)
+    {"head %d", "头 %d"},
+    {"Stage", "阶段"},
+    {"one scale for every head, white = 0", "所有头共用一个色标，白色 = 0"},
+    {"one scale for every head", "所有头共用一个色标"},
+    {"Click a map to select that head (the Stages tab follows); hover a cell for its value.",
+     "单击一张热力图即选中该头（“各个阶段”页随之切换）；悬停在单元格上可看其数值。"},
+    {"(not computed)", "（未计算）"},
+    {"The head divergence compares every pair of heads over all %d×%d weights (%d pairs): too much "
+     "to redo on every edit.",
+     "头间散度要在全部 %d×%d 个注意力权重上比较每一对头（共 %d 对）："
+     "每次编辑都重算代价太大。"},
+    {"Compute head divergence", "计算头间散度"},
+    {"JS divergence  (%d×%d)", "JS 散度（%d×%d）"},
+    {"heads %d and %d: mean Jensen–Shannon divergence %s\n(0 = attend alike, ln 2 ≈ 0.6931 = disjoint "
+     "keys)\nclick: compare them above",
+     "头 %d 与头 %d：平均 Jensen–Shannon 散度 %s\n（0 = 关注方式相同，"
+     "ln 2 ≈ 0.6931 = 关注的键互不重叠）\n单击：在上方比较这两个头"},
+    {"nan (no valid row)", "nan（没有有效的行）"},
+    {"How differently two heads attend: for each query, the Jensen–Shannon divergence (natural log) "
+     "between the two heads' rows of weights, averaged over the queries.",
+     "两个头的关注方式有多不同：对每个查询，计算两个头各自那一行注意力权重之间的 "
+     "Jensen–Shannon 散度（自然对数），再对所有查询取平均。"},
+    {"0 (dark) = the heads attend identically; ln 2 ≈ 0.693 (bright) = no query of one head attends "
+     "to a key the other attends to. The scale is fixed at 0 … ln 2, so colours mean the same in "
+     "every session; the value is printed in each cell. The diagonal is 0. Rows that are NaN or all "
+     "zero in either head are skipped.",
+     "0（暗）= 两个头的关注方式完全相同；ln 2 ≈ 0.693（亮）= "
+     "一个头的任何查询所关注的键，另一个头都不关注。色标固定为 0 … ln 2，"
+     "因此颜色在每次会话中含义相同；每个单元格里都印有数值。对角线为 0。任一头中为 NaN 或全为 0 的行不计入。"},
+    {"Click a cell to compare those two heads above (row = A, column = B).", "单击一个单元格，即在上方比较这两个头（行 = A，列 = B）。"},
+    {"Head A", "头 A"},
+    {"Head B", "头 B"},
+    {"Swap", "交换"},
+    {"red: A larger, blue: B larger, white: equal", "红：A 较大，蓝：B 较大，白：相等"},
+    {"For every query (row of weights) and head: the entropy of its attention in nats (0 = all "
+     "weight on one key, ln n = spread evenly over n keys; ln %d = %.3f here), the largest weight "
+     "and the key that receives it.",
+     "每个查询（注意力权重的一行）在每个头中的：注意力的熵，单位为奈特（0 = 全部权重落在一个键上，"
+     "ln n = 平均分布在 n 个键上；此处 ln %d = %.3f），最大的权重，以及得到它的键。"},
+    {"query", "查询"},
+    {"h%d entropy", "h%d 熵"},
+    {"h%d max", "h%d 最大值"},
+    {"h%d argmax", "h%d argmax"},
+    {"No result yet.", "尚无结果。"},
+    {"One head: set Heads to 2 or more to compare heads.", "只有一个头：把“头数”设为 2 或以上才能比较各头。"},
+    {"All heads", "所有头"},
+    {"A/B", "A/B"},
+    {"Row statistics", "行统计"},
+    {"Heads:", "头："},
+    {"all", "全部"},
+    {"Query i (left) attends to key j (right): opacity and width grow with weights[i][j]. Hover a "
+     "token to see only its lines; click to pin it. No line for weights under %g%%.",
+     "查询 i（左）关注键 j（右）：线的不透明度和粗细随 weights[i][j] 增大。"
+     "悬停在词元上只看它的连线；单击可将其固定。权重低于 %g%% 的不画线。"},
+    {"queries", "查询"},
+    {"keys", "键"},
+    {"opaque line = weight %s", "不透明的线 = 权重 %s"},
 
     // [SECTION] Trained weights (weights_import.cpp, weights_text.cpp)
 

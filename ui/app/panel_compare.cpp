@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "app/app_model.h"
+#include "app/i18n.h"
 #include "app/item_registry.h"
 #include "app/links.h"
 #include "app/panels.h"
@@ -125,15 +126,16 @@ static const std::vector<std::string>* tokens_if(const AppModel& m, int n) {
   return (int)t.size() == n ? &t : nullptr;
 }
 
-// Picks a head into *head with a combo labelled `label`.
+// Picks a head into *head with a combo labelled `label` (an English key).
 static void head_combo(const char* label, int* head, int H) {
-  char preview[16];
-  std::snprintf(preview, sizeof preview, "head %d", *head);
-  ImGui::SetNextItemWidth(ImGui::CalcTextSize("head 00").x + ImGui::GetFrameHeight() * 2);
-  if (ImGui::BeginCombo(label, preview)) {
+  char preview[32], widest[32];
+  std::snprintf(preview, sizeof preview, tr("head %d"), *head);
+  std::snprintf(widest, sizeof widest, tr("head %d"), 88);
+  ImGui::SetNextItemWidth(ImGui::CalcTextSize(widest).x + ImGui::GetFrameHeight() * 2);
+  if (ImGui::BeginCombo(L(label), preview)) {
     for (int h = 0; h < H; ++h) {
-      char name[16];
-      std::snprintf(name, sizeof name, "head %d", h);
+      char name[32];
+      std::snprintf(name, sizeof name, tr("head %d"), h);
       if (ImGui::Selectable(name, *head == h)) *head = h;
     }
     ImGui::EndCombo();
@@ -144,10 +146,10 @@ static void head_combo(const char* label, int* head, int H) {
 // [SECTION] All heads -------------------------------------------------------------------
 
 // The stage combo shared by the grid and the A/B view (m.compare_stage): every
-// per-head stage, in pipeline order.
+// per-head stage, in pipeline order. Stages go by their PyTorch names in every language.
 static void stage_combo(AppModel& m) {
   ImGui::SetNextItemWidth(ImGui::CalcTextSize(stage_name(Stage::weights)).x + ImGui::GetFrameHeight() * 2.5f);
-  if (ImGui::BeginCombo("Stage", stage_name(m.compare_stage))) {
+  if (ImGui::BeginCombo(L("Stage"), stage_name(m.compare_stage))) {
     char name[32];
     for (int k = 0; k < kStageCount; ++k) {
       const Stage s = static_cast<Stage>(k);
@@ -267,9 +269,9 @@ static void all_heads(AppModel& m, CompareCache& c) {
   ImGui::AlignTextToFramePadding();
   grid_colour_bar(c, c.grid_signed ? Colormap::rdbu : m.weights_cmap);
   ImGui::SameLine(0, 16);
-  ImGui::TextDisabled(c.grid_signed ? "one scale for every head, white = 0" : "one scale for every head");
+  ImGui::TextDisabled("%s", c.grid_signed ? tr("one scale for every head, white = 0") : tr("one scale for every head"));
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("Click a map to select that head (the Stages tab follows); hover a cell for its value.");
+  ImGui::TextWrapped("%s", tr("Click a map to select that head (the Stages tab follows); hover a cell for its value."));
   ImGui::PopStyleColor();
 
   // Columns: the count that gives the largest cells, filling the width and the height.
@@ -327,7 +329,7 @@ static void difference_map(AppModel& m, CompareCache& c, int a, int b, float wid
   char label[48];
   std::snprintf(label, sizeof label, "diff h%d-h%d", a, b);
   if (!va.data || !vb.data) {
-    ImGui::TextDisabled("(not computed)");
+    ImGui::TextDisabled("%s", tr("(not computed)"));
     return;
   }
   const uint64_t v = mix_versions(m.engine.version(stage, a), m.engine.version(stage, b));
@@ -364,9 +366,10 @@ static void difference_map(AppModel& m, CompareCache& c, int a, int b, float wid
 static void divergence_map(AppModel& m, CompareCache& c) {
   const int H = m.engine.num_heads(), S = m.engine.pipeline().seq_len();
   if (!update_divergence(m, c)) {
-    ImGui::TextWrapped("The head divergence compares every pair of heads over all %d×%d weights (%d pairs): "
-                       "too much to redo on every edit.", S, S, H * (H - 1) / 2);
-    if (ImGui::Button("Compute head divergence")) c.divergence_requested = true;
+    ImGui::TextWrapped(tr("The head divergence compares every pair of heads over all %d×%d weights (%d pairs): "
+                          "too much to redo on every edit."),
+                       S, S, H * (H - 1) / 2);
+    if (ImGui::Button(L("Compute head divergence"))) c.divergence_requested = true;
     item_register("Compute head divergence");
     return;
   }
@@ -374,7 +377,7 @@ static void divergence_map(AppModel& m, CompareCache& c) {
   spec.label = "head divergence";
   spec.exports = &m.exports;
   char title[80];
-  std::snprintf(title, sizeof title, "JS divergence  (%d×%d)", H, H);
+  std::snprintf(title, sizeof title, tr("JS divergence  (%d×%d)"), H, H);
   spec.title = title;
   spec.row_labels = &c.head_names;
   spec.col_labels = &c.head_names;
@@ -391,9 +394,9 @@ static void divergence_map(AppModel& m, CompareCache& c) {
   if (hv.hovered) {
     char v[32];
     std::snprintf(v, sizeof v, "%.4f", (double)c.divergence.at(hv.row, hv.col));
-    ImGui::SetTooltip("heads %d and %d: mean Jensen–Shannon divergence %s\n(0 = attend alike, ln 2 ≈ 0.6931 = "
-                      "disjoint keys)\nclick: compare them above",
-                      hv.row, hv.col, std::isnan(c.divergence.at(hv.row, hv.col)) ? "nan (no valid row)" : v);
+    ImGui::SetTooltip(tr("heads %d and %d: mean Jensen–Shannon divergence %s\n(0 = attend alike, ln 2 ≈ 0.6931 = "
+                         "disjoint keys)\nclick: compare them above"),
+                      hv.row, hv.col, std::isnan(c.divergence.at(hv.row, hv.col)) ? tr("nan (no valid row)") : v);
     if (hv.clicked) {
       m.head = hv.row;
       m.head_b = hv.col;
@@ -403,15 +406,15 @@ static void divergence_map(AppModel& m, CompareCache& c) {
 
 // What the divergence map shows, in words.
 static void divergence_about() {
-  ImGui::TextWrapped("How differently two heads attend: for each query, the Jensen–Shannon divergence (natural "
-                     "log) between the two heads' rows of weights, averaged over the queries.");
+  ImGui::TextWrapped("%s", tr("How differently two heads attend: for each query, the Jensen–Shannon divergence "
+                              "(natural log) between the two heads' rows of weights, averaged over the queries."));
   ImGui::Spacing();
-  ImGui::TextWrapped("0 (dark) = the heads attend identically; ln 2 ≈ 0.693 (bright) = no query of one head "
-                     "attends to a key the other attends to. The scale is fixed at 0 … ln 2, so colours mean "
-                     "the same in every session; the value is printed in each cell. The diagonal is 0. Rows "
-                     "that are NaN or all zero in either head are skipped.");
+  ImGui::TextWrapped("%s", tr("0 (dark) = the heads attend identically; ln 2 ≈ 0.693 (bright) = no query of one head "
+                              "attends to a key the other attends to. The scale is fixed at 0 … ln 2, so colours "
+                              "mean the same in every session; the value is printed in each cell. The diagonal is "
+                              "0. Rows that are NaN or all zero in either head are skipped."));
   ImGui::Spacing();
-  ImGui::TextWrapped("Click a cell to compare those two heads above (row = A, column = B).");
+  ImGui::TextWrapped("%s", tr("Click a cell to compare those two heads above (row = A, column = B)."));
   ImGui::Spacing();
 }
 
@@ -419,11 +422,11 @@ static void ab_view(AppModel& m, CompareCache& c) {
   const int H = m.engine.num_heads();
   stage_combo(m);
   ImGui::SameLine(0, 16);
-  head_combo("Head A", &m.head, H);
+  head_combo(N_("Head A"), &m.head, H);
   ImGui::SameLine(0, 16);
-  head_combo("Head B", &m.head_b, H);
+  head_combo(N_("Head B"), &m.head_b, H);
   ImGui::SameLine(0, 16);
-  if (ImGui::Button("Swap")) std::swap(m.head, m.head_b);
+  if (ImGui::Button(L("Swap"))) std::swap(m.head, m.head_b);
   item_register("Swap");
   const int a = m.head, b = m.head_b;
 
@@ -434,7 +437,7 @@ static void ab_view(AppModel& m, CompareCache& c) {
     matrix_view(m, m.compare_stage, b, 0, 40.0f);
     ImGui::TableNextColumn();
     difference_map(m, c, a, b, ImGui::GetContentRegionAvail().x);
-    ImGui::TextDisabled("red: A larger, blue: B larger, white: equal");
+    ImGui::TextDisabled("%s", tr("red: A larger, blue: B larger, white: equal"));
     ImGui::EndTable();
   }
   ImGui::Separator();
@@ -464,9 +467,10 @@ static void ab_view(AppModel& m, CompareCache& c) {
 static void row_statistics(AppModel& m, CompareCache& c) {
   const int H = m.engine.num_heads(), S = m.engine.pipeline().seq_len();
   const auto& toks = m.engine.tokens();
-  ImGui::TextWrapped("For every query (row of weights) and head: the entropy of its attention in nats "
-                     "(0 = all weight on one key, ln n = spread evenly over n keys; ln %d = %.3f here), the "
-                     "largest weight and the key that receives it.", S, std::log((double)S));
+  ImGui::TextWrapped(tr("For every query (row of weights) and head: the entropy of its attention in nats "
+                        "(0 = all weight on one key, ln n = spread evenly over n keys; ln %d = %.3f here), the "
+                        "largest weight and the key that receives it."),
+                     S, std::log((double)S));
   for (int h = 0; h < H; ++h) head_stats(m, c, h);  // cached per weights version
 
   const int ncols = 1 + 3 * H;  // at most 193 (64 heads); ImGui tables hold 512
@@ -475,14 +479,14 @@ static void row_statistics(AppModel& m, CompareCache& c) {
   const float table_h = std::min(ImGui::GetContentRegionAvail().y, ImGui::GetTextLineHeightWithSpacing() * (S + 1.4f));
   if (!ImGui::BeginTable("row stats", ncols, flags, ImVec2(0, table_h))) return;
   ImGui::TableSetupScrollFreeze(1, 1);
-  ImGui::TableSetupColumn("query");
-  char name[32];
+  ImGui::TableSetupColumn(tr("query"));
+  char name[48];
   for (int h = 0; h < H; ++h) {
-    std::snprintf(name, sizeof name, "h%d entropy", h);
+    std::snprintf(name, sizeof name, tr("h%d entropy"), h);
     ImGui::TableSetupColumn(name);
-    std::snprintf(name, sizeof name, "h%d max", h);
+    std::snprintf(name, sizeof name, tr("h%d max"), h);
     ImGui::TableSetupColumn(name);
-    std::snprintf(name, sizeof name, "h%d argmax", h);
+    std::snprintf(name, sizeof name, tr("h%d argmax"), h);
     ImGui::TableSetupColumn(name);
   }
   ImGui::TableHeadersRow();
@@ -508,7 +512,7 @@ static void row_statistics(AppModel& m, CompareCache& c) {
         next();
         int j = st.argmax[i];
         if (j >= 0 && j < (int)toks.size()) ImGui::Text("%d %s", j, toks[j].c_str());
-        else ImGui::TextDisabled("none");
+        else ImGui::TextDisabled("%s", tr("none"));
       }
     }
   ImGui::EndTable();
@@ -519,19 +523,20 @@ static void row_statistics(AppModel& m, CompareCache& c) {
 void compare_tab(AppModel& m) {
   const int H = m.engine.num_heads();
   if (!m.engine.has_result() || H == 0) {
-    ImGui::TextDisabled("No result yet.");
+    ImGui::TextDisabled("%s", tr("No result yet."));
     return;
   }
   CompareCache& c = cache_of(m);
   m.head = std::clamp(m.head, 0, H - 1);
   m.head_b = std::clamp(m.head_b, 0, H - 1);
-  if (H == 1) ImGui::TextDisabled("One head: set Heads to 2 or more to compare heads.");
+  if (H == 1) ImGui::TextDisabled("%s", tr("One head: set Heads to 2 or more to compare heads."));
 
   if (ImGui::BeginTabBar("compare views")) {
     struct Sub { const char* name; void (*draw)(AppModel&, CompareCache&); };
-    static const Sub subs[] = {{"All heads", all_heads}, {"A/B", ab_view}, {"Row statistics", row_statistics}};
+    static const Sub subs[] = {
+        {N_("All heads"), all_heads}, {N_("A/B"), ab_view}, {N_("Row statistics"), row_statistics}};
     for (const Sub& s : subs) {
-      bool open = ImGui::BeginTabItem(s.name);
+      bool open = ImGui::BeginTabItem(L(s.name));  // the ID stays English: the selected view is kept
       item_register(s.name);
       if (open) {
         ImGui::BeginChild("compare body");

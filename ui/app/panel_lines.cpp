@@ -21,6 +21,7 @@
 
 #include "app/app_model.h"
 #include "app/heatmap.h"
+#include "app/i18n.h"
 #include "app/item_registry.h"
 #include "app/links.h"
 #include "app/panels.h"
@@ -127,7 +128,7 @@ static CellRef strongest_link(const AppModel& m, LinesCache& c, int h, int side,
 static void head_toggles(LinesCache& c) {
   const int H = (int)c.shown.size();
   ImGui::AlignTextToFramePadding();
-  ImGui::TextUnformatted("Heads:");
+  ImGui::TextUnformatted(tr("Heads:"));
   for (int h = 0; h < H; ++h) {
     ImGui::SameLine(0, h == 0 ? 8 : 14);
     if (ImGui::GetContentRegionAvail().x < 90) ImGui::NewLine();
@@ -137,15 +138,16 @@ static void head_toggles(LinesCache& c) {
     ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + 3), ImVec2(p.x + s - 6, p.y + s - 3), head_colour(h), 2);
     ImGui::Dummy(ImVec2(s - 6, s));
     ImGui::SameLine(0, 3);
-    char label[32], reg[32];
-    std::snprintf(label, sizeof label, "head %d##lines", h);
+    char shown[32], label[64], reg[32];
+    std::snprintf(shown, sizeof shown, tr("head %d"), h);
+    std::snprintf(label, sizeof label, "%s###lines head %d", shown, h);  // the same ID in every language
     std::snprintf(reg, sizeof reg, "lines head %d", h);
     bool on = c.shown[h] != 0;
     if (ImGui::Checkbox(label, &on)) c.shown[h] = on ? 1 : 0;
     item_register(reg);
   }
   ImGui::SameLine(0, 24);
-  if (ImGui::SmallButton("all")) std::fill(c.shown.begin(), c.shown.end(), 1);
+  if (ImGui::SmallButton(L("all"))) std::fill(c.shown.begin(), c.shown.end(), 1);
   item_register("lines all heads");
 }
 
@@ -154,7 +156,7 @@ static void head_toggles(LinesCache& c) {
 void lines_tab(AppModel& m) {
   const int H = m.engine.num_heads();
   if (!m.engine.has_result() || H == 0) {
-    ImGui::TextDisabled("No result yet.");
+    ImGui::TextDisabled("%s", tr("No result yet."));
     return;
   }
   LinesCache& c = cache_of(m);
@@ -162,8 +164,8 @@ void lines_tab(AppModel& m) {
   const int S = m.engine.pipeline().seq_len();
 
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("Query i (left) attends to key j (right): opacity and width grow with weights[i][j]. "
-                     "Hover a token to see only its lines; click to pin it. No line for weights under %g%%.",
+  ImGui::TextWrapped(tr("Query i (left) attends to key j (right): opacity and width grow with weights[i][j]. "
+                        "Hover a token to see only its lines; click to pin it. No line for weights under %g%%."),
                      100.0 * kMinWeight);
   ImGui::PopStyleColor();
   head_toggles(c);
@@ -171,7 +173,9 @@ void lines_tab(AppModel& m) {
 
   // Geometry: [query labels | lines | key labels], centred; one row per token.
   const float th = ImGui::GetTextLineHeight();
-  float label_w = ImGui::CalcTextSize("queries").x;
+  const char* queries = tr("queries");
+  const char* keys = tr("keys");
+  float label_w = std::max(ImGui::CalcTextSize(queries).x, ImGui::CalcTextSize(keys).x);
   for (const auto& t : toks) label_w = std::max(label_w, ImGui::CalcTextSize(t.c_str()).x);
   label_w = std::min(label_w, 160.0f) + 12.0f;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -194,8 +198,8 @@ void lines_tab(AppModel& m) {
   const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text), dim_col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
   auto row_y = [&](int i) { return y0 + row_h * ((float)i + 0.5f); };
 
-  dl->AddText(ImVec2(gx0 - 8 - ImGui::CalcTextSize("queries").x, win0.y), dim_col, "queries");
-  dl->AddText(ImVec2(gx1 + 8, win0.y), dim_col, "keys");
+  dl->AddText(ImVec2(gx0 - 8 - ImGui::CalcTextSize(queries).x, win0.y), dim_col, queries);
+  dl->AddText(ImVec2(gx1 + 8, win0.y), dim_col, keys);
 
   // Token labels: only the visible rows are submitted. Hovering one selects its side.
   int first = std::max(0, (int)std::floor((clip_min.y - y0) / row_h));
@@ -276,8 +280,8 @@ void lines_tab(AppModel& m) {
   }
   const float gain = w_max >= kMinWeight ? 1.0f / w_max : 1.0f;
   if (w_max >= kMinWeight) {
-    char scale[48];
-    std::snprintf(scale, sizeof scale, "opaque line = weight %s", format_value(w_max, 3).c_str());
+    char scale[96];
+    std::snprintf(scale, sizeof scale, tr("opaque line = weight %s"), format_value(w_max, 3).c_str());
     dl->AddText(ImVec2(0.5f * (gx0 + gx1) - 0.5f * ImGui::CalcTextSize(scale).x, win0.y), dim_col, scale);
   }
   const float top = clip_min.y - row_h, bottom = clip_max.y + row_h;

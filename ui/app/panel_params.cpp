@@ -2,6 +2,8 @@
 // and dropout, then scaling, embedding and weight initialisation in collapsing
 // headers. Controls edit the typed draft state (AppModel::draft, an attnviz::State);
 // a valid draft is applied at once, an invalid one shows its reason beside the control.
+// Every label is an English key shown through i18n.h (L for controls, so their IDs and
+// item names stay English in every language); widths come from the translated text.
 #include <algorithm>
 #include <cfloat>
 #include <initializer_list>
@@ -11,6 +13,7 @@
 
 #include "app/app_model.h"
 #include "app/fonts.h"
+#include "app/i18n.h"
 #include "app/item_registry.h"
 #include "app/panels.h"
 #include "app/tokenize.h"
@@ -36,29 +39,62 @@ void error_line(const AppModel& m, const char* field) {
 // --- [SECTION] controls bound to fields of the typed draft (AppModel::draft). Each
 // applies the draft when the learner changes it; a refused draft stays, with its reason.
 
-// One of an enum's values, shown by the names the state's JSON uses (state.h).
+// A tooltip for the last item, wrapped (some are a paragraph in either language).
+void tooltip(const char* key) {
+  if (!ImGui::IsItemHovered() || !ImGui::BeginTooltip()) return;
+  ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
+  ImGui::TextUnformatted(tr(key));
+  ImGui::PopTextWrapPos();
+  ImGui::EndTooltip();
+}
+
+// What a combo needs beside its widest option's text: the arrow and the frame's padding.
+float combo_room() { return ImGui::GetFrameHeight() + 2 * ImGui::GetStyle().FramePadding.x; }
+
+// One of an enum's values. The state keeps the value (state.h's JSON names); the
+// combo shows `shown(value)`, an English key (N_) translated here. Each option is
+// registered as "<label>: <JSON name>" ("Scale: d_out") while the combo is open.
 template <class E>
 bool enum_field(AppModel& m, const char* label, E* value, std::initializer_list<E> options, const char* (*name)(E),
-                const char* tooltip = nullptr) {
+                const char* (*shown)(E), const char* tooltip_key = nullptr) {
   bool changed = false;
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
-  if (ImGui::BeginCombo(label, name(*value))) {
-    for (E o : options)
-      if (ImGui::Selectable(name(o), o == *value) && o != *value) {
+  float text_w = 0;  // the widest option as shown in this language
+  for (E o : options) text_w = std::max(text_w, ImGui::CalcTextSize(tr(shown(o))).x);
+  ImGui::SetNextItemWidth(std::max(ImGui::GetFontSize() * 9, text_w + combo_room()));
+  if (ImGui::BeginCombo(L(label), tr(shown(*value)))) {
+    char reg[64];
+    for (E o : options) {
+      if (ImGui::Selectable(tr(shown(o)), o == *value) && o != *value) {
         *value = o;
         changed = true;
       }
+      std::snprintf(reg, sizeof reg, "%s: %s", label, name(o));
+      item_register(reg);
+    }
     ImGui::EndCombo();
   }
   item_register(label);
-  if (tooltip && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tooltip);
+  if (tooltip_key) tooltip(tooltip_key);
   if (changed) m.apply_draft();
   return changed;
 }
 
+// What the combos show for the state's enum values (English keys, translated where shown).
+const char* scale_shown(ScaleMode s) {
+  switch (s) {
+    case ScaleMode::head_dim: return N_("head_dim");
+    case ScaleMode::d_out: return N_("d_out");
+    default: return N_("none");
+  }
+}
+const char* positional_shown(Positional p) { return p == Positional::sinusoidal ? N_("sinusoidal") : N_("none"); }
+const char* weight_init_shown(WeightInit w) { return w == WeightInit::torch_rand ? N_("torch_rand") : N_("torch_linear"); }
+const char* weight_layout_shown(WeightLayout l) { return l == WeightLayout::per_head ? N_("per_head") : N_("fused"); }
+
+// `label` is an English key (N_ at the call site when it is not a literal here).
 void int_field(AppModel& m, const char* label, int* value, int step = 1) {
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
-  if (ImGui::InputInt(label, value, step, step * 4)) m.apply_draft();
+  if (ImGui::InputInt(L(label), value, step, step * 4)) m.apply_draft();
   item_register(label);
 }
 
@@ -67,7 +103,7 @@ void int_field(AppModel& m, const char* label, int* value, int step = 1) {
 void seed_field(AppModel& m, const char* label, uint64_t* seed) {
   long long v = static_cast<long long>(*seed);
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
-  if (ImGui::InputScalar(label, ImGuiDataType_S64, &v, nullptr, nullptr, "%lld")) {
+  if (ImGui::InputScalar(L(label), ImGuiDataType_S64, &v, nullptr, nullptr, "%lld")) {
     *seed = static_cast<uint64_t>(v);
     m.apply_draft();
   }
@@ -78,11 +114,12 @@ void seed_field(AppModel& m, const char* label, uint64_t* seed) {
     *seed = static_cast<uint64_t>(v + 1);
     m.apply_draft();
   }
+  tooltip(N_("the next seed"));
   ImGui::PopID();
 }
 
 bool checkbox(AppModel& m, const char* label, bool* value) {
-  bool changed = ImGui::Checkbox(label, value);
+  bool changed = ImGui::Checkbox(L(label), value);
   item_register(label);
   if (changed) m.apply_draft();
   return changed;
@@ -90,7 +127,7 @@ bool checkbox(AppModel& m, const char* label, bool* value) {
 
 void section(const char* title) {
   ImGui::Spacing();
-  ImGui::SeparatorText(title);
+  ImGui::SeparatorText(tr(title));
 }
 
 // --- [SECTION] token chips
@@ -141,7 +178,7 @@ void apply_chip_edit(AppModel& m, const ChipEdit& e) {
   } else if (e.insert_at >= 0) {
     // With explicit embedding values a new token has no row: the draft is refused
     // with a sentence until a row exists (Edit values) or the embedding is seeded again.
-    d.tokens.insert(d.tokens.begin() + e.insert_at, "new");
+    d.tokens.insert(d.tokens.begin() + e.insert_at, tr("new"));  // a word in the interface's language
     if (has_pad) pad.insert(pad.begin() + e.insert_at, 1);
   } else if (e.toggle_pad >= 0) {
     if (!has_pad) pad.assign(n, 1);
@@ -177,6 +214,7 @@ void token_chips(AppModel& m) {
   const int n = d.seq_len();
   static int editing = -1;
   static std::string edit_buf;
+  static std::string label;  // reused: no allocation per frame once it is long enough
   ChipEdit e;
   const float avail = ImGui::GetContentRegionAvail().x;
   float line_x = 0;
@@ -189,7 +227,9 @@ void token_chips(AppModel& m) {
       ImGui::PopID();
       break;  // the tokens may have changed: the rest are drawn next frame
     }
-    std::string label = padded ? "[pad] " + t : t;
+    label.assign(padded ? tr("[pad]") : "");
+    if (padded) label += ' ';
+    label += t;
     float w = ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
     if (i > 0 && line_x + w < avail) ImGui::SameLine();
     else line_x = 0;
@@ -203,11 +243,13 @@ void token_chips(AppModel& m) {
     char reg[32];
     std::snprintf(reg, sizeof reg, "token %d", i);
     item_register(reg);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("\"%s\" (token %d)%s\nclick: edit · right-click: more · drag: move",
-                                                  t.c_str(), i, padded ? ", padded key" : "");
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip(padded ? tr("\"%s\" (token %d), a padded key\nclick: edit · right-click: more · drag: move")
+                               : tr("\"%s\" (token %d)\nclick: edit · right-click: more · drag: move"),
+                        t.c_str(), i);
     if (ImGui::BeginDragDropSource()) {
       ImGui::SetDragDropPayload("ATTNVIZ_TOKEN", &i, sizeof i);
-      ImGui::Text("move \"%s\"", t.c_str());
+      ImGui::Text(tr("move \"%s\""), t.c_str());
       ImGui::EndDragDropSource();
     }
     if (ImGui::BeginDragDropTarget()) {
@@ -221,7 +263,7 @@ void token_chips(AppModel& m) {
       if (menu_item("Edit")) { editing = i; edit_buf = t; }
       if (menu_item("Insert before")) e.insert_at = i;
       if (menu_item("Insert after")) e.insert_at = i + 1;
-      if (menu_item(padded ? "Unmark padding" : "Mark as padding")) e.toggle_pad = i;
+      if (menu_item(padded ? N_("Unmark padding") : N_("Mark as padding"))) e.toggle_pad = i;
       if (menu_item("Delete", false, n > 1)) e.remove = i;
       ImGui::EndPopup();
     }
@@ -230,11 +272,11 @@ void token_chips(AppModel& m) {
   ImGui::SameLine();
   if (ImGui::SmallButton("+")) e.insert_at = n;
   item_register("add token");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("add a token at the end");
+  tooltip(N_("add a token at the end"));
   apply_chip_edit(m, e);
   if (e.insert_at >= 0) {
     editing = e.insert_at;
-    edit_buf = "new";
+    edit_buf = tr("new");
   }
 }
 
@@ -245,19 +287,17 @@ void token_chips(AppModel& m) {
 // Split: how the box's text becomes tokens (tokenize.h). Choosing a mode splits
 // the box's text again at once, so the two can be compared.
 void split_control(AppModel& m) {
-  static const char* const kLabel[] = {"words & characters", "whitespace only"};
-  const char* tip =
-      "words & characters: each Chinese/Japanese/Korean character is a token, words stay whole (GPT-2, don't),\n"
-      "punctuation is a token of its own. whitespace only: what spaces separate, like text.split().\n"
-      "A chip edited on its own keeps what you type (自然 stays one token).";
-  const float w = ImGui::CalcTextSize(kLabel[0]).x + ImGui::GetFrameHeight() + 2 * ImGui::GetStyle().FramePadding.x;
-  ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetContentRegionMax().x - w - ImGui::CalcTextSize("Split").x -
+  // English keys: the options are registered under them in every language.
+  static const char* const kLabel[] = {N_("words & characters"), N_("whitespace only")};
+  const float w = std::max(ImGui::CalcTextSize(tr(kLabel[0])).x, ImGui::CalcTextSize(tr(kLabel[1])).x) + combo_room();
+  ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetContentRegionMax().x - w -
+                                                       ImGui::CalcTextSize(tr("Split")).x -
                                                        ImGui::GetStyle().ItemInnerSpacing.x));
   ImGui::SetNextItemWidth(w);
   const int cur = static_cast<int>(m.split);
-  if (ImGui::BeginCombo("Split", kLabel[cur])) {
+  if (ImGui::BeginCombo(L("Split"), tr(kLabel[cur]))) {
     for (int k = 0; k < 2; ++k) {
-      if (ImGui::Selectable(kLabel[k], k == cur) && k != cur) {
+      if (ImGui::Selectable(tr(kLabel[k]), k == cur) && k != cur) {
         m.split = static_cast<SplitMode>(k);
         m.split_now = true;
       }
@@ -266,15 +306,17 @@ void split_control(AppModel& m) {
     ImGui::EndCombo();
   }
   item_register("Split");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tip);
+  tooltip(N_("words & characters: each Chinese/Japanese/Korean character is a token, words stay whole (GPT-2, "
+             "don't), punctuation is a token of its own. whitespace only: what spaces separate, like text.split().\n"
+             "A chip edited on its own keeps what you type (自然 stays one token)."));
 }
 
 void tokens_group(AppModel& m) {
   ImGui::AlignTextToFramePadding();
-  ImGui::TextUnformatted("Tokens");
+  ImGui::TextUnformatted(tr("Tokens"));
   split_control(m);
   ImGui::SetNextItemWidth(-1);
-  bool enter = ImGui::InputTextWithHint("##Tokens", "type a sentence, press Enter", &m.tokens_text,
+  bool enter = ImGui::InputTextWithHint("##Tokens", tr("type a sentence, press Enter"), &m.tokens_text,
                                         ImGuiInputTextFlags_EnterReturnsTrue);
   item_register("Tokens");
   if (ImGui::IsItemEdited()) m.tokens_edited = true;
@@ -308,15 +350,17 @@ void tokens_group(AppModel& m) {
 
 void shapes_group(AppModel& m) {
   State& d = m.draft;
-  section("Shapes");
-  int_field(m, "d_model", &d.d_model);
+  section(N_("Shapes"));
+  int_field(m, N_("d_model"), &d.d_model);
   error_line(m, "d_model");
-  int_field(m, "d_out", &d.d_out);
+  int_field(m, N_("d_out"), &d.d_out);
   error_line(m, "d_out");
-  int_field(m, "Heads", &d.num_heads);
+  int_field(m, N_("Heads"), &d.num_heads);
   ImGui::SameLine();
-  if (d.num_heads > 0 && d.d_out % d.num_heads == 0) ImGui::TextDisabled("head_dim %d", d.d_out / d.num_heads);
-  else ImGui::TextDisabled("head_dim ?");
+  // head_dim is PyTorch's name in every language; the tooltip says what it is.
+  if (d.num_heads > 0 && d.d_out % d.num_heads == 0) ImGui::TextDisabled(NO_TR("head_dim %d"), d.d_out / d.num_heads);
+  else ImGui::TextDisabled(NO_TR("head_dim ?"));
+  tooltip(N_("head_dim = d_out / Heads: the columns of Q, K and V each head gets"));
   error_line(m, "num_heads");
 }
 
@@ -326,7 +370,7 @@ void dropout_p_control(AppModel& m) {
   double& p = m.draft.dropout.p;
   const ImGuiStyle& st = ImGui::GetStyle();
   const float field_w = ImGui::GetFontSize() * 3.6f;
-  const float label_w = ImGui::CalcTextSize("Dropout p").x;
+  const float label_w = ImGui::CalcTextSize(tr("Dropout p")).x;
   const float slider_w = ImGui::GetContentRegionAvail().x - field_w - label_w - 2 * st.ItemInnerSpacing.x;
   ImGui::SetNextItemWidth(std::max(slider_w, ImGui::GetFontSize() * 5));
   float pf = (float)p;
@@ -335,7 +379,7 @@ void dropout_p_control(AppModel& m) {
     m.apply_draft();
   }
   item_register("Dropout p");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("drag, or type an exact p in the field beside (Ctrl+click also types)");
+  tooltip(N_("drag, or type an exact p in the field beside (Ctrl+click also types)"));
   ImGui::SameLine(0, st.ItemInnerSpacing.x);
   // Applied when the field is left (Enter, Tab, a click elsewhere), not per
   // keystroke: on the way to typing 1.5, p = 1 would otherwise be applied.
@@ -350,19 +394,19 @@ void dropout_p_control(AppModel& m) {
     m.apply_draft();
   }
   item_register("Dropout p value");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("an exact p, from 0 to 1");
+  tooltip(N_("an exact p, from 0 to 1"));
   ImGui::SameLine(0, st.ItemInnerSpacing.x);
-  ImGui::TextUnformatted("Dropout p");
+  ImGui::TextUnformatted(tr("Dropout p"));
 }
 
 void mask_dropout_group(AppModel& m) {
-  section("Mask & dropout");
-  checkbox(m, "Causal mask", &m.draft.causal);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("each token attends only to itself and the tokens before it");
+  section(N_("Mask & dropout"));
+  checkbox(m, N_("Causal mask"), &m.draft.causal);
+  tooltip(N_("each token attends only to itself and the tokens before it"));
   dropout_p_control(m);
-  checkbox(m, "Training", &m.draft.dropout.training);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("nn.Dropout only drops in training mode; in eval it is the identity");
-  seed_field(m, "Dropout seed", &m.draft.dropout.seed);
+  checkbox(m, N_("Training"), &m.draft.dropout.training);
+  tooltip(N_("nn.Dropout only drops in training mode; in eval it is the identity"));
+  seed_field(m, N_("Dropout seed"), &m.draft.dropout.seed);
   error_line(m, "dropout");
 }
 
@@ -372,7 +416,7 @@ bool group_header(const AppModel& m, const char* title, bool open_by_default,
                   std::initializer_list<const char*> fields) {
   for (const char* f : fields)
     if (!m.error.empty() && m.error_field.rfind(f, 0) == 0) ImGui::SetNextItemOpen(true);
-  bool open = ImGui::CollapsingHeader(title, open_by_default ? ImGuiTreeNodeFlags_DefaultOpen : 0);
+  bool open = ImGui::CollapsingHeader(L(title), open_by_default ? ImGuiTreeNodeFlags_DefaultOpen : 0);
   item_register(title);
   return open;
 }
@@ -381,23 +425,27 @@ bool group_header(const AppModel& m, const char* title, bool open_by_default,
 // readable Inspector (1440×900 and up); on a 1280×720 one it starts closed.
 bool scaling_open_by_default() { return ImGui::GetMainViewport()->Size.y >= 820.0f; }
 
-const char* fill_mode_name(bool number) { return number ? "number" : "-inf"; }
+const char* fill_mode_name(bool number) { return number ? N_("number") : N_("-inf"); }
 
 // Mask fill: −inf (PyTorch's masked_fill(mask, float('-inf'))) or a finite number
 // such as the −1e9 some code uses.
 void mask_fill_control(AppModel& m) {
   double& fill = m.draft.mask_fill;
   bool number = std::isfinite(fill);
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
-  if (ImGui::BeginCombo("Mask fill", fill_mode_name(number))) {
+  const float text_w = std::max(ImGui::CalcTextSize(tr(fill_mode_name(false))).x,
+                                ImGui::CalcTextSize(tr(fill_mode_name(true))).x);
+  ImGui::SetNextItemWidth(std::max(ImGui::GetFontSize() * 6, text_w + combo_room()));
+  if (ImGui::BeginCombo(L("Mask fill"), tr(fill_mode_name(number)))) {
     for (bool o : {false, true})
-      if (ImGui::Selectable(fill_mode_name(o), o == number) && o != number) {
+      if (ImGui::Selectable(tr(fill_mode_name(o)), o == number) && o != number) {
         fill = o ? -1e9 : -std::numeric_limits<double>::infinity();
         m.apply_draft();
       }
     ImGui::EndCombo();
   }
   item_register("Mask fill");
+  tooltip(N_("what masked_fill writes into masked scores: -inf (PyTorch's float('-inf')) or a finite number "
+             "such as the -1e9 some code uses"));
   if (std::isfinite(m.draft.mask_fill)) {
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
@@ -408,67 +456,75 @@ void mask_fill_control(AppModel& m) {
 }
 
 void scaling_group(AppModel& m) {
-  if (!group_header(m, "Scaling and softmax", scaling_open_by_default(), {"scale", "temperature", "mask_fill"}))
+  if (!group_header(m, N_("Scaling and softmax"), scaling_open_by_default(), {"scale", "temperature", "mask_fill"}))
     return;
-  enum_field(m, "Scale", &m.draft.scale, {ScaleMode::head_dim, ScaleMode::d_out, ScaleMode::none}, scale_mode_name,
-             "divide scores by sqrt(head_dim) (standard), sqrt(d_out) (tutorial 000's MultiHeadAttention) or 1");
+  enum_field(m, N_("Scale"), &m.draft.scale, {ScaleMode::head_dim, ScaleMode::d_out, ScaleMode::none}, scale_mode_name,
+             scale_shown,
+             N_("divide scores by sqrt(head_dim) (standard), sqrt(d_out) (tutorial 000's MultiHeadAttention) or 1"));
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
-  if (ImGui::InputDouble("Temperature", &m.draft.temperature, 0.1, 0.5, "%.3g")) m.apply_draft();
+  if (ImGui::InputDouble(L("Temperature"), &m.draft.temperature, 0.1, 0.5, "%.3g")) m.apply_draft();
   item_register("Temperature");
+  tooltip(N_("the scores are divided by it as well as by the scale: below 1 sharpens the softmax, above 1 "
+             "flattens it"));
   error_line(m, "temperature");
   error_line(m, "scale");
   mask_fill_control(m);
-  checkbox(m, "Safe softmax", &m.draft.safe_softmax);
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("A row whose every key is masked with -inf gives NaN in torch.softmax;\n"
-                      "safe softmax (newer scaled_dot_product_attention) gives zeros instead.");
+  checkbox(m, N_("Safe softmax"), &m.draft.safe_softmax);
+  tooltip(N_("A row whose every key is masked with -inf gives NaN in torch.softmax; "
+             "safe softmax (newer scaled_dot_product_attention) gives zeros instead."));
 }
 
 void embedding_group(AppModel& m) {
-  if (!group_header(m, "Embedding", false, {"embedding", "positional"})) return;
+  if (!group_header(m, N_("Embedding"), false, {"embedding", "positional"})) return;
   EmbeddingSpec& emb = m.draft.embedding;
   if (emb.init == EmbeddingInit::values) {
-    ImGui::TextDisabled("explicit values (edited cell by cell)");
+    ImGui::TextDisabled("%s", tr("explicit values (edited cell by cell)"));
     ImGui::SameLine();
-    if (ImGui::SmallButton("back to seeded")) {
+    if (ImGui::SmallButton(L("back to seeded"))) {
       emb = EmbeddingSpec{};  // nn.Embedding, seed 123
       m.apply_draft();
     }
   } else {
-    seed_field(m, "Embedding seed", &emb.seed);
+    seed_field(m, N_("Embedding seed"), &emb.seed);
   }
   error_line(m, "embedding");
-  enum_field(m, "Positional", &m.draft.positional, {Positional::none, Positional::sinusoidal}, positional_name);
+  enum_field(m, N_("Positional"), &m.draft.positional, {Positional::none, Positional::sinusoidal}, positional_name,
+             positional_shown, N_("positional encoding added to the embedding: none, or the sinusoidal one of "
+                                  "\"Attention Is All You Need\""));
   error_line(m, "positional");
 }
 
 void weights_group(AppModel& m) {
-  if (!group_header(m, "Weights", false, {"weights", "qkv_bias", "out_proj", "out_bias"})) return;
+  if (!group_header(m, N_("Weights"), false, {"weights", "qkv_bias", "out_proj", "out_bias"})) return;
   if (m.draft.weights.init == WeightInit::values) {
-    ImGui::TextDisabled("explicit values");
+    ImGui::TextDisabled("%s", tr("explicit values"));
     ImGui::SameLine();
-    if (ImGui::SmallButton("back to seeded##w")) {
+    if (ImGui::SmallButton(L("back to seeded##w"))) {
       m.draft.weights = WeightSpec{};
       m.draft.weights.init = WeightInit::torch_linear;
       m.apply_draft();
     }
   } else {
-    enum_field(m, "Init", &m.draft.weights.init, {WeightInit::torch_linear, WeightInit::torch_rand}, weight_init_name,
-               "torch_linear: nn.Linear(d_model, d_out) for query, key, value (then out_proj)\n"
-               "torch_rand: torch.rand(d_model, d_out) for W_q, W_k, W_v (tutorial 000 / 004 §2)");
-    seed_field(m, "Weight seed", &m.draft.weights.seed);
+    enum_field(m, N_("Init"), &m.draft.weights.init, {WeightInit::torch_linear, WeightInit::torch_rand},
+               weight_init_name, weight_init_shown,
+               N_("torch_linear: nn.Linear(d_model, d_out) for query, key, value (then out_proj)\n"
+                  "torch_rand: torch.rand(d_model, d_out) for W_q, W_k, W_v (tutorial 000 / 004 §2)"));
+    seed_field(m, N_("Weight seed"), &m.draft.weights.seed);
     if (m.draft.weights.init == WeightInit::torch_linear)
-      enum_field(m, "Layout", &m.draft.weights.layout, {WeightLayout::fused, WeightLayout::per_head},
-                 weight_layout_name,
-                 "fused: one nn.Linear per Q, K, V (MultiHeadAttention)\n"
-                 "per_head: each head its own Q, K, V nn.Linear (MultiHeadAttentionWrapper)");
+      enum_field(m, N_("Layout"), &m.draft.weights.layout, {WeightLayout::fused, WeightLayout::per_head},
+                 weight_layout_name, weight_layout_shown,
+                 N_("fused: one nn.Linear per Q, K, V (MultiHeadAttention)\n"
+                    "per_head: each head its own Q, K, V nn.Linear (MultiHeadAttentionWrapper)"));
   }
   error_line(m, "weights");
-  checkbox(m, "QKV bias", &m.draft.qkv_bias);
-  checkbox(m, "Output projection", &m.draft.out_proj);
+  checkbox(m, N_("QKV bias"), &m.draft.qkv_bias);
+  tooltip(N_("nn.Linear(..., bias=True) for query, key and value: adds b_q, b_k, b_v"));
+  checkbox(m, N_("Output projection"), &m.draft.out_proj);
+  tooltip(N_("out_proj: an nn.Linear(d_out, d_out) after the heads are concatenated"));
   if (m.draft.out_proj) {
     ImGui::SameLine();
-    checkbox(m, "bias##out", &m.draft.out_bias);
+    checkbox(m, N_("bias##out"), &m.draft.out_bias);
+    tooltip(N_("the output projection's bias b_o"));
   }
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "app/app_model.h"
+#include "app/i18n.h"
 #include "app/item_registry.h"
 #include "app/panels.h"
 #include "attnviz/materialize.h"
@@ -42,7 +43,7 @@ bool value_grid(const char* id, const Tensor& t, const std::vector<std::string>*
                           ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg;
   float h = std::min(ImGui::GetFrameHeightWithSpacing() * (float)(t.rows + 1.5f), 320.0f);
   if (cols + 1 > 512) {
-    ImGui::TextDisabled("(too wide to edit here: %d columns)", cols);
+    ImGui::TextDisabled(tr("(too wide to edit here: %d columns)"), cols);
     return false;
   }
   if (!ImGui::BeginTable(id, cols + 1, flags, ImVec2(0, h))) return false;
@@ -89,20 +90,20 @@ bool value_grid(const char* id, const Tensor& t, const std::vector<std::string>*
 void values_tab(AppModel& m) {
   if (!m.engine.has_result()) return;
   const Pipeline& p = m.engine.pipeline();
-  ImGui::TextWrapped("Type a number and press Enter. The first edit switches that input from its seed to "
-                     "explicit values (exactly the numbers shown), so nothing else changes.");
+  ImGui::TextWrapped("%s", tr("Type a number and press Enter. The first edit switches that input from its seed to "
+                              "explicit values (exactly the numbers shown), so nothing else changes."));
   int i = 0, j = 0;
   float v = 0;
   // A typed NaN or ∞ never reaches the state: it gets a sentence and changes nothing.
   auto finite_or_say = [&](const char* what) {
     if (std::isfinite(v)) return true;
-    m.error = std::string(what) + "[" + std::to_string(i) + "][" + std::to_string(j) +
-              "] must be a finite number: NaN and ∞ can come out of attention, but cannot go in.";
+    m.error = tr_args("{0}[{1}][{2}] must be a finite number: NaN and ∞ can come out of attention, but cannot go in.",
+                      {what, std::to_string(i), std::to_string(j)});
     m.error_field = what == std::string("embedding") ? "embedding" : "weights";
     return false;
   };
 
-  if (ImGui::CollapsingHeader("Embedding (rows of X before positions)", ImGuiTreeNodeFlags_DefaultOpen)) {
+  if (ImGui::CollapsingHeader(L("Embedding (rows of X before positions)"), ImGuiTreeNodeFlags_DefaultOpen)) {
     if (value_grid("embedding", embedding_rows(m), &m.engine.tokens(), &i, &j, &v) && finite_or_say("embedding")) {
       m.draft = materialize_embedding(p.state());
       m.draft.embedding.values.at(i, j) = v;

@@ -58,20 +58,25 @@ static void menu_bar(AppModel& m) {
   file_menu(m);  // export.h: Save/Open state, Export window as PNG
   edit_menu(m);  // share.h: Undo, Redo, Copy share link, Paste state
   if (ImGui::BeginMenu(L("Presets"))) {
-    // Titles in other scripts need their glyphs: add them once the menu opens.
-    for (const Preset& p : presets())
-      if (fonts_collect_glyphs(p.title.c_str(), m.glyphs)) ++m.glyphs_version;
+    // Titles and abouts in other scripts need their glyphs: add them once the menu
+    // opens. Both are shown in the interface's language (presets.h), registered in English.
     for (const Preset& p : presets()) {
-      if (ImGui::MenuItem(p.title.c_str())) {
+      bool added = fonts_collect_glyphs(preset_title(p).c_str(), m.glyphs);
+      added |= fonts_collect_glyphs(preset_about(p).c_str(), m.glyphs);
+      if (added) ++m.glyphs_version;
+    }
+    for (const Preset& p : presets()) {
+      if (ImGui::MenuItem(preset_title(p).c_str())) {
         m.apply(p.state);
         m.pinned = CellRef{};
         m.decimals = p.decimals;
         for (auto& [label, cache] : m.heatmaps) heatmap_reset_view(cache);  // a new scene: whole maps
       }
       item_register(p.title);
-      if (ImGui::IsItemHovered() && !p.about.empty() && ImGui::BeginTooltip()) {  // wrapped: some are a paragraph
+      const std::string& about = preset_about(p);
+      if (ImGui::IsItemHovered() && !about.empty() && ImGui::BeginTooltip()) {  // wrapped: some are a paragraph
         ImGui::PushTextWrapPos(ImGui::GetFontSize() * 35.0f);
-        ImGui::TextUnformatted(p.about.c_str());
+        ImGui::TextUnformatted(about.c_str());
         ImGui::PopTextWrapPos();
         ImGui::EndTooltip();
       }

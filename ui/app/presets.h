@@ -1,5 +1,7 @@
 // presets.h: the example sessions in assets/presets/*.json, compiled into the app.
-// Each file is {"title": str, "about": str, "decimals": 0|2|3|4 (optional), "state": <session state>}.
+// Each file is {"title": str, "about": str, "zh-CN": {"title": str, "about": str},
+// "decimals": 0|2|3|4 (optional), "state": <session state>}: the English title and
+// about, and the same in 简体中文 (tests/ui/test_presets.cpp fails when it is missing).
 // "decimals" is what View → Decimals becomes when the preset loads: the tutorials'
 // presets ask for the 4 PyTorch prints; absent means auto.
 #pragma once
@@ -18,11 +20,17 @@ struct PresetSource {
 const std::vector<PresetSource>& preset_sources();
 
 struct Preset {
-  std::string id, title, about;
+  std::string id, title, about;  // English: the Presets menu registers the item by `title`
   nlohmann::json state;
   int decimals = 0;  // View → Decimals on loading it (0: auto)
+  std::string title_zh, about_zh;  // 简体中文 ("zh-CN" in the file)
 };
 // Parsed presets, in file-name order.
 const std::vector<Preset>& presets();
+
+// What the Presets menu shows: the title and about in the interface's language
+// (i18n.h language()); English when the preset has no text in it.
+const std::string& preset_title(const Preset& p);
+const std::string& preset_about(const Preset& p);
 
 }  // namespace attnviz::ui
