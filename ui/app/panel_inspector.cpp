@@ -295,10 +295,12 @@ static int scaled_formula(const Explanation& e, char* buf, size_t n) {
       return temp ? std::snprintf(buf, n, tr("scaled[%d][%d] = scores[%d][%d] / temperature"), i, j, i, j)
                   : std::snprintf(buf, n, tr("scaled[%d][%d] = scores[%d][%d] (no scaling)"), i, j, i, j);
     case ScaleMode::d_out:
-      return temp ? std::snprintf(buf, n, tr("scaled[%d][%d] = scores[%d][%d] / (\xE2\x88\x9A" "d_out \xC3\x97 temperature)"), i, j, i, j)
+      return temp ? std::snprintf(buf, n, tr("scaled[%d][%d] = scores[%d][%d] / (\xE2\x88\x9A" "d_out \xC3\x97 temperature)"),
+                                  i, j, i, j)
                   : std::snprintf(buf, n, NO_TR("scaled[%d][%d] = scores[%d][%d] / \xE2\x88\x9A" "d_out"), i, j, i, j);
     default:
-      return temp ? std::snprintf(buf, n, tr("scaled[%d][%d] = scores[%d][%d] / (\xE2\x88\x9Ahead_dim \xC3\x97 temperature)"), i, j, i, j)
+      return temp ? std::snprintf(buf, n, tr("scaled[%d][%d] = scores[%d][%d] / (\xE2\x88\x9Ahead_dim \xC3\x97 temperature)"),
+                                  i, j, i, j)
                   : std::snprintf(buf, n, NO_TR("scaled[%d][%d] = scores[%d][%d] / \xE2\x88\x9Ahead_dim"), i, j, i, j);
   }
 }
@@ -357,7 +359,8 @@ int inspector_formula(const Pipeline& p, const Explanation& e, char* buf, size_t
                            i, j, i, j, i);
     case Stage::dropped:
       if (!e.dropout_active) return std::snprintf(buf, n, tr("dropped[%d][%d] = weights (dropout is off)"), i, j);
-      return e.kept ? std::snprintf(buf, n, tr("dropped[%d][%d] = weights[%d][%d] \xC3\x97 1/(1 \xE2\x88\x92 p) (kept)"), i, j, i, j)
+      return e.kept ? std::snprintf(buf, n, tr("dropped[%d][%d] = weights[%d][%d] \xC3\x97 1/(1 \xE2\x88\x92 p) (kept)"),
+                                    i, j, i, j)
                     : std::snprintf(buf, n, tr("dropped[%d][%d] = weights[%d][%d] \xC3\x97 0 (dropped)"), i, j, i, j);
     case Stage::context:
       return std::snprintf(buf, n, tr("context[%d][%d] = \xCE\xA3_s dropped[%d][s] \xC2\xB7 v_s[%d] (head %d)"), i, j, i, j, h);
