@@ -16,12 +16,14 @@
 
 #include "app/export.h"
 #include "app/fonts.h"
+#include "app/i18n.h"
 #include "app/item_registry.h"
 #include "imgui_internal.h"
 
 namespace attnviz::ui {
 
 constexpr uint32_t kColourDroppedMark = 0xFF2E8CF0u;  // dropped: an orange ×
+constexpr float kMinBarWidth = 120.0f;  // a colour bar is never narrower: its two numbers must fit
 
 std::string format_value(float v, int digits) {
   if (std::isnan(v)) return "nan";
@@ -379,8 +381,8 @@ static void draw_view_state(const HeatmapCache& c, const HeatmapLayout& lay, con
                       IM_COL32(255, 255, 255, 150));
   }
   if (c.zoom > 1.0f) {
-    char z[48];
-    std::snprintf(z, sizeof z, "×%.1f (double-click: fit)", c.zoom);
+    char z[96];
+    std::snprintf(z, sizeof z, tr("\xC3\x97%.1f (double-click: fit)"), c.zoom);
     ImVec2 ts = ImGui::CalcTextSize(z);
     dl->AddRectFilled(ImVec2(g1.x - ts.x - 6, g1.y - ts.y - 2), g1, IM_COL32(0, 0, 0, 170));
     dl->AddText(ImVec2(g1.x - ts.x - 3, g1.y - ts.y - 1), IM_COL32(255, 255, 255, 255), z);
@@ -393,7 +395,7 @@ static void draw_colour_bar(const HeatmapCache& c, const HeatmapSpec& spec, ImVe
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text), dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
   const float bh = 8.0f;
-  w = std::max(w, 120.0f);
+  w = std::max(w, kMinBarWidth);
   const int steps = 32;
   for (int k = 0; k < steps; ++k) {
     float t = ((float)k + 0.5f) / steps;
@@ -419,6 +421,21 @@ static void draw_colour_bar(const HeatmapCache& c, const HeatmapSpec& spec, ImVe
 // [SECTION] heatmap(): the three together
 // =============================================================================
 
+static float measure_current(const char* b, const char* e, void*) { return ImGui::CalcTextSize(b, e).x; }
+
+// The title, cut with "…" when it is wider than the map may be (a title in another
+// language can be longer than the English one), the whole title on hover; as wide
+// as the colour bar under the map at least. Returns its right edge.
+static float draw_title(const HeatmapSpec& spec) {
+  const float max_w = std::max(spec.max_width > 0 ? spec.max_width : ImGui::GetContentRegionAvail().x,
+                               spec.show_colour_bar ? kMinBarWidth : 0.0f);
+  char fit[256];
+  const int n = ellipsize(spec.title, std::max(max_w, 24.0f), measure_current, nullptr, fit, sizeof fit);
+  ImGui::TextUnformatted(fit, fit + n);
+  if (std::strcmp(fit, spec.title) != 0 && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", spec.title);
+  return ImGui::GetItemRectMax().x;
+}
+
 // Rows / columns whose centres lie inside the visible cells area.
 static void visible_range(HeatmapCache& c, const Viewport& vp) {
   auto first = [](float f0, int n) { return std::clamp((int)std::ceil(f0 * n - 0.5f), 0, n); };
@@ -435,12 +452,9 @@ HeatmapHover heatmap(const HeatmapSpec& spec, const MatrixView& m, uint64_t vers
   ImGui::PushID(spec.label);
   const ImVec2 panel0 = ImGui::GetCursorScreenPos();  // the panel, title included, for PNG export
   float title_x1 = panel0.x;
-  if (spec.show_title) {
-    ImGui::TextUnformatted(spec.title);
-    title_x1 = ImGui::GetItemRectMax().x;
-  }
+  if (spec.show_title) title_x1 = draw_title(spec);
   if (!m.data || m.rows == 0 || m.cols == 0) {
-    ImGui::TextDisabled("(not computed)");
+    ImGui::TextDisabled("%s", tr("(not computed)"));
     ImGui::PopID();
     return hover;
   }
@@ -477,7 +491,7 @@ HeatmapHover heatmap(const HeatmapSpec& spec, const MatrixView& m, uint64_t vers
   if (spec.show_colour_bar) draw_colour_bar(c, spec, ImVec2(vp.grid0.x, bar_y), vp.size.x);
 
   const float bottom = vp.grid0.y + vp.size.y + (spec.show_colour_bar ? heatmap_bar_height() : 2.0f);
-  const float right = std::max(origin.x + lay.total_w, spec.show_colour_bar ? vp.grid0.x + 120.0f : 0.0f);
+  const float right = std::max(origin.x + lay.total_w, spec.show_colour_bar ? vp.grid0.x + kMinBarWidth : 0.0f);
   ImGui::SetCursorScreenPos(ImVec2(origin.x, bottom));
   ImGui::Dummy(ImVec2(right - origin.x, 0.0f));
   export_panel_drawn(spec.exports, spec.label, panel0, ImVec2(std::max(title_x1, right), bottom));

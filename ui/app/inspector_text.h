@@ -1,8 +1,14 @@
 // inspector_text.h: how the Inspector writes text (panel_inspector.cpp), exposed so
-// tests can check it: numbers with no "-0.0000", lines wrapped only at spaces (a
-// number never splits across lines), and a log of what the last frame drew.
+// tests can check it: numbers with no "-0.0000", lines wrapped at spaces and beside
+// Chinese characters (a number never splits across lines), the cell's formula in the
+// interface's language, and a log of what the last frame drew.
 #pragma once
 #include <cstddef>
+
+namespace attnviz {
+class Pipeline;
+struct Explanation;
+}  // namespace attnviz
 
 namespace attnviz::ui {
 
@@ -13,10 +19,20 @@ const char* inspector_number(float v, int digits, char* buf, size_t n);
 
 // Where the line that starts at `begin` ends when [begin, end) is wrapped to `width`
 // pixels of the current ImGui font: after the last whole word that fits, so lines
-// break only at spaces. A word wider than a whole line is cut at the last character
-// that fits (only a long token can be: numbers are short), and a line holds at
-// least one character. Never past `end`.
+// break at spaces, and in Chinese text (no spaces) beside a Chinese character, but
+// not before closing punctuation (，。）”…) nor after opening (（“…); a run of Latin
+// letters, digits and signs never breaks. A word wider than a whole line is cut at
+// the last character that fits (only a long token can be: numbers are short), and
+// a line holds at least one character. Never past `end`. The Stages flow wraps its
+// operation lines with it too.
 const char* inspector_wrap(const char* begin, const char* end, float width);
+
+// The first line the Inspector writes for a cell: its formula, e.g.
+// "scores[1][2] = q_1 · k_2 = Σ_d q_1[d] · k_2[d] (head 0)", worded in the
+// interface's language from the Explanation's fields (in English it is the engine's
+// Explanation::formula, character for character; the maths reads the same in every
+// language). Returns the length.
+int inspector_formula(const Pipeline& p, const Explanation& e, char* buf, size_t n);
 
 // What the Inspector drew in the last frame, for tests: every text line and table
 // row in order, one per '\n' (table cells separated by " | "), and how wide the

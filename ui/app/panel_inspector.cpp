@@ -4,11 +4,14 @@
 // [SECTION] index
 //   Text        numbers without −0, lines wrapped at spaces only, the per-frame log
 //   Dot table   the terms of a dot product, one row per term
+//   Formula     the cell's formula, worded in the interface's language from the
+//               Explanation's fields (the engine's English formula is not shown)
 //   Stages      what each stage's cell is made of
 //   Panel       the header and the body
 //
 // Layout rules (issue 21): no number is ever split across lines (text wraps only at
-// spaces, and explain()'s formulas put spaces around their operators); nothing is
+// spaces and beside Chinese characters, and the formulas put spaces around their
+// operators); nothing is
 // clipped (a table wider than the panel scrolls sideways); a table has exactly as
 // many rows as terms, up to 10 before it scrolls. Per-frame drawing formats into
 // char buffers.
@@ -20,11 +23,14 @@
 
 #include "app/app_model.h"
 #include "app/heatmap.h"
+#include "app/i18n.h"
 #include "app/inspector_text.h"
 #include "app/item_registry.h"
 #include "app/links.h"
 #include "app/panels.h"
+#include "app/stage_flow.h"
 #include "attnviz/explain.h"
+#include "attnviz/pipeline.h"
 #include "imgui.h"
 
 namespace attnviz::ui {
@@ -69,14 +75,68 @@ static int utf8_len(const char* p) {
   return c < 0xC0 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
 }
 
+// The code point starting at p (never reads past end; a broken byte reads as itself).
+static unsigned code_point(const char* p, const char* end, int* len) {
+  const unsigned char c = (unsigned char)*p;
+  int n = utf8_len(p);
+  if (p + n > end) n = 1;
+  *len = n;
+  if (n == 1) return c;
+  unsigned cp = c & (0x7Fu >> n);
+  for (int k = 1; k < n; ++k) cp = (cp << 6) | ((unsigned char)p[k] & 0x3Fu);
+  return cp;
+}
+
+// Chinese characters and full-width punctuation: a line may break beside them
+// (Chinese puts no spaces between words).
+static bool wide(unsigned c) {
+  return (c >= 0x2E80 && c <= 0x9FFF) || (c >= 0xAC00 && c <= 0xD7AF) || (c >= 0xF900 && c <= 0xFAFF) ||
+         (c >= 0xFE30 && c <= 0xFE4F) || (c >= 0xFF00 && c <= 0xFFEF);
+}
+// Punctuation a line must not start with (closing) or end with (opening).
+static bool closing(unsigned c) {
+  switch (c) {
+    case 0xFF0C: case 0x3002: case 0x3001: case 0xFF1B: case 0xFF1A: case 0xFF01: case 0xFF1F:  // ，。、；：！？
+    case 0xFF09: case 0x300D: case 0x300F: case 0x3011: case 0x300B: case 0x3009: case 0x201D: case 0x2019:  // ）」』】》〉”’
+    case ')': case ']': case ',': case '.': case ';': case ':': case '!': case '?':
+      return true;
+    default: return false;
+  }
+}
+static bool opening(unsigned c) {
+  switch (c) {
+    case 0xFF08: case 0x300C: case 0x300E: case 0x3010: case 0x300A: case 0x3008: case 0x201C: case 0x2018:  // （「『【《〈“‘
+    case '(': case '[':
+      return true;
+    default: return false;
+  }
+}
+
+// The end of the unit of text that starts at p: the next space, or the first place
+// between two characters where a line may break in Chinese text (beside a Chinese
+// character, not before closing punctuation nor after opening). A run of Latin
+// letters, digits and ASCII signs is one unit: a number or a name never splits.
+static const char* unit_end(const char* p, const char* end) {
+  if (p >= end || *p == ' ') return p;
+  int la = 0, lb = 0;
+  unsigned a = code_point(p, end, &la);
+  const char* q = p + la;
+  while (q < end && *q != ' ') {
+    const unsigned b = code_point(q, end, &lb);
+    if ((wide(a) || wide(b)) && !closing(b) && !opening(a)) return q;
+    a = b;
+    q += lb;
+  }
+  return q;
+}
+
 const char* inspector_wrap(const char* begin, const char* end, float width) {
-  const char* fits = nullptr;  // end of the last word that fits
+  const char* fits = nullptr;  // end of the last unit that fits
   for (const char* p = begin; p < end;) {
-    const char* q = p;
-    while (q < end && *q != ' ') ++q;  // [p, q) is a word
+    const char* q = unit_end(p, end);  // [p, q) is a word, or a piece of Chinese text
     if (ImGui::CalcTextSize(begin, q).x > width) {
       if (fits) return fits;
-      // The first word alone is wider than the line: cut it at the last character that fits.
+      // The first unit alone is wider than the line: cut it at the last character that fits.
       const char* cut = begin + utf8_len(begin);
       while (cut < q) {
         const char* next = cut + utf8_len(cut);
@@ -86,7 +146,7 @@ const char* inspector_wrap(const char* begin, const char* end, float width) {
       return std::min(cut, end);
     }
     fits = q;
-    p = q + 1;
+    p = q < end && *q == ' ' ? q + 1 : q;
   }
   return end;
 }
@@ -155,8 +215,9 @@ static void dot_table(const Explanation& e, const DotNames& nm) {
   const int shown = std::min(n, 64);
   // Columns as wide as their widest text; if they do not fit, the table scrolls sideways.
   char buf[3][32];
+  const char* product = tr("product");
   float w[4] = {ImGui::CalcTextSize(nm.index).x, ImGui::CalcTextSize(nm.lhs).x, ImGui::CalcTextSize(nm.rhs).x,
-                ImGui::CalcTextSize("product").x};
+                ImGui::CalcTextSize(product).x};
   char idx[16];
   for (int t = 0; t < shown; ++t) {
     std::snprintf(idx, sizeof idx, "%d", t);
@@ -191,10 +252,10 @@ static void dot_table(const Explanation& e, const DotNames& nm) {
     ImGui::TableSetupColumn(nm.index, ImGuiTableColumnFlags_WidthFixed, w[0]);
     ImGui::TableSetupColumn(nm.lhs, ImGuiTableColumnFlags_WidthFixed, w[1]);
     ImGui::TableSetupColumn(nm.rhs, ImGuiTableColumnFlags_WidthFixed, w[2]);
-    ImGui::TableSetupColumn("product", ImGuiTableColumnFlags_WidthFixed, w[3]);
+    ImGui::TableSetupColumn(product, ImGuiTableColumnFlags_WidthFixed, w[3]);
     ImGui::TableHeadersRow();
     char row[160];
-    std::snprintf(row, sizeof row, "%s | %s | %s | product", nm.index, nm.lhs, nm.rhs);
+    std::snprintf(row, sizeof row, "%s | %s | %s | %s", nm.index, nm.lhs, nm.rhs, product);
     log_line(row, row + std::strlen(row), 0);
     for (int t = 0; t < shown; ++t) {
       ImGui::TableNextRow();
@@ -212,10 +273,104 @@ static void dot_table(const Explanation& e, const DotNames& nm) {
     ImGui::EndTable();
     item_registry().add("inspector terms", ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
   }
-  if (shown < n) flow_text("(the first 64 terms)", true);
+  if (shown < n) flow_text(tr("(the first 64 terms)"), true);
   Nums f;
-  if (e.has_bias) flow("sum = %s, + bias %s = %s", f(e.sum), f(e.bias), f(e.value));
-  else flow("sum = %s", f(e.sum));
+  if (e.has_bias) flow(tr("sum = %s, + bias %s = %s"), f(e.sum), f(e.bias), f(e.value));
+  else flow(tr("sum = %s"), f(e.sum));
+}
+
+// [SECTION] Formula ---------------------------------------------------------------------
+
+// Six significant digits and no "-0", as explain() writes the fill.
+static const char* num6(float v, char* buf, size_t n) {
+  std::snprintf(buf, n, "%.6g", v == 0.0f ? 0.0 : (double)v);
+  return buf;
+}
+
+static int scaled_formula(const Explanation& e, char* buf, size_t n) {
+  const int i = e.i, j = e.j;
+  const bool temp = e.temperature != 1.0;
+  switch (e.scale_mode) {
+    case ScaleMode::none:
+      return temp ? std::snprintf(buf, n, tr("scaled[%d][%d] = scores[%d][%d] / temperature"), i, j, i, j)
+                  : std::snprintf(buf, n, tr("scaled[%d][%d] = scores[%d][%d] (no scaling)"), i, j, i, j);
+    case ScaleMode::d_out:
+      return temp ? std::snprintf(buf, n, tr("scaled[%d][%d] = scores[%d][%d] / (\xE2\x88\x9A" "d_out \xC3\x97 temperature)"),
+                                  i, j, i, j)
+                  : std::snprintf(buf, n, NO_TR("scaled[%d][%d] = scores[%d][%d] / \xE2\x88\x9A" "d_out"), i, j, i, j);
+    default:
+      return temp ? std::snprintf(buf, n, tr("scaled[%d][%d] = scores[%d][%d] / (\xE2\x88\x9Ahead_dim \xC3\x97 temperature)"),
+                                  i, j, i, j)
+                  : std::snprintf(buf, n, NO_TR("scaled[%d][%d] = scores[%d][%d] / \xE2\x88\x9Ahead_dim"), i, j, i, j);
+  }
+}
+
+static int masked_formula(const Explanation& e, char* buf, size_t n) {
+  const int i = e.i, j = e.j;
+  if (!e.masked) return std::snprintf(buf, n, tr("masked[%d][%d] = scaled[%d][%d] (not masked)"), i, j, i, j);
+  char fill[32];
+  num6(e.fill, fill, sizeof fill);
+  switch (e.reason) {  // the reason in words of this language (the engine's mask_reason_name is English)
+    case MaskReason::causal: return std::snprintf(buf, n, tr("masked[%d][%d] = mask_fill %s (causal)"), i, j, fill);
+    case MaskReason::padding: return std::snprintf(buf, n, tr("masked[%d][%d] = mask_fill %s (padding)"), i, j, fill);
+    case MaskReason::causal_and_padding:
+      return std::snprintf(buf, n, tr("masked[%d][%d] = mask_fill %s (causal and padding)"), i, j, fill);
+    default: return std::snprintf(buf, n, NO_TR("masked[%d][%d] = mask_fill %s"), i, j, fill);
+  }
+}
+
+static int dot_formula(const Pipeline& p, const Explanation& e, char* buf, size_t n) {
+  const int i = e.i, j = e.j;
+  const char* name = stage_name(e.stage);
+  int len = 0;
+  if (e.stage == Stage::output) {
+    if (!p.state().out_proj) return std::snprintf(buf, n, tr("output[%d][%d] = concat (no output projection)"), i, j);
+    len = std::snprintf(buf, n, NO_TR("output[%d][%d] = \xCE\xA3_d concat[%d][d] \xC2\xB7 W_o[d][%d]"), i, j, i, j);
+    if (e.has_bias && len > 0 && (size_t)len < n) len += std::snprintf(buf + len, n - (size_t)len, " + b_o[%d]", j);
+    return len;
+  }
+  const char w = e.stage == Stage::Q ? 'q' : e.stage == Stage::K ? 'k' : 'v';
+  len = std::snprintf(buf, n, NO_TR("%s[%d][%d] = \xCE\xA3_d X[%d][d] \xC2\xB7 W_%c[d][%d]"), name, i, j, i, w, j);
+  if (e.has_bias && len > 0 && (size_t)len < n) len += std::snprintf(buf + len, n - (size_t)len, " + b_%c[%d]", w, j);
+  return len;
+}
+
+int inspector_formula(const Pipeline& p, const Explanation& e, char* buf, size_t n) {
+  const int i = e.i, j = e.j, h = e.head;
+  const State& s = p.state();
+  switch (e.stage) {
+    case Stage::X:
+      return std::snprintf(buf, n, tr("X[%d][%d] = embedding of \"%s\", column %d%s"), i, j,
+                           i < (int)s.tokens.size() ? s.tokens[i].c_str() : "?", j,
+                           s.positional == Positional::sinusoidal ? tr(" + sinusoidal position") : "");
+    case Stage::Q: case Stage::K: case Stage::V: case Stage::output:
+      return dot_formula(p, e, buf, n);
+    case Stage::scores:
+      return std::snprintf(buf, n, tr("scores[%d][%d] = q_%d \xC2\xB7 k_%d = \xCE\xA3_d q_%d[d] \xC2\xB7 k_%d[d] (head %d)"),
+                           i, j, i, j, i, j, h);
+    case Stage::scaled: return scaled_formula(e, buf, n);
+    case Stage::masked: return masked_formula(e, buf, n);
+    case Stage::weights:
+      if (e.safe_zeroed)
+        return std::snprintf(buf, n, tr("weights[%d][%d] = 0 (the whole row is \xE2\x88\x92inf and safe_softmax is on)"), i, j);
+      return std::snprintf(buf, n,
+                           tr("weights[%d][%d] = exp(masked[%d][%d] \xE2\x88\x92 row max) / \xCE\xA3_s exp(masked[%d][s] "
+                              "\xE2\x88\x92 row max)"),
+                           i, j, i, j, i);
+    case Stage::dropped:
+      if (!e.dropout_active) return std::snprintf(buf, n, tr("dropped[%d][%d] = weights (dropout is off)"), i, j);
+      return e.kept ? std::snprintf(buf, n, tr("dropped[%d][%d] = weights[%d][%d] \xC3\x97 1/(1 \xE2\x88\x92 p) (kept)"),
+                                    i, j, i, j)
+                    : std::snprintf(buf, n, tr("dropped[%d][%d] = weights[%d][%d] \xC3\x97 0 (dropped)"), i, j, i, j);
+    case Stage::context:
+      return std::snprintf(buf, n, tr("context[%d][%d] = \xCE\xA3_s dropped[%d][s] \xC2\xB7 v_s[%d] (head %d)"), i, j, i, j, h);
+    case Stage::concat: {
+      const int hd = std::max(p.head_dim(), 1);
+      return std::snprintf(buf, n, tr("concat[%d][%d] = context of head %d, context[%d][%d]"), i, j, j / hd, i, j % hd);
+    }
+    default:  // parameters
+      return std::snprintf(buf, n, tr("%s[%d][%d] is a parameter (x\xC2\xB7W orientation)"), stage_name(e.stage), i, j);
+  }
 }
 
 // [SECTION] Stages ----------------------------------------------------------------------
@@ -231,32 +386,56 @@ static void scaled_body(const Explanation& e) {
   Nums f;
   const char* dim = e.scale_mode == ScaleMode::d_out ? "d_out" : "head_dim";
   const bool temp = e.temperature != 1.0;
-  if (e.scale_dim > 0) flow("√%s = √%d = %s", dim, e.scale_dim, f((float)e.divisor_base, 4));
-  else flow_text("Scale is none: no √ divisor.");
+  if (e.scale_dim > 0) flow(NO_TR("\xE2\x88\x9A%s = \xE2\x88\x9A%d = %s"), dim, e.scale_dim, f((float)e.divisor_base, 4));
+  else flow_text(tr("Scale is none: no \xE2\x88\x9A divisor."));
   if (temp && e.scale_dim > 0)
-    flow("divisor = √%s × temperature = %s × %s = %s", dim, f((float)e.divisor_base, 4), f((float)e.temperature, 4),
-         f(e.divisor, 4));
+    flow(tr("divisor = \xE2\x88\x9A%s \xC3\x97 temperature = %s \xC3\x97 %s = %s"), dim, f((float)e.divisor_base, 4),
+         f((float)e.temperature, 4), f(e.divisor, 4));
   else if (temp)
-    flow("divisor = temperature = %s", f(e.divisor, 4));
-  flow("scaled = %s / %s = %s", f(e.input), f(e.divisor, 4), f(e.value));
+    flow(tr("divisor = temperature = %s"), f(e.divisor, 4));
+  flow(NO_TR("scaled = %s / %s = %s"), f(e.input), f(e.divisor, 4), f(e.value));
 }
 
 static void weights_body(const Explanation& e) {
   Nums f;
   if (e.safe_zeroed) {
-    flow_text("Every key of this row is masked and safe softmax is on: the row is zeros.");
+    flow_text(tr("Every key of this row is masked and safe softmax is on: the row is zeros."));
     return;
   }
-  flow("exp(%s − row max %s) = %s", f(e.input), f(e.row_max), f(e.exp_term));
-  flow("normaliser Σ_s exp(masked[s] − row max) = %s", f(e.normaliser));
-  flow("weight = %s / %s = %s", f(e.exp_term), f(e.normaliser), f(e.value));
+  flow(tr("exp(%s \xE2\x88\x92 row max %s) = %s"), f(e.input), f(e.row_max), f(e.exp_term));
+  flow(tr("normaliser \xCE\xA3_s exp(masked[s] \xE2\x88\x92 row max) = %s"), f(e.normaliser));
+  flow(tr("weight = %s / %s = %s"), f(e.exp_term), f(e.normaliser), f(e.value));
   if (std::isnan(e.value))
-    flow_text("NaN: every key of this row is masked with −inf, so softmax divides 0 by 0 (torch.softmax does the "
-              "same). Safe softmax gives zeros instead.");
+    flow_text(tr("NaN: every key of this row is masked with \xE2\x88\x92inf, so softmax divides 0 by 0 (torch.softmax "
+                 "does the same). Safe softmax gives zeros instead."));
+}
+
+static void masked_body(const Explanation& e, const CellRef& c) {
+  Nums f;
+  switch (e.masked ? e.reason : MaskReason::none) {
+    case MaskReason::none:
+      flow(tr("Not masked: the scaled value %s passes through."), f(e.input));
+      break;
+    case MaskReason::padding:
+      flow(tr("Masked (padding): key %d is padding, so the value %s is replaced by the fill %s."), c.col, f(e.input),
+           f(e.fill));
+      break;
+    case MaskReason::causal:
+      flow(tr("Masked (causal): key %d comes after the query, so the value %s is replaced by the fill %s."), c.col,
+           f(e.input), f(e.fill));
+      break;
+    case MaskReason::causal_and_padding:
+      flow(tr("Masked (causal and padding): key %d comes after the query, so the value %s is replaced by the fill "
+              "%s."),
+           c.col, f(e.input), f(e.fill));
+      break;
+  }
 }
 
 static void explain_body(const AppModel& m, const Explanation& e, const CellRef& c) {
-  flow_text(e.formula.c_str());
+  char formula[512];
+  inspector_formula(m.engine.pipeline(), e, formula, sizeof formula);
+  flow_text(formula);
   ImGui::Separator();
   Nums f;
   DotNames nm{"d", {}, {}};
@@ -273,8 +452,8 @@ static void explain_body(const AppModel& m, const Explanation& e, const CellRef&
       dot_table(e, nm);
       break;
     case Stage::scores:
-      flow("query \"%s\" (row %d) · key \"%s\" (row %d), head %d, over d = 0 … %d", token_at(m, c.row), c.row,
-           token_at(m, c.col), c.col, c.head, (int)e.terms.size() - 1);
+      flow(tr("query \"%s\" (row %d) \xC2\xB7 key \"%s\" (row %d), head %d, over d = 0 \xE2\x80\xA6 %d"),
+           token_at(m, c.row), c.row, token_at(m, c.col), c.col, c.head, (int)e.terms.size() - 1);
       std::snprintf(nm.lhs, sizeof nm.lhs, "q_%d[d]", c.row);
       std::snprintf(nm.rhs, sizeof nm.rhs, "k_%d[d]", c.col);
       dot_table(e, nm);
@@ -283,26 +462,23 @@ static void explain_body(const AppModel& m, const Explanation& e, const CellRef&
       scaled_body(e);
       break;
     case Stage::masked:
-      if (e.masked)
-        flow("Masked (%s): key %d %s, so the value %s is replaced by the fill %s.", mask_reason_name(e.reason), c.col,
-             e.reason == MaskReason::padding ? "is padding" : "comes after the query", f(e.input), f(e.fill));
-      else
-        flow("Not masked: the scaled value %s passes through.", f(e.input));
+      masked_body(e, c);
       break;
     case Stage::weights:
       weights_body(e);
       break;
     case Stage::dropped:
       if (!e.dropout_active)
-        flow("Dropout is off (not training, or p = 0): the weight %s passes through.", f(e.input));
+        flow(tr("Dropout is off (not training, or p = 0): the weight %s passes through."), f(e.input));
       else if (e.kept)
-        flow("kept: %s × 1/(1 − p) = %s × %s = %s", f(e.input), f(e.input), f(e.scale), f(e.value));
+        flow(tr("kept: %s \xC3\x97 1/(1 \xE2\x88\x92 p) = %s \xC3\x97 %s = %s"), f(e.input), f(e.input), f(e.scale),
+             f(e.value));
       else
-        flow("dropped: %s × 0 = 0", f(e.input));
+        flow(tr("dropped: %s \xC3\x97 0 = 0"), f(e.input));
       break;
     case Stage::context:
-      flow("weight × value over the keys s = 0 … %d (head %d, value column %d)", (int)e.terms.size() - 1, c.head,
-           c.col);
+      flow(tr("weight \xC3\x97 value over the keys s = 0 \xE2\x80\xA6 %d (head %d, value column %d)"),
+           (int)e.terms.size() - 1, c.head, c.col);
       nm.index = "s";
       std::snprintf(nm.lhs, sizeof nm.lhs, "dropped[%d][s]", c.row);
       std::snprintf(nm.rhs, sizeof nm.rhs, "v_s[%d]", c.col);
@@ -312,10 +488,26 @@ static void explain_body(const AppModel& m, const Explanation& e, const CellRef&
       break;
   }
   ImGui::Separator();
-  flow("value = %s", f(e.value, 8));
+  flow(tr("value = %s"), f(e.value, 8));
 }
 
 // [SECTION] Panel -----------------------------------------------------------------------
+
+// The focused cell's header: its stage as a learner reads it ("weights h0" /
+// "注意力权重 weights，头 0"), where it is, and which tokens it relates.
+static void header(const AppModel& m, const CellRef& c) {
+  char term[96];
+  if (stage_is_square(c.stage)) {
+    stage_term(c.stage, c.head, term, sizeof term);
+    flow(tr("%s [%d][%d]: query \"%s\" \xE2\x86\x92 key \"%s\""), term, c.row, c.col, token_at(m, c.row),
+         token_at(m, c.col));
+  } else if (!stage_rows_are_tokens(c.stage)) {  // parameters
+    flow(NO_TR("%s [%d][%d]"), stage_name(c.stage), c.row, c.col);
+  } else {
+    stage_term(c.stage, stage_is_per_head(c.stage) ? c.head : -1, term, sizeof term);
+    flow(tr("%s [%d][%d] (token \"%s\")"), term, c.row, c.col, token_at(m, c.row));
+  }
+}
 
 void inspector_panel(AppModel& m) {
   g_log.len = 0;
@@ -327,29 +519,22 @@ void inspector_panel(AppModel& m) {
   g_line_items = 0;
   const CellRef& c = m.focus();
   if (!c.valid || !m.engine.has_result()) {
-    flow_text("Hover over any cell of any heatmap to see how its number was computed. Click to pin it; click the "
-              "pinned cell again (or Unpin) to release.");
+    flow_text(tr("Hover over any cell of any heatmap to see how its number was computed. Click to pin it; click the "
+                 "pinned cell again (or Unpin) to release."));
     return;
   }
   Explanation e = m.engine.pipeline().explain(c.stage, c.head, c.row, c.col);
   if (!e.ok) {
-    flow_text("(that cell no longer exists)", true);
+    flow_text(tr("(that cell no longer exists)"), true);
     return;
   }
   if (m.pinned.valid) {
-    if (ImGui::SmallButton("Unpin")) m.pinned = CellRef{};
+    if (ImGui::SmallButton(L("Unpin"))) m.pinned = CellRef{};
     item_register("Unpin");
     ImGui::SameLine();
-    ImGui::TextDisabled("pinned");
+    ImGui::TextDisabled("%s", tr("pinned"));
   }
-  const char* name = stage_name(c.stage);
-  if (stage_is_square(c.stage))
-    flow("%s h%d [%d][%d]: query \"%s\" → key \"%s\"", name, c.head, c.row, c.col, token_at(m, c.row),
-         token_at(m, c.col));
-  else if (!stage_rows_are_tokens(c.stage))  // parameters
-    flow("%s [%d][%d]", name, c.row, c.col);
-  else
-    flow("%s [%d][%d] (token \"%s\")", name, c.row, c.col, token_at(m, c.row));
+  header(m, c);
   explain_body(m, e, c);
 }
 

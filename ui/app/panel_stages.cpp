@@ -11,6 +11,8 @@
 
 #include "app/app_model.h"
 #include "app/fonts.h"
+#include "app/i18n.h"
+#include "app/inspector_text.h"
 #include "app/item_registry.h"
 #include "app/links.h"
 #include "app/panels.h"
@@ -51,9 +53,13 @@ static void map(AppModel& m, const MapReq& r) {
   const Pipeline& p = m.engine.pipeline();
   const bool per_head = stage_is_per_head(r.stage);
   const char* name = stage_name(r.stage);
-  char label[48], title[96];
-  if (per_head || r.slice) std::snprintf(label, sizeof label, "%s h%d", name, r.head);
+  // The label is the map's name for the registry, caches and tests ("weights h0", in
+  // every language); the title is what a learner reads ("注意力权重 weights，头 0").
+  char label[48], term[96], title[128];
+  const int head = per_head || r.slice ? r.head : -1;
+  if (head >= 0) std::snprintf(label, sizeof label, "%s h%d", name, head);
   else std::snprintf(label, sizeof label, "%s", name);
+  stage_term(r.stage, head, term, sizeof term);
   MatrixView v;
   if (r.slice) {
     TensorView t = p.head_slice(r.stage, r.head);
@@ -62,7 +68,7 @@ static void map(AppModel& m, const MapReq& r) {
   } else {
     v = m.engine.matrix(r.stage, per_head ? r.head : 0);
   }
-  std::snprintf(title, sizeof title, "%s  (%d\xC3\x97%d)", label, v.rows, v.cols);
+  std::snprintf(title, sizeof title, "%s  (%d\xC3\x97%d)", term, v.rows, v.cols);
 
   HeatmapSpec spec;
   spec.label = label;
@@ -121,33 +127,84 @@ static void arrow(ImDrawList* dl, float x0, float x1, float y) {
   dl->AddTriangleFilled(ImVec2(x1, y), ImVec2(x1 - 8.0f, y - 5.0f), ImVec2(x1 - 8.0f, y + 5.0f), col);
 }
 
-// The operation line (and the PyTorch line when asked), with the PyTorch line on hover.
-static void op_lines(AppModel& m, Stage st, bool wrapped, float width) {
+// Draws `text` wrapped to `width`, breaking where the Inspector does (inspector_wrap:
+// at spaces and between Chinese characters, never inside a number or a name).
+static void wrapped_text(const char* text, float width) {
+  const char* const end = text + std::strlen(text);
+  for (const char* p = text; p < end;) {
+    const char* le = inspector_wrap(p, end, width);
+    ImGui::TextUnformatted(p, le);
+    p = le;
+    while (p < end && *p == ' ') ++p;
+  }
+}
+
+static int wrapped_lines(const char* text, float width) {
+  const char* const end = text + std::strlen(text);
+  int lines = 0;
+  for (const char* p = text; p < end; ++lines) {
+    p = inspector_wrap(p, end, width);
+    while (p < end && *p == ' ') ++p;
+  }
+  return lines;
+}
+
+// A card's head: the operation (with ↳ when the card starts a row after a wrap), the
+// PyTorch line, and why the stage equals the one before (if it does), in this
+// language, formatted into buffers (drawn every frame: nothing allocates).
+struct OpText {
+  char op[320];
+  char torch[512];
+  char same[256];
+};
+static void op_text(const AppModel& m, Stage st, bool wrapped, OpText& t) {
   const State& s = m.engine.pipeline().state();
-  char op[160], line[200], torch[320];
+  char op[256];
   flow_op(s, m.engine.pipeline().divisor(), st, op, sizeof op);
-  std::snprintf(line, sizeof line, "%s%s", wrapped ? "\xE2\x86\xB3 " : "", op);  // ↳ after a wrap
+  std::snprintf(t.op, sizeof t.op, "%s%s", wrapped ? "\xE2\x86\xB3 " : "", op);  // ↳ after a wrap
+  flow_torch(s, st, t.torch, sizeof t.torch);
+  const char* same = flow_identity(s, st);
+  if (*same) std::snprintf(t.same, sizeof t.same, tr("(%s)"), same);
+  else t.same[0] = '\0';
+}
+
+// The height op_lines takes at this width (the maps of a row start below the tallest).
+static float op_height(const AppModel& m, const OpText& t, float width) {
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  float h = line * (float)(wrapped_lines(t.op, width) + wrapped_lines(t.same, width));
+  if (m.show_torch) {
+    ImGui::PushFont(g_fonts.mono);
+    h += ImGui::CalcTextSize(t.torch, nullptr, false, width).y + ImGui::GetStyle().ItemSpacing.y;
+    ImGui::PopFont();
+  }
+  return h;
+}
+
+// The operation line (and the PyTorch line when asked), with the PyTorch line on hover.
+static void op_lines(AppModel& m, Stage st, const OpText& t, float width) {
   ImGui::PushStyleColor(ImGuiCol_Text, kOpColour);
-  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
-  ImGui::TextUnformatted(line);
-  ImGui::PopTextWrapPos();
+  ImGui::BeginGroup();
+  wrapped_text(t.op, width);
+  ImGui::EndGroup();
   ImGui::PopStyleColor();
   char id[32];
   std::snprintf(id, sizeof id, "op %s", stage_name(st));
   item_register(id);
-  flow_torch(s, st, torch, sizeof torch);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("PyTorch, as the tutorials write it:\n\n%s", torch);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n\n%s", tr("PyTorch, as the tutorials write it:"), t.torch);
   if (m.show_torch) {
     ImGui::PushFont(g_fonts.mono);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
-    ImGui::TextUnformatted(torch);
+    ImGui::TextUnformatted(t.torch);
     ImGui::PopTextWrapPos();
     ImGui::PopStyleColor();
     ImGui::PopFont();
   }
-  const char* same = flow_identity(s, st);
-  if (*same) ImGui::TextDisabled("(%s)", same);
+  if (t.same[0]) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    wrapped_text(t.same, width);
+    ImGui::PopStyleColor();
+  }
 }
 
 // Card 0: the head's columns of Q, K and V side by side (row labels on Q only).
@@ -213,11 +270,14 @@ static void head_selector(AppModel& m) {
     // the tab bar still shows its old head for that one frame, which must not win.
     const bool appearing = ImGui::IsWindowAppearing() || m.view_restoring > 0;  // or a restored view (share.h)
     for (int h = 0; h < H; ++h) {
-      char name[16];
+      // Shown in this language, with an ID ("###head 0") that is the same in every one.
+      char name[16], shown[32], label[64];
       std::snprintf(name, sizeof name, "head %d", h);
+      std::snprintf(shown, sizeof shown, tr("head %d"), h);
+      std::snprintf(label, sizeof label, "%s###%s", shown, name);
       ImGuiTabItemFlags f = 0;
       if (m.head == h && appearing) f |= ImGuiTabItemFlags_SetSelected;
-      if (ImGui::BeginTabItem(name, nullptr, f)) {
+      if (ImGui::BeginTabItem(label, nullptr, f)) {
         if (!appearing) m.head = h;
         ImGui::EndTabItem();
       }
@@ -231,13 +291,15 @@ static void head_selector(AppModel& m) {
 static void onwards(AppModel& m, float width) {
   ImGui::BeginGroup();
   ImGui::PushStyleColor(ImGuiCol_Text, kOpColour);
-  ImGui::TextUnformatted("concat(all heads) \xE2\x86\x92 output projection");
+  const float w = std::max(width, 200.0f);
+  wrapped_text(tr("concat(all heads) \xE2\x86\x92 output projection"), w);
   ImGui::PopStyleColor();
-  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + std::max(width, 200.0f));
-  ImGui::TextDisabled("Every head's context, side by side, is concat (S \xC3\x97 d_out); output = concat \xC2\xB7 W_o "
-                      "(+ b_o) with an output projection, else concat itself.");
-  ImGui::PopTextWrapPos();
-  if (ImGui::SmallButton("Q K V & output tab")) {
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  wrapped_text(tr("Every head's context, side by side, is concat (S \xC3\x97 d_out); output = concat \xC2\xB7 W_o "
+                  "(+ b_o) with an output projection, else concat itself."),
+               w);
+  ImGui::PopStyleColor();
+  if (ImGui::SmallButton(L("Q K V & output tab"))) {
     m.tab = MainTab::data;
     m.view_restoring = 2;  // the main tab bar selects m.tab (share.h)
   }
@@ -249,10 +311,10 @@ static void onwards(AppModel& m, float width) {
 // neighbours, the operation above each map; then where concat and output are.
 void stages_tab(AppModel& m) {
   head_selector(m);
-  ImGui::Checkbox("PyTorch code", &m.show_torch);
+  ImGui::Checkbox(L("PyTorch code"), &m.show_torch);
   item_register("PyTorch code");
   ImGui::SameLine();
-  ImGui::TextDisabled("hover an operation for its PyTorch line \xC2\xB7 maps: (Ctrl+)wheel zooms, double-click fits");
+  ImGui::TextDisabled("%s", tr("hover an operation for its PyTorch line \xC2\xB7 maps: (Ctrl+)wheel zooms, double-click fits"));
   if (!m.engine.has_result()) return;
 
   const ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -260,20 +322,24 @@ void stages_tab(AppModel& m) {
   const FlowOut out = flow_layout(in);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 top = ImGui::GetCursorScreenPos();
-  float row_y = top.y, row_h = 0, prev_right = 0, op_y = 0;
+  float row_y = top.y, row_h = 0, prev_right = 0, op_y = 0, head_h = 0;
+  OpText ops[kFlowCards];
+  for (int k = 0; k < kFlowCards; ++k) op_text(m, kFlowStages[k], k % out.cols == 0 && k > 0, ops[k]);
   for (int k = 0; k < kFlowCards; ++k) {
     const int col = k % out.cols;
     if (col == 0 && k > 0) {
       row_y += row_h + in.vgap;
       row_h = 0;
     }
+    if (col == 0) {  // maps of a row start at one height, below the tallest operation's lines
+      head_h = in.card_head_h - ImGui::GetTextLineHeightWithSpacing();
+      for (int c = k; c < std::min(k + out.cols, kFlowCards); ++c) head_h = std::max(head_h, op_height(m, ops[c], out.box_w));
+    }
     const float x = top.x + (float)col * (out.box_w + in.gutter);
     ImGui::SetCursorScreenPos(ImVec2(x, row_y));
     ImGui::BeginGroup();
     op_y = row_y + ImGui::GetTextLineHeight() * 0.5f;
-    op_lines(m, kFlowStages[k], col == 0 && k > 0, out.box_w);
-    // Maps of a row start at one height, whatever their operation's lines took.
-    const float head_h = in.card_head_h - ImGui::GetTextLineHeightWithSpacing();
+    op_lines(m, kFlowStages[k], ops[k], out.box_w);
     if (ImGui::GetCursorScreenPos().y < row_y + head_h) {
       ImGui::SetCursorScreenPos(ImVec2(x, row_y + head_h));
     }
@@ -309,7 +375,7 @@ void stages_tab(AppModel& m) {
 }
 
 void data_tab(AppModel& m) {
-  ImGui::TextDisabled("Inputs, projections and outputs (shared by all heads; head h owns columns h\xC2\xB7head_dim \xE2\x80\xA6)");
+  ImGui::TextDisabled("%s", tr("Inputs, projections and outputs (shared by all heads; head h owns columns h\xC2\xB7head_dim \xE2\x80\xA6)"));
   static const Stage names[] = {Stage::X, Stage::Q, Stage::K, Stage::V, Stage::concat, Stage::output};
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const int cols = avail.x > 1100 ? 3 : 2;

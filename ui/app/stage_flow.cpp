@@ -1,9 +1,12 @@
-// stage_flow.cpp: see stage_flow.h. Pure: no ImGui, no allocation.
+// stage_flow.cpp: see stage_flow.h. Pure: no ImGui, no allocation. The words are
+// translated (i18n.h tr), the formulas and PyTorch calls stay as written.
 #include "app/stage_flow.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+
+#include "app/i18n.h"
 
 namespace attnviz::ui {
 
@@ -29,47 +32,49 @@ static int scaled_op(const State& s, float divisor, char* buf, size_t n) {
   num(s.temperature, t, sizeof t);
   const bool temp = s.temperature != 1.0;
   if (s.scale == ScaleMode::none)
-    return temp ? std::snprintf(buf, n, "\xC3\xB7 temperature %s (no \xE2\x88\x9A scaling)", t)
-                : std::snprintf(buf, n, "\xC3\xB7 1: no scaling (same as scores)");
+    return temp ? std::snprintf(buf, n, tr("\xC3\xB7 temperature %s (no \xE2\x88\x9A scaling)"), t)
+                : std::snprintf(buf, n, "%s", tr("\xC3\xB7 1: no scaling (same as scores)"));
   const bool hd = s.scale == ScaleMode::head_dim;
   const int d = hd ? s.head_dim() : s.d_out;
   num(std::sqrt((double)d), root, sizeof root);
   if (temp)
-    return std::snprintf(buf, n, "\xC3\xB7 (\xE2\x88\x9A%s \xC3\x97 temperature) = \xE2\x88\x9A%d \xC3\x97 %s = %s",
+    return std::snprintf(buf, n, tr("\xC3\xB7 (\xE2\x88\x9A%s \xC3\x97 temperature) = \xE2\x88\x9A%d \xC3\x97 %s = %s"),
                          hd ? "head_dim" : "d_out", d, t, div);
-  return std::snprintf(buf, n, "\xC3\xB7 \xE2\x88\x9A%s = \xE2\x88\x9A%d = %s", hd ? "head_dim" : "d_out", d, root);
+  return std::snprintf(buf, n, NO_TR("\xC3\xB7 \xE2\x88\x9A%s = \xE2\x88\x9A%d = %s"), hd ? "head_dim" : "d_out", d, root);
 }
 
 static int masked_op(const State& s, char* buf, size_t n) {
   const bool pad = padding_in_force(s);
-  if (!s.causal && !pad) return std::snprintf(buf, n, "no mask");
+  if (!s.causal && !pad) return std::snprintf(buf, n, "%s", tr("no mask"));
   char f[24];
   fill_text(s, f, sizeof f);
-  const char* where = s.causal && pad ? "j > i or key j padded" : s.causal ? "j > i" : "key j padded";
-  return std::snprintf(buf, n, "masked_fill(%s, %s)", where, f);
+  const char* where = s.causal && pad ? tr("j > i or key j padded") : s.causal ? NO_TR("j > i") : tr("key j padded");
+  return std::snprintf(buf, n, NO_TR("masked_fill(%s, %s)"), where, f);
 }
 
 static int dropped_op(const State& s, char* buf, size_t n) {
   char p[24], k[24];
   num(s.dropout.p, p, sizeof p);
-  if (!s.dropout.training) return std::snprintf(buf, n, "dropout p = %s, eval mode", p);
-  if (s.dropout.p <= 0.0) return std::snprintf(buf, n, "dropout p = 0 (train)");
-  if (s.dropout.p >= 1.0) return std::snprintf(buf, n, "dropout p = 1 (train): every weight dropped");
+  if (!s.dropout.training) return std::snprintf(buf, n, tr("dropout p = %s, eval mode"), p);
+  if (s.dropout.p <= 0.0) return std::snprintf(buf, n, "%s", tr("dropout p = 0 (train)"));
+  if (s.dropout.p >= 1.0) return std::snprintf(buf, n, "%s", tr("dropout p = 1 (train): every weight dropped"));
   num(1.0 / (double)(float)(1.0 - s.dropout.p), k, sizeof k);
-  return std::snprintf(buf, n, "dropout p = %s (train): kept \xC3\x97 1/(1\xE2\x88\x92p) = %s", p, k);
+  return std::snprintf(buf, n, tr("dropout p = %s (train): kept \xC3\x97 1/(1\xE2\x88\x92p) = %s"), p, k);
 }
 
 int flow_op(const State& s, float divisor, Stage stage, char* buf, size_t n) {
   switch (stage) {
-    case Stage::Q: return std::snprintf(buf, n, "X \xC2\xB7 W_q, W_k, W_v%s: this head's columns", s.qkv_bias ? " (+ b)" : "");
-    case Stage::scores: return std::snprintf(buf, n, "Q_h \xC2\xB7 K_h\xE1\xB5\x80");
+    case Stage::Q:
+      return std::snprintf(buf, n, tr("X \xC2\xB7 W_q, W_k, W_v%s: this head's columns"), s.qkv_bias ? " (+ b)" : "");
+    case Stage::scores: return std::snprintf(buf, n, NO_TR("Q_h \xC2\xB7 K_h\xE1\xB5\x80"));
     case Stage::scaled: return scaled_op(s, divisor, buf, n);
     case Stage::masked: return masked_op(s, buf, n);
     case Stage::weights:
-      return std::snprintf(buf, n, s.safe_softmax ? "softmax(dim=-1), all-masked rows \xE2\x86\x92 0" : "softmax(dim=-1)");
+      return std::snprintf(buf, n, "%s",
+                           s.safe_softmax ? tr("softmax(dim=-1), all-masked rows \xE2\x86\x92 0") : NO_TR("softmax(dim=-1)"));
     case Stage::dropped: return dropped_op(s, buf, n);
     case Stage::context:
-      return std::snprintf(buf, n, "%s \xC2\xB7 V_h",
+      return std::snprintf(buf, n, NO_TR("%s \xC2\xB7 V_h"),
                            stage_name(s.dropout.training && s.dropout.p > 0 ? Stage::dropped : Stage::weights));
     default: return std::snprintf(buf, n, "%s", stage_name(stage));
   }
@@ -78,11 +83,11 @@ int flow_op(const State& s, float divisor, Stage stage, char* buf, size_t n) {
 const char* flow_identity(const State& s, Stage stage) {
   switch (stage) {
     case Stage::scaled:
-      return s.scale == ScaleMode::none && s.temperature == 1.0 ? "no scaling: same as scores" : "";
-    case Stage::masked: return !s.causal && !padding_in_force(s) ? "no mask: same as scaled" : "";
+      return s.scale == ScaleMode::none && s.temperature == 1.0 ? tr("no scaling: same as scores") : "";
+    case Stage::masked: return !s.causal && !padding_in_force(s) ? tr("no mask: same as scaled") : "";
     case Stage::dropped:
-      if (!s.dropout.training) return "eval mode: identity, same as weights";
-      return s.dropout.p <= 0.0 ? "p = 0: identity, same as weights" : "";
+      if (!s.dropout.training) return tr("eval mode: identity, same as weights");
+      return s.dropout.p <= 0.0 ? tr("p = 0: identity, same as weights") : "";
     default: return "";
   }
 }
@@ -90,10 +95,13 @@ const char* flow_identity(const State& s, Stage stage) {
 int flow_torch(const State& s, Stage stage, char* buf, size_t n) {
   switch (stage) {
     case Stage::Q:
-      return std::snprintf(buf, n,
-                           "queries = x @ W_query%s   # likewise keys, values\n"
-                           "queries = queries.view(S, num_heads, head_dim).transpose(0, 1)  # head h: queries[h]",
-                           s.qkv_bias ? " + b_query" : "");
+    {  // The code as written, its comments in the interface's language (a line each).
+      const int k = std::snprintf(buf, n, tr("queries = x @ W_query%s   # likewise keys, values"),
+                                  s.qkv_bias ? " + b_query" : "");
+      if (k < 0 || (size_t)k >= n) return k;
+      return k + std::snprintf(buf + k, n - (size_t)k, "\n%s",
+                               tr("queries = queries.view(S, num_heads, head_dim).transpose(0, 1)  # head h: queries[h]"));
+    }
     case Stage::scores: return std::snprintf(buf, n, "attn_scores = queries @ keys.transpose(-2, -1)");
     case Stage::scaled:
       if (s.scale == ScaleMode::none) return std::snprintf(buf, n, "attn_scores = attn_scores / temperature");
@@ -111,6 +119,39 @@ int flow_torch(const State& s, Stage stage, char* buf, size_t n) {
     case Stage::context: return std::snprintf(buf, n, "context_vec = attn_weights @ values");
     default: return std::snprintf(buf, n, "%s", stage_name(stage));
   }
+}
+
+// Each key is the English text; the catalogue adds the tutorials' term (i18n.h).
+static const char* per_head_term(Stage stage) {
+  switch (stage) {
+    case Stage::Q: return tr("Q h%d");
+    case Stage::K: return tr("K h%d");
+    case Stage::V: return tr("V h%d");
+    case Stage::scores: return tr("scores h%d");
+    case Stage::scaled: return tr("scaled h%d");
+    case Stage::masked: return tr("masked h%d");
+    case Stage::weights: return tr("weights h%d");
+    case Stage::dropped: return tr("dropped h%d");
+    case Stage::context: return tr("context h%d");
+    default: return nullptr;
+  }
+}
+
+static const char* shared_term(Stage stage) {
+  switch (stage) {
+    case Stage::X: return tr("X");
+    case Stage::Q: return tr("Q");
+    case Stage::K: return tr("K");
+    case Stage::V: return tr("V");
+    case Stage::concat: return tr("concat");
+    case Stage::output: return tr("output");
+    default: return stage_name(stage);  // parameters: W_q, b_o, ... read the same everywhere
+  }
+}
+
+int stage_term(Stage stage, int head, char* buf, size_t n) {
+  const char* f = head >= 0 ? per_head_term(stage) : nullptr;
+  return f ? std::snprintf(buf, n, f, head) : std::snprintf(buf, n, "%s", shared_term(stage));
 }
 
 // What an S×S map shows in a box: decimals printed and cell area.

@@ -31,6 +31,12 @@ const char* flow_identity(const State& s, Stage stage);
 // The line a PyTorch tutorial writes for the step (for the tooltip / code toggle).
 int flow_torch(const State& s, Stage stage, char* buf, size_t n);
 
+// A stage's name as a map's title and the Inspector write it: the variable name in
+// English ("weights h0", "Q"), the tutorials' term beside it in 简体中文
+// ("注意力权重 weights，头 0", "查询 Q"). head >= 0: a per-head stage or a head's
+// columns of Q, K or V; head < 0: a matrix the heads share. Returns the length.
+int stage_term(Stage stage, int head, char* buf, size_t n);
+
 struct FlowIn {
   float w = 0, h = 0;        // the tab's content area
   float gutter = 22.0f;      // between cards in a row (the arrow goes there)
