@@ -275,13 +275,11 @@ static const CatalogueEntry kZhCN[] = {
     {"pinned", "已固定"},
 
     // [SECTION] Compare heads and Lines (panel_compare.cpp, panel_lines.cpp)
-    {"head %d", "头 %d"},
     {"Stage", "阶段"},
     {"one scale for every head, white = 0", "所有头共用一个色标，白色 = 0"},
     {"one scale for every head", "所有头共用一个色标"},
     {"Click a map to select that head (the Stages tab follows); hover a cell for its value.",
      "单击一张热力图即选中该头（“各个阶段”页随之切换）；悬停在单元格上可看其数值。"},
-    {"(not computed)", "（未计算）"},
     {"The head divergence compares every pair of heads over all %d×%d weights (%d pairs): too much "
      "to redo on every edit.",
      "头间散度要在全部 %d×%d 个注意力权重上比较每一对头（共 %d 对）："
