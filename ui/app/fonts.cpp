@@ -25,7 +25,8 @@ bool fonts_collect_glyphs(const char* text, std::vector<ImWchar>& out) {
   while (text && *text) {
     unsigned int c = 0;
     text += ImTextCharFromUtf8(&c, text, nullptr);
-    if (c == 0 || in_base_ranges(c) || c > IM_UNICODE_CODEPOINT_MAX) continue;
+    // Control characters ('\n' of a two-line tooltip) are never drawn: no glyph to add.
+    if (c < 0x20 || in_base_ranges(c) || c > IM_UNICODE_CODEPOINT_MAX) continue;
     auto it = std::lower_bound(out.begin(), out.end(), (ImWchar)c);
     if (it != out.end() && *it == (ImWchar)c) continue;
     out.insert(it, (ImWchar)c);
