@@ -238,6 +238,24 @@ void role_row(Role role) {
   }
 }
 
+// The mapping, role by role: which tensor (and which third of it, transposed or not).
+void roles_table() {
+  if (!ImGui::BeginTable("weights roles", 4, ImGuiTableFlags_SizingFixedFit)) return;
+  // Widths from the translated words (and the part combo's widest choice).
+  const float pad = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x * 2;
+  float part_w = 0;
+  for (const char* p : kParts) part_w = std::max(part_w, ImGui::CalcTextSize(tr(p)).x);
+  ImGui::TableSetupColumn(tr("role"), ImGuiTableColumnFlags_WidthFixed,
+                          std::max(40.0f, ImGui::CalcTextSize(tr("role")).x));
+  ImGui::TableSetupColumn(tr("tensor"), ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupColumn(tr("transpose"), ImGuiTableColumnFlags_WidthFixed,
+                          std::max(100.0f, ImGui::CalcTextSize(tr("transpose")).x + pad));
+  ImGui::TableSetupColumn(tr("part"), ImGuiTableColumnFlags_WidthFixed,
+                          std::max(115.0f, part_w + pad + ImGui::GetStyle().FramePadding.x * 2));
+  for (int r = 0; r < kRoleCount; ++r) role_row(static_cast<Role>(r));
+  ImGui::EndTable();
+}
+
 void weights_dialog(AppModel& m) {
   if (g.open_dialog) {
     ImGui::OpenPopup(L("Open weights"));
@@ -316,21 +334,7 @@ void weights_dialog(AppModel& m) {
   ImGui::Spacing();
   ImGui::TextUnformatted(g.mapping.family.empty() ? tr("No known names: choose the tensors.")
                                                   : tr("Proposed from the names; correct anything:"));
-  if (ImGui::BeginTable("weights roles", 4, ImGuiTableFlags_SizingFixedFit)) {
-    // Widths from the translated words (and the part combo's widest choice).
-    const float pad = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x * 2;
-    float part_w = 0;
-    for (const char* p : kParts) part_w = std::max(part_w, ImGui::CalcTextSize(tr(p)).x);
-    ImGui::TableSetupColumn(tr("role"), ImGuiTableColumnFlags_WidthFixed,
-                            std::max(40.0f, ImGui::CalcTextSize(tr("role")).x));
-    ImGui::TableSetupColumn(tr("tensor"), ImGuiTableColumnFlags_WidthStretch);
-    ImGui::TableSetupColumn(tr("transpose"), ImGuiTableColumnFlags_WidthFixed,
-                            std::max(100.0f, ImGui::CalcTextSize(tr("transpose")).x + pad));
-    ImGui::TableSetupColumn(tr("part"), ImGuiTableColumnFlags_WidthFixed,
-                            std::max(115.0f, part_w + pad + ImGui::GetStyle().FramePadding.x * 2));
-    for (int r = 0; r < kRoleCount; ++r) role_row(static_cast<Role>(r));
-    ImGui::EndTable();
-  }
+  roles_table();
   MappedShapes s;
   const Error check = check_mapping(g.mapping, g.tensors, &s);
   if (check.ok()) {
