@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "app/i18n.h"
 #include "app/item_registry.h"
 #include "imgui_internal.h"
 
@@ -184,8 +185,8 @@ void export_context_menu(ExportQueue& q, const char* label, const MatrixView& m,
   if (menu_item("Export JSON")) export_request_file(q, stem + ".json", "application/json", matrix_json(label, m, labels));
   if (menu_item("Copy as TSV")) {
     ImGui::SetClipboardText(matrix_tsv(m, labels).c_str());
-    char text[160];
-    std::snprintf(text, sizeof text, "Copied %s (%d×%d) as tab-separated values: paste it into a spreadsheet.",
+    char text[400];
+    std::snprintf(text, sizeof text, tr("Copied %s (%d×%d) as tab-separated values: paste it into a spreadsheet."),
                   label, m.rows, m.cols);
     export_notify(q, text, false);
   }

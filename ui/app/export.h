@@ -122,6 +122,9 @@ nlohmann::json import_state_path(AppModel& m, const std::string& path);
 
 // The File menu, inside the main menu bar.
 void file_menu(AppModel& m);
+// The state as a PyTorch script (attnviz/torch_script.h) whose comments and headings are
+// in the interface's language: File → Export PyTorch script, Edit → Copy as PyTorch.
+std::string torch_script_in_language(const AppModel& m);
 // Passes the export notice on, and draws the desktop's Open state dialog; once per frame.
 void export_overlay(AppModel& m);
 

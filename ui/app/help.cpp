@@ -3,10 +3,12 @@
 #include "app/help.h"
 
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
 
 #include "app/app_model.h"
 #include "app/heatmap.h"
+#include "app/i18n.h"
 #include "app/item_registry.h"
 #include "app/links.h"
 #include "imgui.h"
@@ -17,28 +19,46 @@ namespace attnviz::ui {
 namespace {
 
 // Every shortcut the app answers to, in the order the window lists them. Keep in
-// step with the code that handles each (named on the right).
+// step with the code that handles each (named on the right). Key names stay as the
+// keyboard prints them (NO_TR); words around them are translated (N_).
 struct Shortcut {
   const char* keys;
-  const char* what;
+  bool keys_translated;  // keys is a catalogue key ("Arrow keys"), not only key names
+  const char* what;      // a catalogue key
 };
 constexpr Shortcut kShortcuts[] = {
-    {"F1  or  ?", "show or hide this window"},  // help.cpp
-    {"Tab / Shift+Tab", "move between controls (ImGui keyboard navigation)"},
-    {"Arrow keys", "move between controls; change a focused slider or field"},
-    {"Space / Enter", "press the focused button, toggle a checkbox, edit a field"},
-    {"Ctrl+Tab", "switch between the Parameters, Inspector and Views windows"},
-    {"Esc", "leave a field or menu, close this window"},
-    {"Ctrl+Z", "undo the last change of the state"},               // menu_edit.cpp
-    {"Ctrl+Shift+Z / Ctrl+Y", "redo"},                             // menu_edit.cpp
-    {"Ctrl+V (outside a field)", "paste a share link or a state"},  // menu_edit.cpp
-    {"Shift+Arrow keys", "move the pinned cell (pins the hovered one first)"},  // help.cpp
-    {"Click a cell", "pin it in the Inspector; click again to release"},
-    {"Mouse wheel", "zoom a heatmap about the pointer"},
-    {"Right or middle drag", "pan a zoomed heatmap"},
-    {"Double-click", "fit the heatmap to its panel again"},
-    {"Right-click a heatmap", "export it (PNG, CSV, JSON) or copy it as TSV"},
+    {N_("F1  or  ?"), true, N_("show or hide this window")},  // help.cpp
+    {NO_TR("Tab / Shift+Tab"), false, N_("move between controls (ImGui keyboard navigation)")},
+    {N_("Arrow keys"), true, N_("move between controls; change a focused slider or field")},
+    {NO_TR("Space / Enter"), false, N_("press the focused button, toggle a checkbox, edit a field")},
+    {NO_TR("Ctrl+Tab"), false, N_("switch between the Parameters, Inspector and Views windows")},
+    {NO_TR("Esc"), false, N_("leave a field or menu, close this window")},
+    {NO_TR("Ctrl+Z"), false, N_("undo the last change of the state")},               // menu_edit.cpp
+    {NO_TR("Ctrl+Shift+Z / Ctrl+Y"), false, N_("redo")},                             // menu_edit.cpp
+    {N_("Ctrl+V (outside a field)"), true, N_("paste a share link or a state")},  // menu_edit.cpp
+    {N_("Shift+Arrow keys"), true, N_("move the pinned cell (pins the hovered one first)")},  // help.cpp
+    {N_("Click a cell"), true, N_("pin it in the Inspector; click again to release")},
+    {N_("Mouse wheel"), true, N_("zoom a heatmap about the pointer")},
+    {N_("Right or middle drag"), true, N_("pan a zoomed heatmap")},
+    {N_("Double-click"), true, N_("fit the heatmap to its panel again")},
+    {N_("Right-click a heatmap"), true, N_("export it (PNG, CSV, JSON) or copy it as TSV")},
 };
+
+// printf onto the end of `out`, in the capacity it already has (live_text runs every
+// frame: no allocation once `out` has grown to the longest sentence).
+void append_printf(std::string& out, const char* format, ...) {
+  va_list args, again;
+  va_start(args, format);
+  va_copy(again, args);
+  const int n = std::vsnprintf(nullptr, 0, format, args);
+  va_end(args);
+  if (n > 0) {
+    const size_t at = out.size();
+    out.resize(at + static_cast<size_t>(n));
+    std::vsnprintf(&out[at], static_cast<size_t>(n) + 1, format, again);  // writes the '\0' into the terminator
+  }
+  va_end(again);
+}
 
 const char* token(const AppModel& m, int i) {
   const auto& t = m.engine.tokens();
@@ -48,14 +68,14 @@ const char* token(const AppModel& m, int i) {
 }  // namespace
 
 void help_menu(AppModel& m) {
-  bool open = ImGui::BeginMenu("Help");
+  bool open = ImGui::BeginMenu(L("Help"));
   item_register("Help");
   if (!open) return;
-  if (ImGui::MenuItem("Keyboard shortcuts", "F1")) m.help_open = true;
+  if (ImGui::MenuItem(L("Keyboard shortcuts"), "F1")) m.help_open = true;
   item_register("Keyboard shortcuts");
   ImGui::Separator();
-  ImGui::TextDisabled("attnviz shows every stage of multi-head attention,");
-  ImGui::TextDisabled("with PyTorch's numbers (torch.manual_seed gives the same matrices).");
+  ImGui::TextDisabled("%s", tr("attnviz shows every stage of multi-head attention,\n"
+                               "with PyTorch's numbers (torch.manual_seed gives the same matrices)."));
   ImGui::EndMenu();
 }
 
@@ -77,20 +97,20 @@ void help_overlay(AppModel& m) {
   ImGui::SetNextWindowBgAlpha(1.0f);
   ImGuiWindowFlags flags = ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse |
                            ImGuiWindowFlags_NoSavedSettings;
-  if (ImGui::Begin("Keyboard shortcuts###help", &m.help_open, flags)) {
+  if (ImGui::Begin(L("Keyboard shortcuts###help"), &m.help_open, flags)) {
     ImGuiTableFlags tf = ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_BordersInnerV;
     if (ImGui::BeginTable("shortcuts", 2, tf)) {
       for (const Shortcut& s : kShortcuts) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(s.keys);
+        ImGui::TextUnformatted(s.keys_translated ? tr(s.keys) : s.keys);
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(s.what);
+        ImGui::TextUnformatted(tr(s.what));
       }
       ImGui::EndTable();
     }
     ImGui::Spacing();
-    ImGui::TextDisabled("Screen readers hear the focused cell's value (an aria-live region).");
+    ImGui::TextDisabled("%s", tr("Screen readers hear the focused cell's value (an aria-live region)."));
   }
   item_registry().add("Keyboard shortcuts window", ImGui::GetWindowPos(),
                       ImVec2(ImGui::GetWindowPos().x + ImGui::GetWindowSize().x,
@@ -131,8 +151,7 @@ void register_nav_focus() {
 bool live_text(const AppModel& m, std::string& out) {
   out.clear();
   if (!m.error.empty()) {
-    out = "Not applied: ";
-    out += m.error;
+    append_printf(out, tr("Not applied: %s"), m.error.c_str());
     return true;
   }
   const CellRef& c = m.focus();
@@ -140,39 +159,20 @@ bool live_text(const AppModel& m, std::string& out) {
   MatrixView v = m.engine.matrix(c.stage, c.head);
   if (!v.data || c.row < 0 || c.row >= v.rows || c.col < 0 || c.col >= v.cols) return false;
   const float x = v.data[(size_t)c.row * v.cols + c.col];
-  // Runs every frame while a cell is focused: appends into `out`'s kept capacity,
-  // no temporaries.
-  char buf[96];
-  auto quoted = [&](int i) {
-    out += "\u201c";
-    out += token(m, i);
-    out += "\u201d";
-  };
-  out = stage_name(c.stage);
-  if (stage_is_square(c.stage)) {
-    std::snprintf(buf, sizeof buf, ", head %d, query %d ", c.head, c.row);
-    out += buf;
-    quoted(c.row);
-    std::snprintf(buf, sizeof buf, ", key %d ", c.col);
-    out += buf;
-    quoted(c.col);
-    out += ": ";
-  } else {
-    std::snprintf(buf, sizeof buf, ", row %d", c.row);
-    out += buf;
-    if (stage_rows_are_tokens(c.stage)) {
-      out += " ";
-      quoted(c.row);
-    }
-    std::snprintf(buf, sizeof buf, ", column %d: ", c.col);
-    out += buf;
-  }
-  if (std::isinf(x) && x < 0) {
-    out += "minus infinity (masked)";
-  } else {
-    out += format_value(x, 4);  // a few characters: held inline, no allocation
-  }
-  if (m.pinned.valid) out += ", pinned";
+  // Runs every frame while a cell is focused: one translated sentence printed into
+  // `out`'s kept capacity, no temporaries. The stage keeps its name (the heatmap's).
+  const std::string value = std::isinf(x) && x < 0 ? std::string() : format_value(x, 4);  // short: held inline
+  const char* shown = value.empty() ? tr("minus infinity (masked)") : value.c_str();
+  const char* pinned = m.pinned.valid ? tr(", pinned") : "";
+  const char* name = stage_name(c.stage);
+  if (stage_is_square(c.stage))
+    append_printf(out, tr("%s, head %d, query %d “%s”, key %d “%s”: %s%s"), name, c.head, c.row,
+                  token(m, c.row), c.col, token(m, c.col), shown, pinned);
+  else if (stage_rows_are_tokens(c.stage))
+    append_printf(out, tr("%s, row %d “%s”, column %d: %s%s"), name, c.row, token(m, c.row), c.col, shown,
+                  pinned);
+  else
+    append_printf(out, tr("%s, row %d, column %d: %s%s"), name, c.row, c.col, shown, pinned);
   return true;
 }
 

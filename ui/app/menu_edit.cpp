@@ -12,6 +12,8 @@
 
 #include "attnviz/torch_script.h"
 #include "app/app_model.h"
+#include "app/export.h"
+#include "app/i18n.h"
 #include "app/item_registry.h"
 #include "app/share.h"
 #include "imgui.h"
@@ -29,21 +31,23 @@ void step(AppModel& m, bool forward) {
   nlohmann::json s = nlohmann::json::parse(*to, nullptr, false);
   if (s.is_discarded() || !m.apply(s, Change::history)) {
     // Cannot happen for states the engine accepted before; said rather than hidden.
-    notify(m, "That step could not be restored: " + m.error, true);
+    notify(m, tr_args("That step could not be restored: {0}", {m.error}), true);
     return;
   }
   m.pinned = m.pinned.valid && m.engine.matrix(m.pinned.stage, m.pinned.head).data ? m.pinned : CellRef{};
 }
 
-// The state as the engine's PyTorch script (attnviz/torch_script.h), on the system
-// clipboard through ImGui's clipboard hook (the platform's: navigator.clipboard in
-// the browser, which reports a refusal itself; SDL's on the desktop).
+// The state as the engine's PyTorch script (attnviz/torch_script.h, in the interface's
+// language), on the system clipboard through ImGui's clipboard hook (the platform's:
+// navigator.clipboard in the browser, which reports a refusal itself; SDL's on the desktop).
 void copy_as_pytorch(AppModel& m) {
-  const std::string script = torch_script(m.engine.pipeline().state());
+  const std::string script = torch_script_in_language(m);
   ImGui::SetClipboardText(script.c_str());
   const long lines = std::count(script.begin(), script.end(), '\n');
-  notify(m, "PyTorch script copied (" + std::to_string(lines) +
-             " lines): save it as a .py file and run it with python3; --json prints attnviz's report.",
+  notify(m,
+         tr_args("PyTorch script copied ({0} lines): save it as a .py file and run it with python3; --json prints "
+                 "attnviz's report.",
+                 {std::to_string(lines)}),
          false);
 }
 
@@ -91,7 +95,7 @@ void notice_line(AppModel& m) {
     ImGui::PopTextWrapPos();
     ImGui::PopStyleColor();
     item_register("share notice");
-    if (ImGui::SmallButton("Dismiss")) n.text.clear();
+    if (ImGui::SmallButton(L("Dismiss"))) n.text.clear();
     item_register("Dismiss");
   }
   ImGui::End();
@@ -107,24 +111,24 @@ void notify(AppModel& m, std::string text, bool error) {
 
 void edit_menu(AppModel& m) {
   shortcuts(m);
-  if (ImGui::BeginMenu("Edit")) {
-    if (ImGui::MenuItem("Undo", "Ctrl+Z", false, m.history.can_undo())) step(m, false);
+  const bool open = ImGui::BeginMenu(L("Edit"));
+  item_register("Edit");
+  if (open) {
+    if (ImGui::MenuItem(L("Undo"), "Ctrl+Z", false, m.history.can_undo())) step(m, false);
     item_register("Undo");
-    if (ImGui::MenuItem("Redo", "Ctrl+Shift+Z", false, m.history.can_redo())) step(m, true);
+    if (ImGui::MenuItem(L("Redo"), "Ctrl+Shift+Z", false, m.history.can_redo())) step(m, true);
     item_register("Redo");
     ImGui::Separator();
-    if (ImGui::MenuItem("Copy share link", nullptr, false, (bool)m.share.copy_link)) m.share.copy_link();
-    item_register("Copy share link");
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("A link that opens this exact state and view");
-    if (ImGui::MenuItem("Paste state", "Ctrl+V", false, (bool)m.share.paste_state)) m.share.paste_state();
+    if (menu_item("Copy share link", false, (bool)m.share.copy_link)) m.share.copy_link();
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("A link that opens this exact state and view"));
+    if (ImGui::MenuItem(L("Paste state"), "Ctrl+V", false, (bool)m.share.paste_state)) m.share.paste_state();
     item_register("Paste state");
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Open a share link or a state JSON from the clipboard");
-    if (ImGui::MenuItem("Copy as PyTorch")) copy_as_pytorch(m);
-    item_register("Copy as PyTorch");
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("This state as a PyTorch script (the text File > Export PyTorch script saves)");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("Open a share link or a state JSON from the clipboard"));
+    if (menu_item("Copy as PyTorch")) copy_as_pytorch(m);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("%s", tr("This state as a PyTorch script (the text File > Export PyTorch script saves)"));
     ImGui::EndMenu();
   }
-  item_register("Edit");
   notice_line(m);
 }
 

@@ -11,8 +11,10 @@
 #include "attnviz/torch_script.h"
 #include "app/app_model.h"
 #include "app/export.h"
+#include "app/i18n.h"
 #include "app/item_registry.h"
 #include "app/share.h"
+#include "app/status_text.h"
 #include "app/weights_import.h"
 #include "imgui.h"
 #include "imgui_stdlib.h"
@@ -35,17 +37,23 @@ json refuse(AppModel& m, std::string sentence) {
   return {{"ok", false}, {"error", std::move(sentence)}};
 }
 
-std::string in_quotes(std::string_view name) { return "“" + std::string(name.empty() ? "the file" : name) + "”"; }
+std::string in_quotes(std::string_view name) {
+  return "“" + (name.empty() ? std::string(tr("the file")) : std::string(name)) + "”";
+}
+
+std::string megabytes(double bytes, int decimals) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, bytes / (1024.0 * 1024.0));
+  return buf;
+}
 
 }  // namespace
 
 // --- [SECTION] Import
 
 json import_state_too_large(AppModel& m, std::string_view name, double size) {
-  char buf[200];
-  std::snprintf(buf, sizeof buf, " is %.1f MB; a state file is at most %.0f MB, so it was not opened.",
-                size / (1024.0 * 1024.0), kMaxStateFileBytes / (1024.0 * 1024.0));
-  return refuse(m, in_quotes(name) + buf);
+  return refuse(m, tr_args("{0} is {1} MB; a state file is at most {2} MB, so it was not opened.",
+                           {in_quotes(name), megabytes(size, 1), megabytes(kMaxStateFileBytes, 0)}));
 }
 
 json import_state_text(AppModel& m, std::string_view name, std::string_view text) {
@@ -55,14 +63,19 @@ json import_state_text(AppModel& m, std::string_view name, std::string_view text
   json parsed;
   Status st = parse_json_text(text, &parsed);
   if (!st.ok) {
-    const bool syntax = st.error.rfind("this is not valid JSON", 0) == 0;
-    return refuse(m, in_quotes(name) + (syntax ? " is not a JSON file: " : " cannot be read: ") + st.error +
-                  "; it was not opened and the state is unchanged.");
+    // Not JSON at all (a syntax error, which blames no field) or JSON the engine will
+    // not read (a number too large, bad UTF-8 in a field, nesting): told apart without
+    // reading the engine's English sentence. TODO(i18n): st.code once the engine's
+    // refusals carry one (attnviz/status.h).
+    const bool syntax = st.field.empty() && !json::accept(text.begin(), text.end());
+    return refuse(m, tr_args(syntax ? N_("{0} is not a JSON file: {1}; it was not opened and the state is unchanged.")
+                                    : N_("{0} cannot be read: {1}; it was not opened and the state is unchanged."),
+                             {in_quotes(name), word_status(st)}));
   }
   if (!m.apply(parsed))  // the engine's validator says what is wrong; the last state stays
-    return refuse(m, in_quotes(name) + " is not a valid attnviz state: " + m.error);
+    return refuse(m, tr_args("{0} is not a valid attnviz state: {1}", {in_quotes(name), m.error}));
   m.pinned = CellRef{};  // a new scene, as when a preset is chosen
-  export_notify(m.exports, "Opened " + in_quotes(name) + ".", false);
+  export_notify(m.exports, tr_args("Opened {0}.", {in_quotes(name)}), false);
   return {{"ok", true}, {"error", ""}};
 }
 
@@ -71,20 +84,27 @@ json import_state_path(AppModel& m, const std::string& path) {
   const std::string name = fs::path(path).filename().string();
   if (is_weights_file(name)) return weights_open_path(m, path);  // a dropped checkpoint
   std::error_code ec;
-  if (fs::is_directory(path, ec)) return refuse(m, in_quotes(path) + " is a folder; choose a .json state file.");
+  if (fs::is_directory(path, ec))
+    return refuse(m, tr_args("{0} is a folder; choose a .json state file.", {in_quotes(path)}));
   auto size = fs::file_size(path, ec);
-  if (ec) return refuse(m, in_quotes(path) + " could not be read (" + ec.message() + ").");
+  if (ec) return refuse(m, tr_args("{0} could not be read ({1}).", {in_quotes(path), ec.message()}));
   if ((double)size > kMaxStateFileBytes) return import_state_too_large(m, name, (double)size);
   std::ifstream f(path, std::ios::binary);
   std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (!f.good() && !f.eof()) return refuse(m, in_quotes(path) + " could not be read.");
+  if (!f.good() && !f.eof()) return refuse(m, tr_args("{0} could not be read.", {in_quotes(path)}));
   return import_state_text(m, name, text);
 }
 
 // --- [SECTION] The File menu
 
+std::string torch_script_in_language(const AppModel& m) {
+  TorchScriptOptions o;
+  o.language = lang_code(language());  // a language without a table gets English
+  return torch_script(m.engine.pipeline().state(), o);
+}
+
 void file_menu(AppModel& m) {
-  bool open = ImGui::BeginMenu("File");
+  bool open = ImGui::BeginMenu(L("File"));
   item_register("File");
   if (!open) return;
   if (menu_item("Save state (.json)")) {
@@ -100,18 +120,19 @@ void file_menu(AppModel& m) {
       g_open.request = true;
     }
   }
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Or drop a .json state file on the window.");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("Or drop a .json state file on the window."));
   weights_menu_item(m);  // weights_import.h: trained weights from .safetensors / .npz / .npy
   if (menu_item("Export PyTorch script")) {
-    // The engine writes the script (attnviz/torch_script.h); the app only delivers it.
-    export_request_file(m.exports, "attnviz.py", "text/x-python", torch_script(m.engine.pipeline().state()));
+    // The engine writes the script (attnviz/torch_script.h), its comments and headings
+    // in the interface's language; the app only delivers it.
+    export_request_file(m.exports, "attnviz.py", "text/x-python", torch_script_in_language(m));
   }
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("attnviz.py: this state in PyTorch, as the tutorials write it. python3 attnviz.py prints\n"
-                      "every stage; python3 attnviz.py --json prints them in attnviz-cli's report format.");
+    ImGui::SetTooltip("%s", tr("attnviz.py: this state in PyTorch, as the tutorials write it. python3 attnviz.py prints\n"
+                               "every stage; python3 attnviz.py --json prints them in attnviz-cli's report format."));
   ImGui::Separator();
   if (menu_item("Export window as PNG (2×)")) export_request_png(m.exports, "", "attnviz-window.png", 2.0f);
-  ImGui::TextDisabled("One matrix: right-click its heatmap");
+  ImGui::TextDisabled("%s", tr("One matrix: right-click its heatmap"));
   ImGui::EndMenu();
 }
 
@@ -119,19 +140,19 @@ void file_menu(AppModel& m) {
 
 static void open_dialog(AppModel& m) {
   if (g_open.request) {
-    ImGui::OpenPopup("Open state");
+    ImGui::OpenPopup(L("Open state"));
     g_open.request = false;
   }
-  if (!ImGui::BeginPopupModal("Open state", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
-  ImGui::TextUnformatted("Path of a .json state file (or drop the file on the window):");
+  if (!ImGui::BeginPopupModal(L("Open state"), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+  ImGui::TextUnformatted(tr("Path of a .json state file (or drop the file on the window):"));
   if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
   ImGui::SetNextItemWidth(420);
   bool enter = ImGui::InputText("##path", &g_open.path, ImGuiInputTextFlags_EnterReturnsTrue);
   item_register("Open state path");
-  bool ok = ImGui::Button("Open") || enter;
+  bool ok = ImGui::Button(L("Open")) || enter;
   item_register("Open");
   ImGui::SameLine();
-  if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGuiKey_Escape)) ImGui::CloseCurrentPopup();
+  if (ImGui::Button(L("Cancel")) || ImGui::IsKeyPressed(ImGuiKey_Escape)) ImGui::CloseCurrentPopup();
   item_register("Cancel");
   if (ok && !g_open.path.empty() && import_state_path(m, g_open.path).value("ok", false)) ImGui::CloseCurrentPopup();
   ImGui::EndPopup();

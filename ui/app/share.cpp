@@ -53,6 +53,7 @@ struct View {
   CellRef pinned;
 };
 
+// `error` is the sentence in the interface's language (tr / tr_args, i18n.h).
 ShareResult fail(std::string error, std::string field) { return {false, std::move(error), std::move(field)}; }
 
 bool small_int(const json& v, int* out) {
@@ -68,7 +69,7 @@ bool stage_of(const json& x, Stage* out) { return x.is_string() && stage_from_na
 
 ShareResult read_view(const json& v, View* out) {
   if (v.is_null()) return {true, "", ""};
-  if (!v.is_object()) return fail("The link's view must be an object.", "view");
+  if (!v.is_object()) return fail(tr("The link's view must be an object."), "view");
   for (auto it = v.begin(); it != v.end(); ++it) {
     const std::string& k = it.key();
     const json& x = it.value();
@@ -76,45 +77,46 @@ ShareResult read_view(const json& v, View* out) {
       auto f = x.is_string() ? std::find(std::begin(kTabNames), std::end(kTabNames), x.get<std::string>())
                              : std::end(kTabNames);
       if (f == std::end(kTabNames))
-        return fail("The link's view.tab must be one of stages, data, compare, lines, values.", "view.tab");
+        return fail(tr("The link's view.tab must be one of stages, data, compare, lines, values."), "view.tab");
       out->tab = (MainTab)(f - std::begin(kTabNames));
       out->has_tab = true;
     } else if (k == "head" || k == "head_b") {
       int h = 0;
-      if (!small_int(x, &h)) return fail("The link's view." + k + " must be a head number (0, 1, …).", "view." + k);
+      if (!small_int(x, &h))
+        return fail(tr_args("The link's view.{0} must be a head number (0, 1, …).", {k}), "view." + k);
       (k == "head" ? out->head : out->head_b) = h;
       (k == "head" ? out->has_head : out->has_head_b) = true;
     } else if (k == "compare_stage") {
       if (!stage_of(x, &out->compare_stage) || !stage_is_per_head(out->compare_stage))
-        return fail("The link's view.compare_stage must be one of scores, scaled, masked, weights, dropped, context.",
+        return fail(tr("The link's view.compare_stage must be one of scores, scaled, masked, weights, dropped, context."),
                     "view.compare_stage");
       out->has_stage = true;
     } else if (k == "cmap") {
       if (x == "viridis") out->cmap = Colormap::viridis;
       else if (x == "cividis") out->cmap = Colormap::cividis;
-      else return fail("The link's view.cmap must be viridis or cividis.", "view.cmap");
+      else return fail(tr("The link's view.cmap must be viridis or cividis."), "view.cmap");
       out->has_cmap = true;
     } else if (k == "decimals") {
       if (!x.is_number_integer() || !(x == 0 || x == 2 || x == 3 || x == 4))
-        return fail("The link's view.decimals must be 0 (auto), 2, 3 or 4.", "view.decimals");
+        return fail(tr("The link's view.decimals must be 0 (auto), 2, 3 or 4."), "view.decimals");
       out->decimals = x.get<int>();
       out->has_decimals = true;
     } else if (k == "torch") {
-      if (!x.is_boolean()) return fail("The link's view.torch must be true or false.", "view.torch");
+      if (!x.is_boolean()) return fail(tr("The link's view.torch must be true or false."), "view.torch");
       out->torch = x.get<bool>();
       out->has_torch = true;
     } else if (k == "split") {
       if (!x.is_string() || !split_mode_from_name(x.get<std::string>(), &out->split))
-        return fail("The link's view.split must be \"words\" or \"whitespace\".", "view.split");
+        return fail(tr("The link's view.split must be \"words\" or \"whitespace\"."), "view.split");
       out->has_split = true;
     } else if (k == "lang") {
       if (!x.is_string() || !lang_from_code(x.get<std::string>(), &out->lang))
-        return fail("The link's view.lang must be \"en\" or \"zh-CN\".", "view.lang");
+        return fail(tr("The link's view.lang must be \"en\" or \"zh-CN\"."), "view.lang");
       out->has_lang = true;
     } else if (k == "pinned") {
       out->has_pinned = true;
       if (x.is_null()) continue;
-      const char* bad = "The link's view.pinned must be null or {\"stage\", \"head\", \"row\", \"col\"}.";
+      const char* bad = tr("The link's view.pinned must be null or {\"stage\", \"head\", \"row\", \"col\"}.");
       if (!x.is_object() || !x.contains("stage") || !x["stage"].is_string() || x["stage"].get<std::string>().size() > 16)
         return fail(bad, "view.pinned");
       CellRef c;
@@ -188,11 +190,12 @@ json session_to_json(const AppModel& m) {
 
 ShareResult session_apply_text(AppModel& m, std::string_view text) {
   if (json_depth(text, kShareMaxDepth) > kShareMaxDepth)
-    return fail("It is nested more than " + std::to_string(kShareMaxDepth) +
-                    " levels deep; an attnviz state never is.", "");
+    return fail(tr_args("It is nested more than {0} levels deep; an attnviz state never is.",
+                        {std::to_string(kShareMaxDepth)}),
+                "");
   json doc = json::parse(text.begin(), text.end(), nullptr, false);
-  if (doc.is_discarded()) return fail("It is not valid JSON.", "");
-  if (!doc.is_object()) return fail("It is not a JSON object.", "");
+  if (doc.is_discarded()) return fail(tr("It is not valid JSON."), "");
+  if (!doc.is_object()) return fail(tr("It is not a JSON object."), "");
 
   // A bare state (no "v"): replaces the state, keeps the view.
   if (!doc.contains("v")) {
@@ -202,16 +205,20 @@ ShareResult session_apply_text(AppModel& m, std::string_view text) {
   }
   const json& v = doc["v"];
   if (!v.is_number_integer())
-    return fail("Its format version \"v\" must be a whole number; this attnviz reads format " +
-                    std::to_string(kShareFormat) + ".", "v");
+    return fail(tr_args("Its format version \"v\" must be a whole number; this attnviz reads format {0}.",
+                        {std::to_string(kShareFormat)}),
+                "v");
   long long ver = v.get<long long>();
   if (ver > kShareFormat)
-    return fail("It was made by a newer attnviz (format " + std::to_string(ver) + "); this one reads format " +
-                    std::to_string(kShareFormat) + ". Open it with the newer version.", "v");
+    return fail(tr_args("It was made by a newer attnviz (format {0}); this one reads format {1}. Open it with the "
+                        "newer version.",
+                        {std::to_string(ver), std::to_string(kShareFormat)}),
+                "v");
   if (ver < kShareFormat)
-    return fail("It uses format " + std::to_string(ver) + ", which this attnviz does not read (it reads format " +
-                    std::to_string(kShareFormat) + ").", "v");
-  if (!doc.contains("state")) return fail("It has no \"state\".", "state");
+    return fail(tr_args("It uses format {0}, which this attnviz does not read (it reads format {1}).",
+                        {std::to_string(ver), std::to_string(kShareFormat)}),
+                "v");
+  if (!doc.contains("state")) return fail(tr("It has no \"state\"."), "state");
   View view;
   ShareResult r = read_view(doc.value("view", json()), &view);
   if (!r.ok) return r;

@@ -11,6 +11,7 @@
 
 #include "attnviz/weights_map.h"
 #include "app/app_model.h"
+#include "app/i18n.h"
 #include "app/item_registry.h"
 #include "app/weights_text.h"
 #include "imgui.h"
@@ -67,7 +68,7 @@ struct PathDialog {
 std::string quote_name(std::string_view s) { return "“" + std::string(s) + "”"; }
 
 void fail_with(const Error& e) {
-  g.notice = quote_name(g.name) + " was not opened: " + weights_sentence(e) + " The state is unchanged.";
+  g.notice = tr_args("{0} was not opened: {1} The state is unchanged.", {quote_name(g.name), weights_sentence(e)});
   g.notice_pending = true;
   g.phase = Phase::idle;
   g.scanner.reset();
@@ -137,19 +138,20 @@ void start_loading() {
 }
 
 std::string summary(const MappedShapes& s) {
-  std::string t = "d_model " + std::to_string(s.d_model) + ", d_out " + std::to_string(s.d_out);
-  t += s.qkv_bias ? ", Q/K/V biases" : ", no Q/K/V biases";
-  t += s.out_proj ? (s.out_bias ? ", output projection with bias" : ", output projection without bias") : ", no output projection";
-  return t;
+  const char* bias = s.qkv_bias ? N_("Q/K/V biases") : N_("no Q/K/V biases");
+  const char* proj = s.out_proj ? (s.out_bias ? N_("output projection with bias") : N_("output projection without bias"))
+                                : N_("no output projection");
+  return tr_args("d_model {0}, d_out {1}, {2}, {3}",
+                 {std::to_string(s.d_model), std::to_string(s.d_out), tr(bias), tr(proj)});
 }
 
 std::string tensor_label(int i) {
-  if (i < 0) return "(none)";
+  if (i < 0) return tr("(none)");
   const TensorInfo& t = g.tensors[i];
   return t.name + "  " + shape_text(t.shape);
 }
 
-const char* kParts[] = {"whole", "1st third", "2nd third", "3rd third"};
+const char* const kParts[] = {N_("whole"), N_("1st third"), N_("2nd third"), N_("3rd third")};
 
 void apply_loaded(AppModel& m) {
   g.apply_now = false;
@@ -166,12 +168,14 @@ void apply_loaded(AppModel& m) {
     return;
   }
   m.pinned = CellRef{};
-  std::string where = g.mapping.prefix.empty() ? "" : " (" + g.mapping.prefix + ")";
+  const std::string from = g.mapping.prefix.empty() ? quote_name(g.name)
+                                                    : tr_args("{0} (layer {1})", {quote_name(g.name), g.mapping.prefix});
   const State& now = m.engine.typed_state();
+  const std::string heads =
+      tr_args(now.num_heads == 1 ? N_("{0} head") : N_("{0} heads"), {std::to_string(now.num_heads)});
   export_notify(m.exports,
-                "Weights from " + quote_name(g.name) + where + ": d_model " + std::to_string(now.d_model) + ", d_out " +
-                    std::to_string(now.d_out) + ", " + std::to_string(now.num_heads) +
-                    (now.num_heads == 1 ? " head" : " heads") + ". Ctrl+Z goes back.",
+                tr_args("Weights from {0}: d_model {1}, d_out {2}, {3}. Ctrl+Z goes back.",
+                        {from, std::to_string(now.d_model), std::to_string(now.d_out), heads}),
                 false);
   g.phase = Phase::idle;
   g.data.clear();
@@ -188,7 +192,7 @@ void role_row(Role role) {
   ImGui::SetNextItemWidth(-FLT_MIN);
   const std::string combo_id = std::string("##tensor ") + rn;
   if (ImGui::BeginCombo(combo_id.c_str(), tensor_label(c.tensor).c_str())) {
-    if (ImGui::Selectable("(none)", c.tensor < 0)) c = RoleChoice{};
+    if (ImGui::Selectable(tr("(none)"), c.tensor < 0)) c = RoleChoice{};
     for (int i : g.order) {
       const TensorInfo& t = g.tensors[i];
       if (t.shape.size() != (bias ? 1u : 2u)) continue;  // only what can be this role
@@ -207,32 +211,61 @@ void role_row(Role role) {
   item_register(std::string(rn) + " tensor");
   ImGui::TableNextColumn();
   if (!bias && c.tensor >= 0) {
-    const std::string id = std::string("transpose##") + rn;
+    const std::string id = std::string(tr("transpose")) + "###transpose " + rn;  // the same ID in every language
     ImGui::Checkbox(id.c_str(), &c.transpose);
     item_register(std::string(rn) + " transpose");
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("nn.Linear stores its weight out × in: transpose it to x·W.\nGPT-2's Conv1D and bare nn.Parameter(d_in, d_out) are x·W already.");
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("%s", tr("nn.Linear stores its weight out × in: transpose it to x·W.\n"
+                                 "GPT-2's Conv1D and bare nn.Parameter(d_in, d_out) are x·W already."));
   }
   ImGui::TableNextColumn();
   if (c.tensor >= 0) {
-    ImGui::SetNextItemWidth(110);
+    // As wide as the longest choice in the interface's language.
+    const char* parts[4];
+    float widest = 0;
+    for (int p = 0; p < 4; ++p) {
+      parts[p] = tr(kParts[p]);
+      widest = std::max(widest, ImGui::CalcTextSize(parts[p]).x);
+    }
+    ImGui::SetNextItemWidth(widest + ImGui::GetFrameHeight() + ImGui::GetStyle().FramePadding.x * 2);
     int k = c.part + 1;
     const std::string id = std::string("##part ") + rn;
-    if (ImGui::Combo(id.c_str(), &k, kParts, 4)) c.part = k - 1;
+    if (ImGui::Combo(id.c_str(), &k, parts, 4)) c.part = k - 1;
     item_register(std::string(rn) + " part");
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("A fused tensor (in_proj_weight, qkv, c_attn) holds Q, K and V in thirds along its output axis.");
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("%s", tr("A fused tensor (in_proj_weight, qkv, c_attn) holds Q, K and V in thirds along its "
+                                 "output axis."));
   }
+}
+
+// The mapping, role by role: which tensor (and which third of it, transposed or not).
+void roles_table() {
+  if (!ImGui::BeginTable("weights roles", 4, ImGuiTableFlags_SizingFixedFit)) return;
+  // Widths from the translated words (and the part combo's widest choice).
+  const float pad = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x * 2;
+  float part_w = 0;
+  for (const char* p : kParts) part_w = std::max(part_w, ImGui::CalcTextSize(tr(p)).x);
+  ImGui::TableSetupColumn(tr("role"), ImGuiTableColumnFlags_WidthFixed,
+                          std::max(40.0f, ImGui::CalcTextSize(tr("role")).x));
+  ImGui::TableSetupColumn(tr("tensor"), ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupColumn(tr("transpose"), ImGuiTableColumnFlags_WidthFixed,
+                          std::max(100.0f, ImGui::CalcTextSize(tr("transpose")).x + pad));
+  ImGui::TableSetupColumn(tr("part"), ImGuiTableColumnFlags_WidthFixed,
+                          std::max(115.0f, part_w + pad + ImGui::GetStyle().FramePadding.x * 2));
+  for (int r = 0; r < kRoleCount; ++r) role_row(static_cast<Role>(r));
+  ImGui::EndTable();
 }
 
 void weights_dialog(AppModel& m) {
   if (g.open_dialog) {
-    ImGui::OpenPopup("Open weights");
+    ImGui::OpenPopup(L("Open weights"));
     g.open_dialog = false;
   }
   if (g.phase != Phase::choosing && g.phase != Phase::loading) return;
   const ImVec2 ds = ImGui::GetIO().DisplaySize;
   ImGui::SetNextWindowSize(ImVec2(std::min(820.0f, ds.x - 40), std::min(600.0f, ds.y - 40)), ImGuiCond_Appearing);
   ImGui::SetNextWindowPos(ImVec2(ds.x * 0.5f, ds.y * 0.5f), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
-  if (!ImGui::BeginPopupModal("Open weights", nullptr)) {
+  if (!ImGui::BeginPopupModal(L("Open weights"), nullptr)) {
     g.phase = Phase::idle;  // closed some other way
     return;
   }
@@ -240,10 +273,11 @@ void weights_dialog(AppModel& m) {
     const ImVec2 at = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
     item_registry().add("Open weights dialog", at, ImVec2(at.x + size.x, at.y + size.y));
   }
-  ImGui::Text("%s: %s, %d tensors", quote_name(g.name).c_str(), format_name(g.format), static_cast<int>(g.tensors.size()));
+  ImGui::Text(tr("%s: %s, %d tensors"), quote_name(g.name).c_str(), format_name(g.format),
+              static_cast<int>(g.tensors.size()));
   if (g.layers.size() > 1) {
     ImGui::SetNextItemWidth(360);
-    if (ImGui::BeginCombo("Layer", g.layers[g.layer].c_str())) {
+    if (ImGui::BeginCombo(L("Layer"), g.layers[g.layer].c_str())) {
       for (int k = 0; k < static_cast<int>(g.layers.size()); ++k) {
         ImGui::PushID(k);
         if (ImGui::Selectable(g.layers[k].c_str(), k == g.layer)) choose_layer(k);
@@ -259,10 +293,10 @@ void weights_dialog(AppModel& m) {
                         ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable,
                         ImVec2(0, list_h))) {
     ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn("tensor", ImGuiTableColumnFlags_WidthStretch);
-    ImGui::TableSetupColumn("shape", ImGuiTableColumnFlags_WidthFixed, 120);
-    ImGui::TableSetupColumn("dtype", ImGuiTableColumnFlags_WidthFixed, 150);
-    ImGui::TableSetupColumn("used as", ImGuiTableColumnFlags_WidthFixed, 130);
+    ImGui::TableSetupColumn(tr("tensor"), ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn(tr("shape"), ImGuiTableColumnFlags_WidthFixed, 120);
+    ImGui::TableSetupColumn(NO_TR("dtype"), ImGuiTableColumnFlags_WidthFixed, 150);
+    ImGui::TableSetupColumn(tr("used as"), ImGuiTableColumnFlags_WidthFixed, 130);
     ImGui::TableHeadersRow();
     ImGuiListClipper clip;
     clip.Begin(static_cast<int>(g.order.size()));
@@ -278,9 +312,9 @@ void weights_dialog(AppModel& m) {
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(shape_text(t.shape).c_str());
         ImGui::TableNextColumn();
-        if (unsupported) ImGui::Text("%s (not read)", t.dtype.c_str());
-        else if (t.type == DType::f32) ImGui::TextUnformatted("float32");
-        else ImGui::Text("%s → float32", dtype_label(t.type));
+        if (unsupported) ImGui::Text(tr("%s (not read)"), t.dtype.c_str());
+        else if (t.type == DType::f32) ImGui::TextUnformatted(NO_TR("float32"));
+        else ImGui::Text(NO_TR("%s → float32"), dtype_label(t.type));
         ImGui::TableNextColumn();
         std::string used;
         for (int r = 0; r < kRoleCount; ++r) {
@@ -298,15 +332,9 @@ void weights_dialog(AppModel& m) {
   item_register("weights tensors");
   // The mapping, role by role.
   ImGui::Spacing();
-  ImGui::TextUnformatted(g.mapping.family.empty() ? "No known names: choose the tensors." : "Proposed from the names; correct anything:");
-  if (ImGui::BeginTable("weights roles", 4, ImGuiTableFlags_SizingFixedFit)) {
-    ImGui::TableSetupColumn("role", ImGuiTableColumnFlags_WidthFixed, 40);
-    ImGui::TableSetupColumn("tensor", ImGuiTableColumnFlags_WidthStretch);
-    ImGui::TableSetupColumn("transpose", ImGuiTableColumnFlags_WidthFixed, 100);
-    ImGui::TableSetupColumn("part", ImGuiTableColumnFlags_WidthFixed, 115);
-    for (int r = 0; r < kRoleCount; ++r) role_row(static_cast<Role>(r));
-    ImGui::EndTable();
-  }
+  ImGui::TextUnformatted(g.mapping.family.empty() ? tr("No known names: choose the tensors.")
+                                                  : tr("Proposed from the names; correct anything:"));
+  roles_table();
   MappedShapes s;
   const Error check = check_mapping(g.mapping, g.tensors, &s);
   if (check.ok()) {
@@ -314,8 +342,8 @@ void weights_dialog(AppModel& m) {
     const std::vector<int> choices = head_choices(s.d_out);
     if (g.heads != 0 && s.d_out % g.heads != 0) g.heads = default_heads(g.current_heads, s.d_out);
     ImGui::SetNextItemWidth(120);
-    const std::string preview = g.heads ? std::to_string(g.heads) : "choose";
-    if (ImGui::BeginCombo("Heads##weights", preview.c_str())) {
+    const std::string preview = g.heads ? std::to_string(g.heads) : tr("choose");
+    if (ImGui::BeginCombo(L("Number of heads##weights"), preview.c_str())) {
       for (int h : choices) {
         if (ImGui::Selectable(std::to_string(h).c_str(), h == g.heads)) g.heads = h;
       }
@@ -324,9 +352,10 @@ void weights_dialog(AppModel& m) {
     item_register("Weights heads");
     ImGui::SameLine();
     if (g.heads == 0) {
-      ImGui::TextWrapped("The current %d heads do not divide d_out %d: choose how many heads.", g.current_heads, s.d_out);
+      ImGui::TextWrapped(tr("The current %d heads do not divide d_out %d: choose how many heads."), g.current_heads,
+                         s.d_out);
     } else {
-      ImGui::TextDisabled("head_dim %d", s.d_out / g.heads);
+      ImGui::TextDisabled(NO_TR("head_dim %d"), s.d_out / g.heads);
     }
   } else {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
@@ -341,15 +370,16 @@ void weights_dialog(AppModel& m) {
   }
   const bool can = check.ok() && g.heads > 0 && g.phase == Phase::choosing;
   ImGui::BeginDisabled(!can);
-  const bool apply = ImGui::Button("Apply weights");
+  const bool apply = ImGui::Button(L("Apply weights"));
   item_register("Apply weights");
   ImGui::EndDisabled();
   ImGui::SameLine();
-  const bool cancel = ImGui::Button("Cancel##weights") || (ImGui::IsKeyPressed(ImGuiKey_Escape) && g.phase == Phase::choosing);
+  const bool cancel =
+      ImGui::Button(L("Cancel##weights")) || (ImGui::IsKeyPressed(ImGuiKey_Escape) && g.phase == Phase::choosing);
   item_register("Cancel weights");
   if (g.phase == Phase::loading) {
     ImGui::SameLine();
-    ImGui::Text("Reading %d of %d tensors…", static_cast<int>(g.reading), static_cast<int>(g.to_read.size()));
+    ImGui::Text(tr("Reading %d of %d tensors…"), static_cast<int>(g.reading), static_cast<int>(g.to_read.size()));
   }
   if (apply && can) start_loading();
   if (g.apply_now) apply_loaded(m);
@@ -360,18 +390,18 @@ void weights_dialog(AppModel& m) {
 
 void path_dialog(AppModel& m) {
   if (g_path.request) {
-    ImGui::OpenPopup("Open weights file");
+    ImGui::OpenPopup(L("Open weights file"));
     g_path.request = false;
   }
-  if (!ImGui::BeginPopupModal("Open weights file", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
-  ImGui::TextUnformatted("Path of a .safetensors, .npz or .npy file (or drop the file on the window):");
+  if (!ImGui::BeginPopupModal(L("Open weights file"), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+  ImGui::TextUnformatted(tr("Path of a .safetensors, .npz or .npy file (or drop the file on the window):"));
   if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
   ImGui::SetNextItemWidth(420);
   const bool enter = ImGui::InputText("##weights path", &g_path.path, ImGuiInputTextFlags_EnterReturnsTrue);
   item_register("Open weights path");
-  const bool ok = ImGui::Button("Open##weights path") || enter;
+  const bool ok = ImGui::Button(L("Open##weights path")) || enter;
   ImGui::SameLine();
-  if (ImGui::Button("Cancel##weights path") || ImGui::IsKeyPressed(ImGuiKey_Escape)) ImGui::CloseCurrentPopup();
+  if (ImGui::Button(L("Cancel##weights path")) || ImGui::IsKeyPressed(ImGuiKey_Escape)) ImGui::CloseCurrentPopup();
   if (ok && !g_path.path.empty()) {
     ImGui::CloseCurrentPopup();
     weights_open_path(m, g_path.path);
@@ -449,7 +479,8 @@ nlohmann::json weights_open_path(AppModel& m, const std::string& path) {
   const fs::path p = fs::u8path(path);
   const uint64_t size = fs::is_regular_file(p, ec) ? fs::file_size(p, ec) : 0;
   if (ec || !fs::is_regular_file(p, ec)) {
-    const std::string s = quote_name(path) + " could not be read" + (ec ? " (" + ec.message() + ")." : ": it is not a file.");
+    const std::string s = ec ? tr_args("{0} could not be read ({1}).", {quote_name(path), ec.message()})
+                             : tr_args("{0} could not be read: it is not a file.", {quote_name(path)});
     export_notify(m.exports, s, true);
     return {{"ok", false}, {"error", s}};
   }
@@ -470,7 +501,8 @@ void weights_menu_item(AppModel& m) {
     if (!(weights_hooks().open_picker && weights_hooks().open_picker())) g_path.request = true;
   }
   if (ImGui::IsItemHovered()) {
-    ImGui::SetTooltip("Trained W_q, W_k, W_v (and W_o, biases) from a .safetensors, .npz or .npy file.\nOr drop the file on the window.");
+    ImGui::SetTooltip("%s", tr("Trained W_q, W_k, W_v (and W_o, biases) from a .safetensors, .npz or .npy file.\n"
+                               "Or drop the file on the window."));
   }
 }
 
