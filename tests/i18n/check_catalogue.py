@@ -111,7 +111,9 @@ def main(root):
 
     entries = {}
     text = open(catalogue_file, encoding='utf-8').read()
-    body = text[text.index('kZhCN[] = {'):text.index('};', text.index('kZhCN[] = {'))]
+    # The table ends at the first line that is just "};" (a "};" inside a string does not end it).
+    start = text.index('kZhCN[] = {')
+    body = text[start:text.index('\n};', start)]
     for m in ENTRY.finditer(body):
         en, zh = unquote(m.group(1)), unquote(m.group(2))
         where = f'ui/app/lang_zh_cn.cpp:{line_of(text, text.index(body) + m.start())}'
