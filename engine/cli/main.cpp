@@ -3,7 +3,7 @@
 //
 //   attnviz-cli run FILE|-    read a session state, print the report (one JSON object)
 //   attnviz-cli export-torch FILE|- [--lang L]   read a session state, print it as a PyTorch
-//                             script (attnviz/torch_script.h; comments in language L, "en")
+//                             script (attnviz/torch_script.h; comments in language L: en, zh-CN)
 //   attnviz-cli version       print {"name", "version", "state_version"} as one JSON line
 //   attnviz-cli bench --tokens S --d-model D --heads H [...]   timings as one JSON line (bench.cpp)
 //
