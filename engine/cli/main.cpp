@@ -3,13 +3,16 @@
 //
 //   attnviz-cli run FILE|-    read a session state, print the report (one JSON object)
 //   attnviz-cli export-torch FILE|- [--lang L]   read a session state, print it as a PyTorch
-//                             script (attnviz/torch_script.h; comments in language L, "en")
+//                             script (attnviz/torch_script.h; comments in language L: en, zh-CN)
 //   attnviz-cli version       print {"name", "version", "state_version"} as one JSON line
 //   attnviz-cli bench --tokens S --d-model D --heads H [...]   timings as one JSON line (bench.cpp)
 //
 // Exit codes: 0 success; 2 bad input or bad usage (nothing on stdout, one JSON
 // line {"error": "...", "field": "..."} on stderr); 1 an internal failure
-// (same stderr format). It never aborts on any input.
+// (same stderr format). It never aborts on any input. When the engine refused the
+// state, the line also has its "code" and "args" (attnviz/messages.h), and
+// "phrases" when a value is words ({"code", "args"} per arg, code "" for a value
+// shown as it is): what an interface needs to word the refusal in its language.
 //
 // Subcommands are rows of kCommands below: a new one (e.g. `bench`) is a
 // function with the CommandFn signature plus one row.
@@ -42,10 +45,25 @@ constexpr int kExitBadInput = 2;
 // state within the engine's limits, with every explicit matrix, is smaller).
 constexpr size_t kMaxInputBytes = size_t{512} << 20;
 
-int report_error(int code, const std::string& error, const std::string& field) {
-  nlohmann::json j = {{"error", error}, {"field", field}};
+void print_error_line(const nlohmann::ordered_json& j) {
   std::cerr << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   std::cerr.flush();
+}
+
+int report_error(int code, const std::string& error, const std::string& field) {
+  print_error_line({{"error", error}, {"field", field}});
+  return code;
+}
+
+// The engine's refusal: the sentence and field as above, then its code and values.
+int report_refusal(int code, const attnviz::Status& st) {
+  nlohmann::ordered_json j = {{"error", st.error}, {"field", st.field}, {"code", st.code}, {"args", st.args}};
+  if (!st.phrases.empty()) {
+    nlohmann::ordered_json phrases = nlohmann::ordered_json::array();
+    for (const attnviz::StatusPhrase& p : st.phrases) phrases.push_back({{"code", p.code}, {"args", p.args}});
+    j["phrases"] = std::move(phrases);
+  }
+  print_error_line(j);
   return code;
 }
 
@@ -97,7 +115,7 @@ bool read_state(const char* path, attnviz::State* state, int* exit_code) {
   }
   const attnviz::Status st = attnviz::parse_state_text(text, state);
   if (!st.ok) {
-    *exit_code = report_error(kExitBadInput, st.error, st.field);
+    *exit_code = report_refusal(kExitBadInput, st);
     return false;
   }
   return true;
@@ -112,7 +130,7 @@ int cmd_run(int argc, char** argv) {
   if (!read_state(argv[1], &state, &code)) return code;
   attnviz::Pipeline pipeline;
   const attnviz::Status st = pipeline.set_state(std::move(state));
-  if (!st.ok) return report_error(kExitBadInput, st.error, st.field);
+  if (!st.ok) return report_refusal(kExitBadInput, st);
   const std::string out = attnviz::report_text(pipeline);
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fputc('\n', stdout);

@@ -30,7 +30,8 @@ std::string cut_utf8(const std::string& s, size_t max_bytes) {
   return s.substr(0, n);
 }
 
-std::string line_column(std::string_view text, size_t position) {
+// The line and column (1-based) of a 1-based parser position, as two values of a sentence.
+std::vector<std::string> line_column(std::string_view text, size_t position) {
   size_t line = 1, col = 1;
   const size_t upto = position == 0 ? 0 : std::min(position - 1, text.size());
   for (size_t i = 0; i < upto; ++i) {
@@ -41,7 +42,7 @@ std::string line_column(std::string_view text, size_t position) {
       ++col;
     }
   }
-  return "line " + std::to_string(line) + ", column " + std::to_string(col);
+  return {std::to_string(line), std::to_string(col)};
 }
 
 bool starts_with_ci(std::string_view text, size_t at, std::string_view word) {
@@ -99,39 +100,33 @@ class CheckedDomBuilder {
     Frame& f = frames_.back();
     f.key = k;
     if (!f.keys.insert(k).second) {
-      const std::string where = f.path.empty() ? "the session state" : f.path;
-      return fail("the field " + quoted_preview(k) + " appears twice in " + where +
-                      "; give each field once",
-                  next_path());
+      if (f.path.empty()) return fail(Msg::field_twice_in_state, next_path(), {quoted_preview(k)});
+      return fail(Msg::field_twice, next_path(), {quoted_preview(k), f.path});
     }
     return dom_.key(k);
   }
 
   bool parse_error(std::size_t position, const std::string& last_token,
                    const nlohmann::detail::exception& ex) {
-    const std::string where = line_column(text_, position);
+    const std::vector<std::string> at = line_column(text_, position);  // line, column
     const std::string field = next_path();
     const std::string what = ex.what();
-    const std::string who = field.empty() ? "a number" : field;
     if (ex.id == 406) {  // out_of_range: number overflow
       const std::string number = cut_utf8(last_token, 40) + (last_token.size() > 40 ? "…" : "");
-      return fail(who + " (" + number + ") is too large: numbers must be finite, within about " +
-                      "±1.8e308 (at " + where + ")",
-                  field);
+      if (field.empty()) return fail(Msg::a_number_too_large, field, {number, at[0], at[1]});
+      return fail(Msg::number_too_large, field, {field, number, at[0], at[1]});
     }
     if (is_non_finite_literal(text_, position)) {
-      return fail(who + " is NaN or Infinity, which JSON does not have: every number must be finite" +
-                      (field == "mask_fill" ? " (write \"-inf\" in quotes for mask_fill)" : "") +
-                      " (at " + where + ")",
-                  field);
+      if (field.empty()) return fail(Msg::a_nan_literal, field, {at[0], at[1]});
+      if (field == "mask_fill") return fail(Msg::nan_literal_mask_fill, field, {at[0], at[1]});
+      return fail(Msg::nan_literal, field, {field, at[0], at[1]});
     }
     if (what.find("ill-formed UTF-8") != std::string::npos) {
-      return fail((field.empty() ? std::string("the text") : field) + " is not valid UTF-8 text (at " +
-                      where + ")",
-                  field);
+      if (field.empty()) return fail(Msg::text_not_utf8_at, field, {at[0], at[1]});
+      return fail(Msg::field_not_utf8_at, field, {field, at[0], at[1]});
     }
     // Plain syntax errors name no field: the text is not a state at all.
-    return fail("this is not valid JSON (problem at " + where + ")", "");
+    return fail(Msg::not_json_at, "", {at[0], at[1]});
   }
 
   const Status& status() const { return status_; }
@@ -188,10 +183,9 @@ class CheckedDomBuilder {
     if (frames_.size() >= static_cast<size_t>(Limits::kMaxJsonDepth)) {
       // Blame the top-level field it is in (its path is the first child's).
       const std::string top = frames_.size() > 1 && frames_[0].object ? frames_[1].path : "";
-      return fail("the JSON is nested more than " + std::to_string(Limits::kMaxJsonDepth) +
-                      " levels deep" + (top.empty() ? "" : " inside " + top) +
-                      "; a session state needs at most 4",
-                  top);
+      const std::string limit = std::to_string(Limits::kMaxJsonDepth);
+      if (top.empty()) return fail(Msg::nested_too_deep, top, {limit});
+      return fail(Msg::nested_too_deep_in, top, {limit, top});
     }
     const std::string path = next_path();
     value();
@@ -199,8 +193,8 @@ class CheckedDomBuilder {
     return true;
   }
 
-  bool fail(std::string sentence, std::string field) {
-    if (status_.ok) status_ = Status::failure(std::move(sentence), std::move(field));
+  bool fail(Msg m, std::string field, const std::vector<MsgArg>& args) {
+    if (status_.ok) status_ = Status::refusal(m, std::move(field), args);
     return false;
   }
 
@@ -219,14 +213,14 @@ Status parse_json_text(std::string_view text, nlohmann::json* out) {
     const bool ok = json::sax_parse(text.begin(), text.end(), &builder);
     if (!ok || !builder.status().ok) {
       if (!builder.status().ok) return builder.status();
-      return Status::failure("this is not valid JSON", "");
+      return Status::refusal(Msg::not_json, "");
     }
     *out = std::move(j);
     return Status::success();
   } catch (const std::bad_alloc&) {
-    return Status::failure("not enough memory to read this state", "");
+    return Status::refusal(Msg::no_memory_to_read, "");
   } catch (const std::exception& e) {
-    return Status::failure(std::string("this is not valid JSON: ") + e.what(), "");
+    return Status::refusal(Msg::not_json_because, "", {e.what()});
   }
 }
 
@@ -245,9 +239,7 @@ Status check_json_depth(const nlohmann::json& j) {
     todo.pop_back();
     if (!it.v->is_structured()) continue;
     if (it.depth > Limits::kMaxJsonDepth) {
-      return Status::failure("the JSON is nested more than " + std::to_string(Limits::kMaxJsonDepth) +
-                                 " levels deep; a session state needs at most 4",
-                             "");
+      return Status::refusal(Msg::nested_too_deep, "", {std::to_string(Limits::kMaxJsonDepth)});
     }
     for (const json& child : *it.v) {
       if (child.is_structured()) todo.push_back({&child, it.depth + 1});
@@ -256,18 +248,21 @@ Status check_json_depth(const nlohmann::json& j) {
   return Status::success();
 }
 
-std::string preview(const nlohmann::json& v) {
+std::string quoted_head(const std::string& s) {
+  return json(cut_utf8(s, 40)).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+MsgArg preview(const nlohmann::json& v) {
   switch (v.type()) {
     case json::value_t::string: {
       const std::string& s = v.get_ref<const std::string&>();
-      std::string out = json(cut_utf8(s, 40)).dump(-1, ' ', false, json::error_handler_t::replace);
-      if (s.size() > 40) out += "… (" + std::to_string(s.size()) + " bytes)";
-      return out;
+      if (s.size() > 40) return MsgArg(Msg::long_string, {quoted_head(s), std::to_string(s.size())});
+      return quoted_head(s);
     }
-    case json::value_t::array: return "a list";
-    case json::value_t::object: return "an object";
-    case json::value_t::binary: return "binary data";
-    case json::value_t::discarded: return "nothing";
+    case json::value_t::array: return Msg::type_list;
+    case json::value_t::object: return Msg::type_object;
+    case json::value_t::binary: return Msg::binary_data;
+    case json::value_t::discarded: return Msg::nothing;
     default: return v.dump();  // null, booleans and numbers are short
   }
 }

@@ -16,9 +16,12 @@ namespace detail {
 Status check_json_depth(const nlohmann::json& j);
 
 // A short, valid-UTF-8 rendering of a value for a sentence: numbers, true/false
-// and null as written; strings quoted and cut to 40 bytes ("… (N bytes)");
-// lists and objects by kind only (never dumped: they may be huge or deep).
-std::string preview(const nlohmann::json& v);
+// and null as written; strings quoted and cut to 40 bytes ("… (N bytes)", a phrase);
+// lists and objects by kind only, as phrases (never dumped: they may be huge or deep).
+MsgArg preview(const nlohmann::json& v);
+
+// A string quoted as JSON, cut to its first 40 bytes (valid UTF-8).
+std::string quoted_head(const std::string& s);
 
 // An object key for a field path, cut to 40 bytes ("…").
 std::string path_key(const std::string& key);

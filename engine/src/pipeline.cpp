@@ -1204,11 +1204,9 @@ Status guarded_apply(F&& f) {
   try {
     f();
   } catch (const std::bad_alloc&) {
-    return Status::failure("there is not enough memory for this state: use fewer tokens, heads or "
-                           "dimensions",
-                           "tokens");
+    return Status::refusal(Msg::no_memory_for_state, "tokens");
   } catch (const std::exception& e) {
-    return Status::failure(std::string("the engine could not apply this state: ") + e.what(), "");
+    return Status::refusal(Msg::could_not_apply, "", {e.what()});
   }
   return Status::success();
 }

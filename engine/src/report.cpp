@@ -105,11 +105,9 @@ Status run_state_json(const nlohmann::json& state, nlohmann::json* report_out) {
     if (report_out != nullptr) *report_out = std::move(report);
     return Status::success();
   } catch (const std::bad_alloc&) {
-    return Status::failure("there is not enough memory for this state: use fewer tokens, heads or "
-                           "dimensions",
-                           "tokens");
+    return Status::refusal(Msg::no_memory_for_state, "tokens");
   } catch (const std::exception& e) {
-    return Status::failure(std::string("the engine could not run this state: ") + e.what(), "");
+    return Status::refusal(Msg::could_not_run, "", {e.what()});
   }
 }
 

@@ -77,7 +77,7 @@ std::string gib(uint64_t bytes) {
 Status check_finite(const Tensor& t, const std::string& field) {
   const size_t n = static_cast<size_t>(t.rows) * static_cast<size_t>(t.cols);
   if (!kernels::all_finite(t.data.data(), std::min(n, t.data.size()))) {
-    return Status::failure(field + " must contain finite numbers only", field);
+    return Status::refusal(Msg::finite_only, field, {field});
   }
   return Status::success();
 }
@@ -85,10 +85,9 @@ Status check_finite(const Tensor& t, const std::string& field) {
 Status check_matrix(const Tensor& t, int rows, int cols, const std::string& field,
                     const char* rows_meaning, const char* cols_meaning) {
   if (t.rows != rows || t.cols != cols || t.data.size() != static_cast<size_t>(rows) * cols) {
-    return Status::failure(field + " must be " + std::to_string(rows) + " × " + std::to_string(cols) +
-                               " (" + rows_meaning + " × " + cols_meaning + "), but it is " +
-                               std::to_string(t.rows) + " × " + std::to_string(t.cols),
-                           field);
+    return Status::refusal(Msg::matrix_shape, field,
+                           {field, std::to_string(rows), std::to_string(cols), rows_meaning, cols_meaning,
+                            std::to_string(t.rows), std::to_string(t.cols)});
   }
   return check_finite(t, field);
 }
@@ -127,59 +126,45 @@ namespace detail {
 
 Status validate_sizes(const State& s) {
   if (s.version != Limits::kStateVersion) {
-    return Status::failure("version must be 1 (this attnviz reads session states of version 1)",
-                           "version");
+    return Status::refusal(Msg::version_must_be_1, "version");
   }
-  if (s.tokens.empty()) return Status::failure("tokens must contain at least one token", "tokens");
+  if (s.tokens.empty()) return Status::refusal(Msg::tokens_empty, "tokens");
   if (s.tokens.size() > static_cast<size_t>(Limits::kMaxTokens)) {
-    return Status::failure("tokens has " + std::to_string(s.tokens.size()) +
-                               " entries; the limit is " + std::to_string(Limits::kMaxTokens) +
-                               " tokens",
-                           "tokens");
+    return Status::refusal(Msg::tokens_too_many, "tokens",
+                           {std::to_string(s.tokens.size()), std::to_string(Limits::kMaxTokens)});
   }
   for (size_t i = 0; i < s.tokens.size(); ++i) {
     if (s.tokens[i].size() > Limits::kMaxTokenBytes) {
       const std::string field = "tokens[" + std::to_string(i) + "]";
-      return Status::failure(field + " is " + std::to_string(s.tokens[i].size()) +
-                                 " bytes long; a token may be at most " +
-                                 std::to_string(Limits::kMaxTokenBytes) + " bytes",
-                             field);
+      return Status::refusal(Msg::token_too_long, field,
+                             {field, std::to_string(s.tokens[i].size()), std::to_string(Limits::kMaxTokenBytes)});
     }
     if (!valid_utf8(s.tokens[i])) {
       const std::string field = "tokens[" + std::to_string(i) + "]";
-      return Status::failure(field + " is not valid UTF-8 text", field);
+      return Status::refusal(Msg::token_not_utf8, field, {field});
     }
   }
   if (s.d_model < 1 || s.d_model > Limits::kMaxDModel) {
-    return Status::failure("d_model must be a whole number from 1 to " +
-                               std::to_string(Limits::kMaxDModel) + ", not " + std::to_string(s.d_model),
-                           "d_model");
+    return Status::refusal(Msg::whole_number_range, "d_model",
+                           {"d_model", "1", std::to_string(Limits::kMaxDModel), std::to_string(s.d_model)});
   }
   if (s.d_out < 1 || s.d_out > Limits::kMaxDOut) {
-    return Status::failure("d_out must be a whole number from 1 to " +
-                               std::to_string(Limits::kMaxDOut) + ", not " + std::to_string(s.d_out),
-                           "d_out");
+    return Status::refusal(Msg::whole_number_range, "d_out",
+                           {"d_out", "1", std::to_string(Limits::kMaxDOut), std::to_string(s.d_out)});
   }
   if (s.num_heads < 1 || s.num_heads > Limits::kMaxHeads) {
-    return Status::failure("num_heads must be a whole number from 1 to " +
-                               std::to_string(Limits::kMaxHeads) + ", not " +
-                               std::to_string(s.num_heads),
-                           "num_heads");
+    return Status::refusal(Msg::whole_number_range, "num_heads",
+                           {"num_heads", "1", std::to_string(Limits::kMaxHeads), std::to_string(s.num_heads)});
   }
   if (s.d_out % s.num_heads != 0) {
-    return Status::failure("d_out (" + std::to_string(s.d_out) + ") must be divisible by num_heads (" +
-                               std::to_string(s.num_heads) + ")",
-                           "num_heads");
+    return Status::refusal(Msg::d_out_not_divisible, "num_heads",
+                           {std::to_string(s.d_out), std::to_string(s.num_heads)});
   }
   const uint64_t bytes = estimate_pipeline_bytes(s);
   if (bytes > Limits::kMaxPipelineBytes) {
-    return Status::failure(
-        "this state needs about " + gib(bytes) + " of memory (" + std::to_string(s.tokens.size()) +
-            " tokens, " + std::to_string(s.num_heads) + " heads, d_model " +
-            std::to_string(s.d_model) + ", d_out " + std::to_string(s.d_out) +
-            "); the limit is " + gib(Limits::kMaxPipelineBytes) +
-            ": use fewer tokens or fewer heads",
-        "tokens");
+    return Status::refusal(Msg::too_much_memory, "tokens",
+                           {gib(bytes), std::to_string(s.tokens.size()), std::to_string(s.num_heads),
+                            std::to_string(s.d_model), std::to_string(s.d_out), gib(Limits::kMaxPipelineBytes)});
   }
   return Status::success();
 }
@@ -220,30 +205,24 @@ Status validate_state(const State& s) {
     }
   }
   if (!(s.temperature >= Limits::kMinTemperature && s.temperature <= Limits::kMaxTemperature)) {
-    return Status::failure("temperature must be a number from 1e-06 to 1e+06 (it divides the "
-                           "scores, so it must be greater than 0), not " + number_text(s.temperature),
-                           "temperature");
+    return Status::refusal(Msg::temperature_range, "temperature", {number_text(s.temperature)});
   }
   if (!(s.key_padding.empty() || s.key_padding.size() == s.tokens.size())) {
-    return Status::failure("key_padding has " + std::to_string(s.key_padding.size()) +
-                               " entries but there are " + std::to_string(S) + " tokens",
-                           "key_padding");
+    return Status::refusal(Msg::key_padding_count, "key_padding",
+                           {std::to_string(s.key_padding.size()), std::to_string(S)});
   }
   for (size_t i = 0; i < s.key_padding.size(); ++i) {
     if (s.key_padding[i] > 1) {
       const std::string field = "key_padding[" + std::to_string(i) + "]";
-      return Status::failure(field + " must be 1 (a real token) or 0 (padding)", field);
+      return Status::refusal(Msg::key_padding_value, field, {field});
     }
   }
   const bool fill_neg_inf = std::isinf(s.mask_fill) && s.mask_fill < 0;
   if (!fill_neg_inf && !(std::isfinite(s.mask_fill) && std::isfinite(static_cast<float>(s.mask_fill)))) {
-    return Status::failure("mask_fill must be \"-inf\" or a number within float32's range (about "
-                           "±3.4e38), like -1e9 or -1e20, not " + number_text(s.mask_fill),
-                           "mask_fill");
+    return Status::refusal(Msg::mask_fill_range, "mask_fill", {number_text(s.mask_fill)});
   }
   if (!(s.dropout.p >= 0.0 && s.dropout.p <= 1.0)) {
-    return Status::failure("dropout.p must be a number from 0 to 1, not " + number_text(s.dropout.p),
-                           "dropout.p");
+    return Status::refusal(Msg::dropout_p_range, "dropout.p", {number_text(s.dropout.p)});
   }
   return Status::success();
 }

@@ -26,22 +26,27 @@ struct ParseError {
   Status status;
 };
 
-[[noreturn]] void fail(std::string message, std::string field) {
-  throw ParseError{Status::failure(std::move(message), std::move(field))};
+[[noreturn]] void fail(Msg m, std::string field, const std::vector<MsgArg>& args) {
+  throw ParseError{Status::refusal(m, std::move(field), args)};
 }
 
 std::string join(const std::string& prefix, const char* key) {
   return prefix.empty() ? std::string(key) : prefix + "." + key;
 }
 
-std::string type_name(const json& v) {
+// The kind of a value, for "must be ..., not <type>": a phrase (null as written).
+MsgArg type_name(const json& v) {
   switch (v.type()) {
     case json::value_t::null: return "null";
-    case json::value_t::boolean: return "true/false";
-    case json::value_t::string: return "a string (" + detail::preview(v) + ")";
-    case json::value_t::array: return "a list";
-    case json::value_t::object: return "an object";
-    default: return "a number";
+    case json::value_t::boolean: return Msg::type_bool;
+    case json::value_t::string: {
+      const std::string& s = v.get_ref<const std::string&>();
+      if (s.size() > 40) return MsgArg(Msg::type_long_string, {detail::quoted_head(s), std::to_string(s.size())});
+      return MsgArg(Msg::type_string, {detail::quoted_head(s)});
+    }
+    case json::value_t::array: return Msg::type_list;
+    case json::value_t::object: return Msg::type_object;
+    default: return Msg::type_number;
   }
 }
 
@@ -52,11 +57,10 @@ void reject_unknown(const json& obj, std::initializer_list<const char*> known,
     if (names.count(it.key()) == 0) {
       std::string list;
       for (const char* k : known) list += std::string(list.empty() ? "" : ", ") + k;
-      const std::string where = prefix.empty() ? "a session state" : prefix;
       const std::string key = detail::path_key(it.key());
-      fail("unknown field " + detail::preview(json(it.key())) + " in " + where + " (known fields: " + list +
-               ")",
-           join(prefix, key.c_str()));
+      const MsgArg name = detail::preview(json(it.key()));
+      if (prefix.empty()) fail(Msg::unknown_field_in_state, join(prefix, key.c_str()), {name, list});
+      fail(Msg::unknown_field, join(prefix, key.c_str()), {name, prefix, list});
     }
   }
 }
@@ -71,7 +75,7 @@ bool read_bool(const json& obj, const char* key, bool def, const std::string& pr
   const json* v = find(obj, key);
   if (v == nullptr) return def;
   if (!v->is_boolean()) {
-    fail(join(prefix, key) + " must be true or false, not " + type_name(*v), join(prefix, key));
+    fail(Msg::must_be_bool, join(prefix, key), {join(prefix, key), type_name(*v)});
   }
   return v->get<bool>();
 }
@@ -82,26 +86,28 @@ long long read_int(const json& obj, const char* key, long long def, long long lo
   const json* v = find(obj, key);
   if (v == nullptr) return def;
   const std::string field = join(prefix, key);
-  const std::string range =
-      field + " must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
+  auto refuse = [&](const MsgArg& given) {
+    fail(Msg::whole_number_range, field, {field, std::to_string(lo), std::to_string(hi), given});
+  };
   if (v->is_number_unsigned()) {
     const auto u = v->get<unsigned long long>();
-    if (u > static_cast<unsigned long long>(hi)) fail(range + ", not " + detail::preview(*v), field);
+    if (u > static_cast<unsigned long long>(hi)) refuse(detail::preview(*v));
     return static_cast<long long>(u);
   }
   if (v->is_number_integer()) {
     const auto i = v->get<long long>();
-    if (i < lo || i > hi) fail(range + ", not " + detail::preview(*v), field);
+    if (i < lo || i > hi) refuse(detail::preview(*v));
     return i;
   }
   if (v->is_number_float()) {
     const double d = v->get<double>();
     if (std::floor(d) != d || d < static_cast<double>(lo) || d > static_cast<double>(hi)) {
-      fail(range + ", not " + detail::preview(*v), field);
+      refuse(detail::preview(*v));
     }
     return static_cast<long long>(d);
   }
-  fail(range + ", not " + type_name(*v), field);
+  refuse(type_name(*v));
+  return lo;  // not reached: refuse throws
 }
 
 uint64_t read_seed(const json& obj, const char* key, uint64_t def, const std::string& prefix) {
@@ -114,16 +120,14 @@ uint64_t read_seed(const json& obj, const char* key, uint64_t def, const std::st
     const double d = v->get<double>();
     if (std::floor(d) == d && d >= 0 && d < 9007199254740992.0) return static_cast<uint64_t>(d);
   }
-  fail(field + " must be a whole number (a torch.manual_seed value), not " +
-           (v->is_number() ? detail::preview(*v) : type_name(*v)),
-       field);
+  fail(Msg::seed_whole_number, field, {field, v->is_number() ? detail::preview(*v) : type_name(*v)});
 }
 
 double read_number(const json& obj, const char* key, double def, const std::string& prefix) {
   const json* v = find(obj, key);
   if (v == nullptr) return def;
   if (!v->is_number()) {
-    fail(join(prefix, key) + " must be a number, not " + type_name(*v), join(prefix, key));
+    fail(Msg::must_be_number, join(prefix, key), {join(prefix, key), type_name(*v)});
   }
   return v->get<double>();
 }
@@ -135,21 +139,21 @@ std::string read_choice(const json& obj, const char* key, const char* def,
   const std::string field = join(prefix, key);
   std::string list;
   for (const char* c : choices) list += std::string(list.empty() ? "\"" : ", \"") + c + "\"";
-  if (!v->is_string()) fail(field + " must be one of " + list + ", not " + type_name(*v), field);
+  if (!v->is_string()) fail(Msg::must_be_one_of, field, {field, list, type_name(*v)});
   const std::string s = v->get<std::string>();
   for (const char* c : choices) {
     if (s == c) return s;
   }
-  fail(field + " must be one of " + list + ", not " + detail::preview(*v), field);
+  fail(Msg::must_be_one_of, field, {field, list, detail::preview(*v)});
 }
 
 // One float32 from a JSON number: finite and within float32's range.
 float read_float_value(const json& v, const std::string& field) {
-  if (!v.is_number()) fail(field + " must be a number, not " + type_name(v), field);
+  if (!v.is_number()) fail(Msg::must_be_number, field, {field, type_name(v)});
   const double d = v.get<double>();
   const float f = static_cast<float>(d);
   if (!std::isfinite(d) || !std::isfinite(f)) {
-    fail(field + " (" + detail::preview(v) + ") is outside float32's range (about ±3.4e38)", field);
+    fail(Msg::float32_range, field, {field, detail::preview(v)});
   }
   return f;
 }
@@ -157,22 +161,18 @@ float read_float_value(const json& v, const std::string& field) {
 // An explicit matrix of exactly (rows × cols) numbers; the shape is checked
 // before anything is allocated.
 Tensor read_matrix(const json& v, int rows, int cols, const std::string& field,
-                   const char* rows_meaning, const char* cols_meaning) {
-  if (!v.is_array()) fail(field + " must be a list of rows, not " + type_name(v), field);
+                   const MsgArg& rows_meaning, const char* cols_meaning) {
+  if (!v.is_array()) fail(Msg::must_be_rows, field, {field, type_name(v)});
   if (static_cast<long long>(v.size()) != rows) {
-    fail(field + " must have " + std::to_string(rows) + " rows (" + rows_meaning + "), but it has " +
-             std::to_string(v.size()),
-         field);
+    fail(Msg::rows_count, field, {field, std::to_string(rows), rows_meaning, std::to_string(v.size())});
   }
   Tensor t(rows, cols);
   for (int i = 0; i < rows; ++i) {
     const json& row = v[static_cast<size_t>(i)];
     const std::string rf = field + "[" + std::to_string(i) + "]";
-    if (!row.is_array()) fail(rf + " must be a list of numbers, not " + type_name(row), rf);
+    if (!row.is_array()) fail(Msg::must_be_numbers, rf, {rf, type_name(row)});
     if (static_cast<long long>(row.size()) != cols) {
-      fail(rf + " must have " + std::to_string(cols) + " numbers (" + cols_meaning +
-               "), but it has " + std::to_string(row.size()),
-           rf);
+      fail(Msg::numbers_count, rf, {rf, std::to_string(cols), cols_meaning, std::to_string(row.size())});
     }
     for (int j = 0; j < cols; ++j) {
       t.at(i, j) = read_float_value(row[static_cast<size_t>(j)], rf + "[" + std::to_string(j) + "]");
@@ -182,11 +182,9 @@ Tensor read_matrix(const json& v, int rows, int cols, const std::string& field,
 }
 
 Tensor read_vector(const json& v, int n, const std::string& field, const char* meaning) {
-  if (!v.is_array()) fail(field + " must be a list of numbers, not " + type_name(v), field);
+  if (!v.is_array()) fail(Msg::must_be_numbers, field, {field, type_name(v)});
   if (static_cast<long long>(v.size()) != n) {
-    fail(field + " must have " + std::to_string(n) + " numbers (" + meaning + "), but it has " +
-             std::to_string(v.size()),
-         field);
+    fail(Msg::numbers_count, field, {field, std::to_string(n), meaning, std::to_string(v.size())});
   }
   Tensor t(1, n);
   for (int j = 0; j < n; ++j) {
@@ -198,17 +196,15 @@ Tensor read_vector(const json& v, int n, const std::string& field, const char* m
 void parse_tokens(const json& j, State* s) {
   const json* v = find(j, "tokens");
   if (v == nullptr) return;  // default sentence
-  if (!v->is_array()) fail("tokens must be a list of strings, not " + type_name(*v), "tokens");
+  if (!v->is_array()) fail(Msg::tokens_not_list, "tokens", {type_name(*v)});
   if (v->size() > static_cast<size_t>(Limits::kMaxTokens)) {
-    fail("tokens has " + std::to_string(v->size()) + " entries; the limit is " +
-             std::to_string(Limits::kMaxTokens) + " tokens",
-         "tokens");
+    fail(Msg::tokens_too_many, "tokens", {std::to_string(v->size()), std::to_string(Limits::kMaxTokens)});
   }
   s->tokens.clear();
   for (size_t i = 0; i < v->size(); ++i) {
     const json& t = (*v)[i];
     const std::string field = "tokens[" + std::to_string(i) + "]";
-    if (!t.is_string()) fail(field + " must be a string, not " + type_name(t), field);
+    if (!t.is_string()) fail(Msg::token_not_string, field, {field, type_name(t)});
     s->tokens.push_back(t.get<std::string>());
   }
 }
@@ -216,18 +212,16 @@ void parse_tokens(const json& j, State* s) {
 void parse_embedding(const json& j, State* s) {
   const json* e = find(j, "embedding");
   if (e == nullptr) return;
-  if (!e->is_object()) fail("embedding must be an object, not " + type_name(*e), "embedding");
+  if (!e->is_object()) fail(Msg::must_be_object, "embedding", {"embedding", type_name(*e)});
   reject_unknown(*e, {"init", "seed", "values"}, "embedding");
   const json* values = find(*e, "values");
   if (values != nullptr) {
     if (find(*e, "init") != nullptr || find(*e, "seed") != nullptr) {
-      fail("embedding has values and also init/seed; give either {\"init\", \"seed\"} or "
-           "{\"values\"}",
-           "embedding");
+      fail(Msg::embedding_values_and_seed, "embedding", {});
     }
     s->embedding.init = EmbeddingInit::values;
     s->embedding.values = read_matrix(*values, s->seq_len(), s->d_model, "embedding.values",
-                                      "one per token", "d_model");
+                                      Msg::one_per_token, "d_model");
     return;
   }
   read_choice(*e, "init", "torch_randn", {"torch_randn"}, "embedding");
@@ -238,7 +232,7 @@ void parse_embedding(const json& j, State* s) {
 void parse_weights(const json& j, State* s) {
   const json* w = find(j, "weights");
   if (w == nullptr) return;
-  if (!w->is_object()) fail("weights must be an object, not " + type_name(*w), "weights");
+  if (!w->is_object()) fail(Msg::must_be_object, "weights", {"weights", type_name(*w)});
   reject_unknown(*w, {"init", "seed", "layout", "W_q", "W_k", "W_v", "W_o", "b_q", "b_k", "b_v", "b_o"},
                  "weights");
   WeightSpec& spec = s->weights;
@@ -259,9 +253,7 @@ void parse_weights(const json& j, State* s) {
     return;
   }
   if (find(*w, "init") != nullptr || find(*w, "seed") != nullptr) {
-    fail(std::string("weights has ") + first_matrix +
-             " and also init/seed; give either {\"init\", \"seed\"} or the matrices",
-         std::string("weights.") + first_matrix);
+    fail(Msg::weights_values_and_seed, std::string("weights.") + first_matrix, {first_matrix});
   }
   spec.init = WeightInit::values;
   const int dm = s->d_model, dout = s->d_out;
@@ -270,7 +262,7 @@ void parse_weights(const json& j, State* s) {
     const json* v = find(*w, name);
     const std::string field = std::string("weights.") + name;
     if (v == nullptr) {
-      if (needed) fail(field + " is missing (explicit weights need it with these settings)", field);
+      if (needed) fail(Msg::weight_missing, field, {field});
       return;
     }
     *dst = read_matrix(*v, rows, cols, field, rm, cm);
@@ -279,7 +271,7 @@ void parse_weights(const json& j, State* s) {
     const json* v = find(*w, name);
     const std::string field = std::string("weights.") + name;
     if (v == nullptr) {
-      if (needed) fail(field + " is missing (explicit weights need it with these settings)", field);
+      if (needed) fail(Msg::weight_missing, field, {field});
       return;
     }
     *dst = read_vector(*v, dout, field, "d_out");
@@ -299,14 +291,10 @@ void parse_masking(const json& j, State* s) {
   s->safe_softmax = read_bool(j, "safe_softmax", s->safe_softmax, "");
   if (const json* kp = find(j, "key_padding")) {
     if (!kp->is_array()) {
-      fail("key_padding must be a list with 1 (real token) or 0 (padding) per token, not " +
-               type_name(*kp),
-           "key_padding");
+      fail(Msg::key_padding_not_list, "key_padding", {type_name(*kp)});
     }
     if (static_cast<long long>(kp->size()) != s->seq_len()) {
-      fail("key_padding has " + std::to_string(kp->size()) + " entries but there are " +
-               std::to_string(s->seq_len()) + " tokens",
-           "key_padding");
+      fail(Msg::key_padding_count, "key_padding", {std::to_string(kp->size()), std::to_string(s->seq_len())});
     }
     s->key_padding.clear();
     for (size_t i = 0; i < kp->size(); ++i) {
@@ -317,20 +305,20 @@ void parse_masking(const json& j, State* s) {
       } else if (v.is_number() && (v.get<double>() == 0.0 || v.get<double>() == 1.0)) {
         s->key_padding.push_back(v.get<double>() == 1.0 ? 1 : 0);
       } else {
-        fail(field + " must be 1 (a real token) or 0 (padding), not " + detail::preview(v), field);
+        fail(Msg::key_padding_value_not, field, {field, detail::preview(v)});
       }
     }
   }
   if (const json* mf = find(j, "mask_fill")) {
     if (mf->is_string()) {
       if (mf->get<std::string>() != "-inf") {
-        fail("mask_fill must be \"-inf\" or a number, not " + detail::preview(*mf), "mask_fill");
+        fail(Msg::mask_fill_type, "mask_fill", {detail::preview(*mf)});
       }
       s->mask_fill = -std::numeric_limits<double>::infinity();
     } else if (mf->is_number()) {
       s->mask_fill = mf->get<double>();
     } else {
-      fail("mask_fill must be \"-inf\" or a number, not " + type_name(*mf), "mask_fill");
+      fail(Msg::mask_fill_type, "mask_fill", {type_name(*mf)});
     }
   }
 }
@@ -340,21 +328,17 @@ void parse_masking(const json& j, State* s) {
 void parse_version(const json& j) {
   const json* v = find(j, "version");
   if (v == nullptr) return;
-  const std::string must = "version must be 1 (this attnviz reads session states of version 1)";
   const bool whole = v->is_number_integer() || v->is_number_unsigned();
   if (whole && v->is_number_unsigned() && v->get<uint64_t>() > 1) {
-    fail(must + "; this state is version " + detail::preview(*v) +
-             ", written by a newer attnviz: open it there, or remove the newer settings and set "
-             "version to 1",
-         "version");
+    fail(Msg::version_newer, "version", {detail::preview(*v)});
   }
   if (!whole || v->get<int64_t>() != Limits::kStateVersion) {
-    fail(must + ", not " + detail::preview(*v), "version");
+    fail(Msg::version_not_1, "version", {detail::preview(*v)});
   }
 }
 
 void parse_all(const json& j, State* s) {
-  if (!j.is_object()) fail("a session state must be a JSON object, not " + type_name(j), "");
+  if (!j.is_object()) fail(Msg::state_not_object, "", {type_name(j)});
   parse_version(j);
   reject_unknown(j, {"version", "tokens", "d_model", "d_out", "num_heads", "embedding", "positional",
                      "weights", "qkv_bias", "out_proj", "out_bias", "scale", "temperature",
@@ -383,7 +367,7 @@ void parse_all(const json& j, State* s) {
   s->temperature = read_number(j, "temperature", s->temperature, "");
   parse_masking(j, s);
   if (const json* d = find(j, "dropout")) {
-    if (!d->is_object()) fail("dropout must be an object, not " + type_name(*d), "dropout");
+    if (!d->is_object()) fail(Msg::must_be_object, "dropout", {"dropout", type_name(*d)});
     reject_unknown(*d, {"p", "training", "seed"}, "dropout");
     s->dropout.p = read_number(*d, "p", s->dropout.p, "dropout");
     s->dropout.training = read_bool(*d, "training", s->dropout.training, "dropout");
@@ -406,9 +390,9 @@ Status parse_state(const nlohmann::json& j, State* out) {
   } catch (const ParseError& e) {
     return e.status;
   } catch (const std::bad_alloc&) {
-    return Status::failure("not enough memory to read this state", "");
+    return Status::refusal(Msg::no_memory_to_read, "");
   } catch (const std::exception& e) {
-    return Status::failure(std::string("could not read this state: ") + e.what(), "");
+    return Status::refusal(Msg::could_not_read, "", {e.what()});
   }
 }
 

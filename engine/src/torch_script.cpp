@@ -1,6 +1,6 @@
 // torch_script.cpp: see torch_script.h (the shape of the output is drawn there).
 //
-// [SECTION] messages      comments and printed headings, one table per language
+// [SECTION] messages      comments and printed headings by id (tables: torch_script_messages.cpp)
 // [SECTION] Python text   literals (strings, numbers, tensors) and the line writer
 // [SECTION] the script    one function per part, in the order the script runs
 //
@@ -15,6 +15,7 @@
 #include "attnviz/torch_script.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
@@ -24,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnviz/report.h"
+#include "torch_script_messages.h"
 
 namespace attnviz {
 
@@ -31,141 +33,23 @@ namespace {
 
 // ---- [SECTION] messages ------------------------------------------------------------
 //
-// Every comment and heading the script carries, by id. A language is one table
-// of {id, text} rows (any order; an id it lacks falls back to English) and one
-// row of kLanguages. Texts may hold "{}", replaced in turn by the arguments the
-// generator passes (numbers, names: never translated). A comment may span lines.
+// The comments and headings, by id, in every language: torch_script_messages.h.
 
-enum class Msg : int {
-  intro, usage, made_by,
-  show_doc, numbers_doc, matrix_doc,
-  sizes, d_model, d_out, head_dim, temperature,
-  embedding, vocab, embedding_seeded, embedding_values, positional,
-  weights, weights_rand, weights_linear_fused, weights_linear_per_head, weights_values, linear_orientation,
-  qkv, split_heads,
-  scores, scale_head_dim, scale_d_out, scale_none, scale_temperature,
-  mask, no_mask, causal, padding, fill_inf, fill_number,
-  softmax, safe_softmax,
-  dropout, dropout_train, dropout_eval,
-  context, concat, output, output_none,
-  json_report,
-  h_X, h_param, h_queries, h_keys, h_values, h_scores, h_scaled, h_masked, h_weights, h_dropped,
-  h_context, h_concat, h_output,
-  count
-};
-constexpr int kMsgCount = static_cast<int>(Msg::count);
-
-struct MsgText {
-  Msg id;
-  const char* text;
-};
-
-constexpr MsgText kEnglish[] = {
-    {Msg::intro,
-     "attnviz: this attention state as a PyTorch script. It rebuilds the inputs and the weights\n"
-     "the way the tutorials do (the same seeds, the same draws in the same order) and computes\n"
-     "every stage of attention with the tutorials' PyTorch lines."},
-    {Msg::usage,
-     "  python3 attnviz.py          prints every stage under a heading\n"
-     "  python3 attnviz.py --json   prints one JSON object, the report of `attnviz-cli run`"},
-    {Msg::made_by, "Written by attnviz {} from a session state (\"version\": {})."},
-    {Msg::show_doc, "Prints one stage under its heading (not with --json)."},
-    {Msg::numbers_doc,
-     "The values of t for --json: each the shortest decimal that reads back as the same float32,\n"
-     "or \"-inf\", \"inf\", \"nan\" (the convention of attnviz's report)."},
-    {Msg::matrix_doc, "A (rows, cols) tensor for --json: a list of rows."},
-    {Msg::sizes, "Sizes"},
-    {Msg::d_model, "width of each token's embedding"},
-    {Msg::d_out, "width of the queries, keys, values and the output"},
-    {Msg::head_dim, "each head's share of d_out"},
-    {Msg::temperature, "the scaled scores are divided by this too"},
-    {Msg::embedding, "X: the token embeddings"},
-    {Msg::vocab, "the distinct tokens, in order of first appearance"},
-    {Msg::embedding_seeded, "nn.Embedding draws its table from torch's generator, seeded right before it"},
-    {Msg::embedding_values, "X given explicitly: one row per token"},
-    {Msg::positional,
-     "Sinusoidal positions (Vaswani et al.), added to X: PE[pos, 2i] = sin(pos / 10000^(2i / d_model)),\n"
-     "PE[pos, 2i+1] = cos(the same angle); computed in float64, stored as float32."},
-    {Msg::weights, "The weights"},
-    {Msg::weights_rand,
-     "torch.rand after one seed, in this order: W_query, W_key, W_value, then W_out, then the\n"
-     "biases (SelfAttention_v1's nn.Parameter(torch.rand(d_in, d_out)))."},
-    {Msg::weights_linear_fused,
-     "nn.Linear after one seed, in this order: query, key, value, then the output projection\n"
-     "(SelfAttention_v2, MultiHeadAttention). Each draws its weight, then its bias."},
-    {Msg::weights_linear_per_head,
-     "One set of nn.Linear(d_model, head_dim) per head, each drawing its query, key and value in\n"
-     "this order (a MultiHeadAttentionWrapper of CausalAttention modules), then the output projection."},
-    {Msg::weights_values, "The weights given explicitly, in x @ W orientation."},
-    {Msg::linear_orientation, "nn.Linear keeps its weight as (out_features, in_features): W(x) = x @ W.weight.T + W.bias"},
-    {Msg::qkv, "Queries, keys and values"},
-    {Msg::split_heads,
-     "Split into heads: head h owns columns h*head_dim ... (h+1)*head_dim - 1,\n"
-     "as (num_heads, num_tokens, head_dim)."},
-    {Msg::scores, "Attention scores: every query against every key"},
-    {Msg::scale_head_dim, "Scaled by the square root of head_dim"},
-    {Msg::scale_d_out, "Scaled by the square root of d_out"},
-    {Msg::scale_none, "No scaling"},
-    {Msg::scale_temperature, "and by the temperature (one divisor, the product of the two)"},
-    {Msg::mask, "Masking"},
-    {Msg::no_mask, "nothing is masked"},
-    {Msg::causal, "causal mask: True above the diagonal, where a key comes after its query"},
-    {Msg::padding, "key padding: 0 marks a padded key; its column is masked in every row"},
-    {Msg::fill_inf, "Masked scores become -inf, so softmax gives those keys weight 0."},
-    {Msg::fill_number,
-     "Masked scores become {}: like -inf for softmax unless a whole row is masked,\n"
-     "which then gets equal weights instead of NaN."},
-    {Msg::softmax, "Attention weights: softmax over the keys of each row"},
-    {Msg::safe_softmax, "safe softmax: a row whose keys are all masked (-inf) gets zeros instead of NaN"},
-    {Msg::dropout, "Dropout on the attention weights"},
-    {Msg::dropout_train,
-     "Training mode, seeded right before the call. One call over every head's weights: each is\n"
-     "kept and multiplied by 1/(1 - p), or dropped to 0."},
-    {Msg::dropout_eval, "eval mode: dropout is the identity"},
-    {Msg::context, "Context vectors: the values weighted by the attention weights"},
-    {Msg::concat, "the heads side by side again: (num_tokens, d_out)"},
-    {Msg::output, "Output"},
-    {Msg::output_none, "no output projection: the output is the context"},
-    {Msg::json_report,
-     "The report (--json)\n"
-     "The same stages as one JSON object in the format of `attnviz-cli run` (the same keys in\n"
-     "the same order), to compare with attnviz stage by stage."},
-    {Msg::h_X, "X, the token embeddings:"},
-    {Msg::h_param, "{}:"},
-    {Msg::h_queries, "queries (Q):"},
-    {Msg::h_keys, "keys (K):"},
-    {Msg::h_values, "values (V):"},
-    {Msg::h_scores, "attention scores:"},
-    {Msg::h_scaled, "scaled scores:"},
-    {Msg::h_masked, "masked scores:"},
-    {Msg::h_weights, "attention weights:"},
-    {Msg::h_dropped, "attention weights after dropout:"},
-    {Msg::h_context, "context vectors:"},
-    {Msg::h_concat, "the heads concatenated:"},
-    {Msg::h_output, "output:"},
-};
-
-struct Language {
-  const char* name;
-  const MsgText* rows;
-  int count;
-};
-
-constexpr Language kLanguages[] = {
-    {"en", kEnglish, static_cast<int>(sizeof kEnglish / sizeof kEnglish[0])},
-};
+using detail::PyMsg;
+using detail::kPyMsgCount;
 
 // One language's texts by id, English where it has none.
 struct Messages {
-  const char* text[kMsgCount] = {};
+  const char* text[kPyMsgCount] = {};
 
   explicit Messages(std::string_view language) {
-    fill(kLanguages[0]);
-    for (const Language& l : kLanguages) {
-      if (language == l.name) fill(l);
+    const detail::PyLanguage* langs = detail::py_languages();
+    fill(langs[0]);
+    for (int k = 0; k < detail::kPyLanguageCount; ++k) {
+      if (language == langs[k].name) fill(langs[k]);
     }
   }
-  void fill(const Language& l) {
+  void fill(const detail::PyLanguage& l) {
     for (int i = 0; i < l.count; ++i) text[static_cast<int>(l.rows[i].id)] = l.rows[i].text;
   }
 };
@@ -244,13 +128,32 @@ std::string py_tensor(const std::string& name, const Tensor& t, bool vector) {
   return out + "])";
 }
 
+// The columns `t` takes in a terminal: a Chinese (wide) character takes two, any other
+// character one (the English comments are ASCII: there this is their length).
+size_t display_width(const std::string& t) {
+  size_t cols = 0;
+  for (size_t i = 0; i < t.size();) {
+    const unsigned char c = static_cast<unsigned char>(t[i]);
+    const size_t len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1Fu) : len == 3 ? (c & 0x0Fu) : (c & 0x07u);
+    for (size_t k = 1; k < len && i + k < t.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(t[i + k]) & 0x3Fu);
+    const bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) ||
+                      (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+                      (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF60) ||
+                      (cp >= 0xFFE0 && cp <= 0xFFE6) || cp >= 0x20000;
+    cols += wide ? 2 : 1;
+    i += len;
+  }
+  return cols;
+}
+
 // The script being written: code lines, comments and headings in one language.
 class Script {
  public:
   explicit Script(std::string_view language) : msg_(language) {}
 
   // The message's text with each "{}" replaced by the next argument.
-  std::string text(Msg id, std::initializer_list<std::string> args = {}) const {
+  std::string text(PyMsg id, std::initializer_list<std::string> args = {}) const {
     const char* raw = msg_.text[static_cast<int>(id)];
     std::string t = raw != nullptr ? raw : "";
     size_t at = 0;
@@ -268,9 +171,9 @@ class Script {
   }
   // One line of code with a one-line comment after it (above it when that would
   // make the line longer than kWrap).
-  void line(const std::string& code, Msg id, std::initializer_list<std::string> args = {}) {
+  void line(const std::string& code, PyMsg id, std::initializer_list<std::string> args = {}) {
     const std::string c = text(id, args);
-    if (indent_ + code.size() + 4 + c.size() <= kWrap) {
+    if (indent_ + code.size() + 4 + display_width(c) <= kWrap) {
       line(code + "  # " + c);
     } else {
       comment_text(c);
@@ -278,7 +181,7 @@ class Script {
     }
   }
   // "# ..." for every line of the message.
-  void comment(Msg id, std::initializer_list<std::string> args = {}) { comment_text(text(id, args)); }
+  void comment(PyMsg id, std::initializer_list<std::string> args = {}) { comment_text(text(id, args)); }
   void comment_text(const std::string& t) {
     size_t start = 0;
     while (start <= t.size()) {
@@ -289,7 +192,7 @@ class Script {
     }
   }
   // A blank line and "# --- title" (a title of several lines goes on as comments).
-  void section(Msg id) {
+  void section(PyMsg id) {
     line("");
     const std::string t = text(id);
     const size_t end = t.find('\n');
@@ -297,7 +200,7 @@ class Script {
     if (end != std::string::npos) comment_text(t.substr(end + 1));
   }
   // show("heading", value); with `f`, show(f"heading", value) (a heading naming {h}).
-  void show(Msg heading, const std::string& value, std::initializer_list<std::string> args = {}, bool f = false) {
+  void show(PyMsg heading, const std::string& value, std::initializer_list<std::string> args = {}, bool f = false) {
     line(std::string("show(") + (f ? "f" : "") + py_string(text(heading, args)) + ", " + value + ")");
   }
   void indent(int by) { indent_ += by; }
@@ -353,9 +256,9 @@ struct Names {
 
 void write_header(Script& py) {
   py.line("#!/usr/bin/env python3");
-  py.comment(Msg::intro);
-  py.comment(Msg::usage);
-  py.comment(Msg::made_by, {kEngineVersion, std::to_string(Limits::kStateVersion)});
+  py.comment(PyMsg::intro);
+  py.comment(PyMsg::usage);
+  py.comment(PyMsg::made_by, {kEngineVersion, std::to_string(Limits::kStateVersion)});
   py.line("import json");
   py.line("import math");
   py.line("import sys");
@@ -372,7 +275,7 @@ void write_helpers(Script& py) {
   py.line("");
   py.line("def show(title, value):");
   py.indent(4);
-  py.comment(Msg::show_doc);
+  py.comment(PyMsg::show_doc);
   py.line("if not JSON:");
   py.line("    print(title)");
   py.line("    print(value)");
@@ -382,7 +285,7 @@ void write_helpers(Script& py) {
   py.line("");
   py.line("def numbers(t):");
   py.indent(4);
-  py.comment(Msg::numbers_doc);
+  py.comment(PyMsg::numbers_doc);
   py.line("flat = t.detach().reshape(-1)");
   py.line("values = flat.tolist()");
   py.line("out = [None] * len(values)");
@@ -392,7 +295,7 @@ void write_helpers(Script& py) {
   py.line("        todo.append(i)");
   py.line("    else:");
   py.line("        out[i] = \"nan\" if math.isnan(v) else (\"inf\" if v > 0 else \"-inf\")");
-  py.line("for digits in range(1, 10):  # 9 significant digits always read back");
+  py.line("for digits in range(1, 10):", PyMsg::digits_note);
   py.line("    if not todo:");
   py.line("        break");
   py.line("    texts = [\"%.*g\" % (digits, values[i]) for i in todo]");
@@ -411,7 +314,7 @@ void write_helpers(Script& py) {
   py.line("");
   py.line("def matrix(t):");
   py.indent(4);
-  py.comment(Msg::matrix_doc);
+  py.comment(PyMsg::matrix_doc);
   py.line("flat = numbers(t)");
   py.line("cols = t.shape[-1]");
   py.line("return [flat[r:r + cols] for r in range(0, len(flat), cols)]");
@@ -421,35 +324,35 @@ void write_helpers(Script& py) {
 
 void write_sizes(Script& py, const Names& n) {
   const State& s = n.s;
-  py.section(Msg::sizes);
+  py.section(PyMsg::sizes);
   std::vector<std::string> tokens;
   for (const std::string& t : s.tokens) tokens.push_back(py_string(t));
   py.line("tokens = " + py_list(tokens, 9));
   py.line("num_tokens = len(tokens)");
-  py.line("d_model = " + std::to_string(s.d_model), Msg::d_model);
-  py.line("d_out = " + std::to_string(s.d_out), Msg::d_out);
+  py.line("d_model = " + std::to_string(s.d_model), PyMsg::d_model);
+  py.line("d_out = " + std::to_string(s.d_out), PyMsg::d_out);
   py.line("num_heads = " + std::to_string(s.num_heads));
-  py.line("head_dim = d_out // num_heads", Msg::head_dim);
-  if (s.temperature != 1.0) py.line("temperature = " + py_double(s.temperature), Msg::temperature);
+  py.line("head_dim = d_out // num_heads", PyMsg::head_dim);
+  if (s.temperature != 1.0) py.line("temperature = " + py_double(s.temperature), PyMsg::temperature);
 }
 
 void write_embedding(Script& py, const Names& n) {
   const State& s = n.s;
-  py.section(Msg::embedding);
+  py.section(PyMsg::embedding);
   if (s.embedding.init == EmbeddingInit::values) {
-    py.comment(Msg::embedding_values);
+    py.comment(PyMsg::embedding_values);
     py.line(py_tensor("X", s.embedding.values, false));
   } else {
-    py.line("vocab = list(dict.fromkeys(tokens))", Msg::vocab);
+    py.line("vocab = list(dict.fromkeys(tokens))", PyMsg::vocab);
     py.line("token_to_idx = {token: idx for idx, token in enumerate(vocab)}");
     py.line("input_indices = torch.tensor([token_to_idx[token] for token in tokens])");
-    py.comment(Msg::embedding_seeded);
+    py.comment(PyMsg::embedding_seeded);
     py.line("torch.manual_seed(" + std::to_string(s.embedding.seed) + ")");
     py.line("embedding_layer = nn.Embedding(len(vocab), d_model)");
     py.line("X = embedding_layer(input_indices)");
   }
   if (s.positional == Positional::sinusoidal) {
-    py.comment(Msg::positional);
+    py.comment(PyMsg::positional);
     py.line("pe = torch.zeros(num_tokens, d_model)");
     py.line("for pos in range(num_tokens):");
     py.line("    for i in range(d_model):");
@@ -457,14 +360,14 @@ void write_embedding(Script& py, const Names& n) {
     py.line("        pe[pos, i] = math.sin(angle) if i % 2 == 0 else math.cos(angle)");
     py.line("X = X + pe");
   }
-  py.show(Msg::h_X, "X");
+  py.show(PyMsg::h_X, "X");
 }
 
 // torch.rand, or explicit values: plain tensors in x @ W orientation.
 void write_plain_weights(Script& py, const Names& n) {
   const State& s = n.s;
   const bool rand = s.weights.init == WeightInit::torch_rand;
-  py.comment(rand ? Msg::weights_rand : Msg::weights_values);
+  py.comment(rand ? PyMsg::weights_rand : PyMsg::weights_values);
   const WeightSpec& w = s.weights;
   struct Param {
     const char* name;
@@ -490,15 +393,15 @@ void write_plain_weights(Script& py, const Names& n) {
     else py.line(py_tensor(p.name, *p.values, p.vector));
   }
   for (const Param& p : params) {
-    if (p.present) py.show(Msg::h_param, p.name, {p.name});
+    if (p.present) py.show(PyMsg::h_param, p.name, {p.name});
   }
 }
 
 void write_linear_weights(Script& py, const Names& n) {
   const State& s = n.s;
   const std::string bias = s.qkv_bias ? "True" : "False";
-  py.comment(n.per_head ? Msg::weights_linear_per_head : Msg::weights_linear_fused);
-  py.comment(Msg::linear_orientation);
+  py.comment(n.per_head ? PyMsg::weights_linear_per_head : PyMsg::weights_linear_fused);
+  py.comment(PyMsg::linear_orientation);
   py.line("torch.manual_seed(" + std::to_string(s.weights.seed) + ")");
   const char* names[] = {"W_query", "W_key", "W_value"};
   if (n.per_head) {
@@ -515,18 +418,18 @@ void write_linear_weights(Script& py, const Names& n) {
   if (n.per_head) py.indent(4);
   for (const char* name : names) {
     const std::string w = std::string(name) + (n.per_head ? "[h]" : "");
-    py.show(Msg::h_param, w + ".weight", {(n.per_head ? std::string(name) + "[{h}]" : w) + ".weight"}, n.per_head);
+    py.show(PyMsg::h_param, w + ".weight", {(n.per_head ? std::string(name) + "[{h}]" : w) + ".weight"}, n.per_head);
     if (s.qkv_bias)
-      py.show(Msg::h_param, w + ".bias", {(n.per_head ? std::string(name) + "[{h}]" : w) + ".bias"}, n.per_head);
+      py.show(PyMsg::h_param, w + ".bias", {(n.per_head ? std::string(name) + "[{h}]" : w) + ".bias"}, n.per_head);
   }
   if (n.per_head) py.indent(-4);
-  if (s.out_proj) py.show(Msg::h_param, "out_proj.weight", {"out_proj.weight"});
-  if (n.out_bias()) py.show(Msg::h_param, "out_proj.bias", {"out_proj.bias"});
+  if (s.out_proj) py.show(PyMsg::h_param, "out_proj.weight", {"out_proj.weight"});
+  if (n.out_bias()) py.show(PyMsg::h_param, "out_proj.bias", {"out_proj.bias"});
 }
 
 void write_qkv(Script& py, const Names& n) {
   const State& s = n.s;
-  py.section(Msg::qkv);
+  py.section(PyMsg::qkv);
   const char* base[] = {"query", "key", "value"};
   const char* out[] = {"queries", "keys", "values"};
   for (int i = 0; i < 3; ++i) {
@@ -537,11 +440,11 @@ void write_qkv(Script& py, const Names& n) {
     else rhs = "X @ " + W + (s.qkv_bias ? std::string(" + b_") + base[i] : std::string());
     py.line(std::string(out[i]) + " = " + rhs);
   }
-  py.show(Msg::h_queries, "queries");
-  py.show(Msg::h_keys, "keys");
-  py.show(Msg::h_values, "values");
+  py.show(PyMsg::h_queries, "queries");
+  py.show(PyMsg::h_keys, "keys");
+  py.show(PyMsg::h_values, "values");
   if (n.multi) {
-    py.comment(Msg::split_heads);
+    py.comment(PyMsg::split_heads);
     py.line("q_heads = queries.view(num_tokens, num_heads, head_dim).transpose(0, 1)");
     py.line("k_heads = keys.view(num_tokens, num_heads, head_dim).transpose(0, 1)");
     py.line("v_heads = values.view(num_tokens, num_heads, head_dim).transpose(0, 1)");
@@ -551,104 +454,104 @@ void write_qkv(Script& py, const Names& n) {
 // scores and scaled
 void write_scores(Script& py, const Names& n) {
   const State& s = n.s;
-  py.section(Msg::scores);
+  py.section(PyMsg::scores);
   py.line(n.multi ? "attn_scores = q_heads @ k_heads.transpose(-2, -1)" : "attn_scores = queries @ keys.T");
-  py.show(Msg::h_scores, "attn_scores");
+  py.show(PyMsg::h_scores, "attn_scores");
   // nn.Linear scripts write √ as the tutorials' modules do (`keys.shape[-1] ** 0.5`,
   // `d_out ** 0.5`), the others as tutorial 000 (`math.sqrt`). For the two
   // integers up to 4096 where n ** 0.5 is not math.sqrt(n) (2921, 3541), the two
   // still round to the same float32.
   std::string root;
   if (s.scale == ScaleMode::head_dim) {
-    py.comment(Msg::scale_head_dim);
+    py.comment(PyMsg::scale_head_dim);
     root = n.linear ? n.keys + ".shape[-1] ** 0.5" : "math.sqrt(head_dim)";
   } else if (s.scale == ScaleMode::d_out) {
-    py.comment(Msg::scale_d_out);
+    py.comment(PyMsg::scale_d_out);
     root = n.linear ? "d_out ** 0.5" : "math.sqrt(d_out)";
   } else {
-    py.comment(Msg::scale_none);
+    py.comment(PyMsg::scale_none);
   }
   const bool temp = s.temperature != 1.0;
-  if (temp) py.comment(Msg::scale_temperature);
+  if (temp) py.comment(PyMsg::scale_temperature);
   if (root.empty()) py.line(temp ? "scaled_scores = attn_scores / temperature" : "scaled_scores = attn_scores");
   else py.line("scaled_scores = attn_scores / " + (temp ? "(" + root + " * temperature)" : root));
-  py.show(Msg::h_scaled, "scaled_scores");
+  py.show(PyMsg::h_scaled, "scaled_scores");
 }
 
 void write_mask(Script& py, const Names& n) {
   const State& s = n.s;
-  py.section(Msg::mask);
+  py.section(PyMsg::mask);
   const bool padding = !s.key_padding.empty();
   if (!s.causal && !padding) {
-    py.line("masked_scores = scaled_scores", Msg::no_mask);
-    py.show(Msg::h_masked, "masked_scores");
+    py.line("masked_scores = scaled_scores", PyMsg::no_mask);
+    py.show(PyMsg::h_masked, "masked_scores");
     return;
   }
   const bool inf = std::isinf(s.mask_fill);
   const std::string fill = inf ? "-torch.inf" : py_double(s.mask_fill);
-  if (inf) py.comment(Msg::fill_inf);
-  else py.comment(Msg::fill_number, {fill});
+  if (inf) py.comment(PyMsg::fill_inf);
+  else py.comment(PyMsg::fill_number, {fill});
   std::string from = "scaled_scores";
   if (s.causal) {
-    py.line("mask = torch.triu(torch.ones(num_tokens, num_tokens), diagonal=1).bool()", Msg::causal);
+    py.line("mask = torch.triu(torch.ones(num_tokens, num_tokens), diagonal=1).bool()", PyMsg::causal);
     py.line("masked_scores = " + from + ".masked_fill(mask, " + fill + ")");
     from = "masked_scores";
   }
   if (padding) {
     std::vector<std::string> keep;
     for (uint8_t k : s.key_padding) keep.push_back(k ? "1" : "0");
-    py.line("attention_mask = torch.tensor(" + py_list(keep, 30) + ")", Msg::padding);
+    py.line("attention_mask = torch.tensor(" + py_list(keep, 30) + ")", PyMsg::padding);
     py.line("masked_scores = " + from + ".masked_fill(attention_mask == 0, " + fill + ")");
   }
-  py.show(Msg::h_masked, "masked_scores");
+  py.show(PyMsg::h_masked, "masked_scores");
 }
 
 // weights and dropped
 void write_softmax_dropout(Script& py, const Names& n) {
   const State& s = n.s;
-  py.section(Msg::softmax);
+  py.section(PyMsg::softmax);
   py.line("attn_weights = torch.softmax(masked_scores, dim=-1)");
   if (s.safe_softmax) {
-    py.comment(Msg::safe_softmax);
+    py.comment(PyMsg::safe_softmax);
     py.line("fully_masked = torch.isneginf(masked_scores).all(dim=-1, keepdim=True)");
     py.line("attn_weights = attn_weights.masked_fill(fully_masked, 0.0)");
   }
-  py.show(Msg::h_weights, "attn_weights");
+  py.show(PyMsg::h_weights, "attn_weights");
 
-  py.section(Msg::dropout);
+  py.section(PyMsg::dropout);
   if (s.dropout.training) {
-    py.comment(Msg::dropout_train);
+    py.comment(PyMsg::dropout_train);
     py.line("torch.manual_seed(" + std::to_string(s.dropout.seed) + ")");
   }
   py.line("dropout = nn.Dropout(" + py_double(s.dropout.p) + ")");
   if (s.dropout.training) py.line("dropout.train()");
-  else py.line("dropout.eval()", Msg::dropout_eval);
+  else py.line("dropout.eval()", PyMsg::dropout_eval);
   py.line("dropped_weights = dropout(attn_weights)");
-  py.show(Msg::h_dropped, "dropped_weights");
+  py.show(PyMsg::h_dropped, "dropped_weights");
 }
 
 // context, concat and output
 void write_context_output(Script& py, const Names& n) {
   const State& s = n.s;
-  py.section(Msg::context);
+  py.section(PyMsg::context);
   py.line("context_vec = dropped_weights @ " + n.values);
-  py.show(Msg::h_context, "context_vec");
+  py.show(PyMsg::h_context, "context_vec");
   if (n.multi) {
-    py.line("concat = context_vec.transpose(0, 1).contiguous().view(num_tokens, d_out)", Msg::concat);
-    py.show(Msg::h_concat, "concat");
+    py.line("concat = context_vec.transpose(0, 1).contiguous().view(num_tokens, d_out)", PyMsg::concat);
+    py.show(PyMsg::h_concat, "concat");
   }
-  py.section(Msg::output);
+  py.section(PyMsg::output);
   const std::string in = n.context_all();
-  if (!s.out_proj) py.line("output = " + in, Msg::output_none);
+  if (!s.out_proj) py.line("output = " + in, PyMsg::output_none);
   else if (n.linear) py.line("output = out_proj(" + in + ")");
   else py.line("output = " + in + " @ W_out" + (n.out_bias() ? " + b_out" : ""));
-  py.show(Msg::h_output, "output");
+  py.show(PyMsg::h_output, "output");
 }
 
 // --json: the report's keys in the report's order (report.h).
 void write_json_report(Script& py, const Names& n) {
   const State& s = n.s;
-  py.section(Msg::json_report);
+  py.section(PyMsg::json_report);
   py.line("if JSON:");
   py.indent(4);
   py.line("report = {\"tokens\": tokens, \"X\": matrix(X)}");
@@ -691,7 +594,7 @@ std::string torch_script(const State& s, const TorchScriptOptions& options) {
   write_helpers(py);
   write_sizes(py, n);
   write_embedding(py, n);
-  py.section(Msg::weights);
+  py.section(PyMsg::weights);
   if (n.linear) write_linear_weights(py, n);
   else write_plain_weights(py, n);
   write_qkv(py, n);
@@ -705,25 +608,28 @@ std::string torch_script(const State& s, const TorchScriptOptions& options) {
 
 std::vector<std::string> torch_script_languages() {
   std::vector<std::string> out;
-  for (const Language& l : kLanguages) out.emplace_back(l.name);
+  const detail::PyLanguage* langs = detail::py_languages();
+  for (int k = 0; k < detail::kPyLanguageCount; ++k) out.emplace_back(langs[k].name);
   return out;
 }
 
 bool torch_script_has_language(std::string_view language) {
-  for (const Language& l : kLanguages) {
-    if (language == l.name) return true;
+  const detail::PyLanguage* langs = detail::py_languages();
+  for (int k = 0; k < detail::kPyLanguageCount; ++k) {
+    if (language == langs[k].name) return true;
   }
   return false;
 }
 
 std::vector<int> torch_script_missing_messages(std::string_view language) {
-  std::vector<bool> have(kMsgCount, false);
-  for (const Language& l : kLanguages) {
-    if (language != l.name) continue;
-    for (int i = 0; i < l.count; ++i) have[static_cast<int>(l.rows[i].id)] = true;
+  std::vector<bool> have(kPyMsgCount, false);
+  const detail::PyLanguage* langs = detail::py_languages();
+  for (int k = 0; k < detail::kPyLanguageCount; ++k) {
+    if (language != langs[k].name) continue;
+    for (int i = 0; i < langs[k].count; ++i) have[static_cast<int>(langs[k].rows[i].id)] = true;
   }
   std::vector<int> missing;
-  for (int i = 0; i < kMsgCount; ++i) {
+  for (int i = 0; i < kPyMsgCount; ++i) {
     if (!have[i]) missing.push_back(i);
   }
   return missing;

@@ -378,7 +378,9 @@ void Scanner::parse_safetensors(std::string_view header, uint64_t data_start) {
   nlohmann::json j;
   const Status st = parse_json_text(header, &j);
   if (!st.ok) {
-    fail(Error::make(Problem::header_not_json, {st.error}));
+    Error e = Error::make(Problem::header_not_json, {st.error});
+    e.refusal = st;
+    fail(std::move(e));
     return;
   }
   if (!j.is_object()) {

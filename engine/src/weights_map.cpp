@@ -389,7 +389,11 @@ Error apply_mapping(const Mapping& m, const std::vector<TensorInfo>& tensors,
   st.out_proj = s.out_proj;
   st.out_bias = s.out_proj ? s.out_bias : st.out_bias;
   const Status v = validate_state(st);
-  if (!v.ok) return Error::make(Problem::state_refused, {v.error});
+  if (!v.ok) {
+    Error e = Error::make(Problem::state_refused, {v.error});
+    e.refusal = v;
+    return e;
+  }
   *out = std::move(st);
   return {};
 }

@@ -6,6 +6,8 @@
 // cli_export_torch_*, native and wasm).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -148,6 +150,7 @@ TEST(TorchScript, EveryLanguageTableIsComplete) {
     EXPECT_TRUE(attnviz::torch_script_missing_messages(l).empty())
         << l << " lacks " << attnviz::torch_script_missing_messages(l).size() << " messages";
   }
+  EXPECT_NE(std::find(languages.begin(), languages.end(), "zh-CN"), languages.end());
   EXPECT_FALSE(attnviz::torch_script_has_language("xx"));
   // A language without a table gets English.
   attnviz::TorchScriptOptions other;
@@ -167,6 +170,92 @@ TEST(TorchScript, NoCommentOrHeadingIsEmpty) {
     EXPECT_FALSE(has(py, "show(\"\"")) << state;
     EXPECT_FALSE(has(py, "{}")) << "an argument was not filled in: " << state;
   }
+}
+
+// The script's code with every comment and every heading's text taken out: the same
+// in every language.
+std::string code_only(const std::string& py) {
+  static const std::regex heading(R"re(show\(f?"(?:[^"\\]|\\.)*")re");
+  std::string out;
+  size_t start = 0;
+  while (start < py.size()) {
+    size_t end = py.find('\n', start);
+    if (end == std::string::npos) end = py.size();
+    std::string line = py.substr(start, end - start);
+    start = end + 1;
+    const size_t code = line.find_first_not_of(' ');
+    if (line.rfind("#!", 0) == 0 || (code != std::string::npos && line[code] == '#')) continue;  // a comment line
+    const size_t inline_comment = line.find("  # ");
+    if (inline_comment != std::string::npos) line.erase(inline_comment);
+    out += std::regex_replace(line, heading, "show(\"\"") + "\n";
+  }
+  return out;
+}
+
+// Columns in a terminal: a CJK character (3 UTF-8 bytes here) takes two.
+size_t columns(const std::string& line) {
+  size_t cols = 0;
+  for (size_t i = 0; i < line.size();) {
+    const unsigned char c = static_cast<unsigned char>(line[i]);
+    const size_t len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    cols += len >= 3 ? 2 : 1;
+    i += len;
+  }
+  return cols;
+}
+
+const char* const kEveryPath[] = {
+    "{}",
+    R"({"causal": true, "key_padding": [1, 0, 1, 1, 1], "mask_fill": -5, "safe_softmax": true, "temperature": 2,
+        "dropout": {"p": 0.5, "training": true}, "num_heads": 2, "d_out": 4, "positional": "sinusoidal",
+        "out_proj": true, "qkv_bias": true})",
+    R"({"weights": {"init": "torch_linear", "layout": "per_head"}, "scale": "none", "out_proj": true,
+        "num_heads": 2, "d_out": 4, "qkv_bias": true})",
+    R"({"weights": {"init": "torch_linear"}, "scale": "d_out", "causal": true})",
+    R"({"tokens": ["a", "b"], "d_model": 2, "d_out": 2, "embedding": {"values": [[0.1, 0.2], [0.3, 0.4]]},
+        "weights": {"W_q": [[1, 2], [3, 4]], "W_k": [[1, 0], [0, 1]], "W_v": [[1, 0], [0, 1]]}})",
+};
+
+TEST(TorchScript, InChineseOnlyTheCommentsAndHeadingsChange) {
+  attnviz::TorchScriptOptions zh;
+  zh.language = "zh-CN";
+  for (const char* state : kEveryPath) {
+    const std::string en_py = torch_script(state_from(state));
+    const std::string zh_py = torch_script(state_from(state), zh);
+    EXPECT_NE(en_py, zh_py) << state;
+    EXPECT_EQ(code_only(zh_py), code_only(en_py)) << state;
+    EXPECT_TRUE(has(code_only(zh_py), "attn_weights = torch.softmax(masked_scores, dim=-1)\n")) << "code is kept";
+    EXPECT_TRUE(has(code_only(zh_py), "show(\"\", attn_weights)\n")) << "headings are taken out";
+    EXPECT_EQ(zh_py, torch_script(state_from(state), zh)) << "the same state gives the same bytes";
+    EXPECT_TRUE(has(zh_py, "show(\"注意力权重：\", attn_weights)\n")) << zh_py;
+    EXPECT_FALSE(has(zh_py, "{}")) << "an argument was not filled in: " << state;
+    EXPECT_FALSE(has(zh_py, "# \n")) << state;
+    // Comments stay within the width the English ones keep (a Chinese character is two columns).
+    size_t start = 0;
+    while (start < zh_py.size()) {
+      size_t end = zh_py.find('\n', start);
+      if (end == std::string::npos) end = zh_py.size();
+      const std::string line = zh_py.substr(start, end - start);
+      if (line.find('#') != std::string::npos) {
+        EXPECT_LE(columns(line), 100u) << line;
+      }
+      start = end + 1;
+    }
+  }
+}
+
+TEST(TorchScript, ChineseCommentsUseTheTutorialsTerms) {
+  attnviz::TorchScriptOptions zh;
+  zh.language = "zh-CN";
+  const std::string py = torch_script(state_from(kEveryPath[1]), zh);
+  for (const char* term : {"# --- 注意力分数", "# --- 掩码", "因果掩码", "键填充", "缩放后的分数：", "掩码后的分数：",
+                           "上下文向量", "训练模式", "随机种子", "正弦位置编码", "词元", "拼接"})
+    EXPECT_TRUE(has(py, term)) << term << "\n--- script:\n" << py;
+  // Nothing English is left in the comments (code, names and formulas are).
+  for (const char* english : {"# --- Masking", "Attention weights", "the token embeddings", "eval mode", "Training mode",
+                              "significant digits", "Prints one stage"})
+    EXPECT_FALSE(has(py, english)) << english;
+  EXPECT_TRUE(has(torch_script(state_from(kEveryPath[3]), zh), "dropout.eval()  # 评估模式：Dropout 不改变输入\n"));
 }
 
 }  // namespace

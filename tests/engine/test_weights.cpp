@@ -103,6 +103,13 @@ TEST(WeightsSafetensors, RefusalsAreCodesWithValues) {
   // Not JSON (a cut in the middle of the header, with the length patched to fit).
   std::string header = "{\"w\":{\"dtype\":\"F32\"";
   EXPECT_EQ(scan_problem(safetensors(header, "")), Problem::header_not_json);
+  {  // the engine's refusal behind the sentence, with its code (an interface words it)
+    const weights::Error e = scan_bytes(safetensors(header, ""), "x.safetensors").error();
+    ASSERT_EQ(e.values.size(), 1u);
+    EXPECT_FALSE(e.refusal.ok);
+    EXPECT_EQ(e.refusal.error, e.values[0]);
+    EXPECT_FALSE(e.refusal.code.empty());
+  }
   EXPECT_EQ(scan_problem(safetensors("[1,2]", "")), Problem::unknown_format);  // no '{' at byte 8
   EXPECT_EQ(scan_problem(safetensors("{\"w\":3}", "")), Problem::header_bad_entry);
   EXPECT_EQ(scan_problem(safetensors("{\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}", "1234")),

@@ -6,11 +6,11 @@
 // [SECTION] The tests
 //
 // For every state below (each preset in assets/presets/, hand-picked states that
-// cover every option, and seeded random ones) torch_script(state) is written to
-// build/native/tests/engine/torch_scripts/<case>.py. One python3 process runs them
-// all (run_torch_scripts.py: torch is imported once), each as `python3 <case>.py
-// --json` and as `python3 <case>.py` would run, and its JSON is compared with the
-// engine's report of the same state:
+// cover every option, seeded random ones, and four whose script is in 简体中文)
+// torch_script(state) is written to build/native/tests/engine/torch_scripts/<case>.py.
+// One python3 process runs them all (run_torch_scripts.py: torch is imported once),
+// each as `python3 <case>.py --json` and as `python3 <case>.py` would run, and its
+// JSON is compared with the engine's report of the same state:
 //   - the same keys in the same order (the report's, report.h), heads included;
 //   - every number within the fixtures' tolerances (report_compare.h, where each
 //     bound's reason is written): the script computes with PyTorch's kernels,
@@ -62,6 +62,7 @@ using attnviz::State;
 struct Case {
   std::string name;
   State state;
+  std::string language = "en";  // of the script's comments and headings (TorchScriptOptions)
 };
 
 // gtest prints the parameter of a failing instance: the case's name.
@@ -248,6 +249,30 @@ State random_state(uint32_t seed) {
 
 constexpr int kRandomStates = 24;
 
+// The same checks on scripts in 简体中文 (comments and headings only: the code is the
+// same), a few states between them taking every path of the generator.
+std::vector<Case> chinese_cases() {
+  std::vector<Case> out;
+  const std::pair<const char*, const char*> states[] = {
+      {"zh_CN_per_head_every_option",
+       R"({"tokens": ["我", "爱", "自然", "语言", "处理"], "d_model": 6, "d_out": 4, "num_heads": 2, "causal": true,
+           "key_padding": [1, 1, 1, 0, 1], "mask_fill": -1e9, "safe_softmax": true, "temperature": 2,
+           "positional": "sinusoidal", "qkv_bias": true, "out_proj": true, "out_bias": true,
+           "weights": {"init": "torch_linear", "seed": 123, "layout": "per_head"},
+           "dropout": {"p": 0.1, "training": true, "seed": 5}})"},
+      {"zh_CN_fused_causal_d_out",
+       R"({"tokens": ["猫", "坐", "在", "垫子", "上"], "causal": true, "scale": "d_out", "d_out": 4, "num_heads": 2,
+           "out_proj": true, "out_bias": false, "weights": {"init": "torch_linear", "seed": 3, "layout": "fused"},
+           "dropout": {"p": 0.5, "training": false, "seed": 1}})"},
+      {"zh_CN_rand_biases_no_mask", R"({"qkv_bias": true, "out_proj": true, "out_bias": true})"},
+  };
+  for (const auto& [name, text] : states) out.push_back({name, from_json(name, text), "zh-CN"});
+  State v = from_json("zh_CN_explicit_scale_none", R"({"d_model": 3, "d_out": 2, "scale": "none", "temperature": 1.5})");
+  explicit_values(&v, 79, true, true);
+  out.push_back({"zh_CN_explicit_scale_none", v, "zh-CN"});
+  return out;
+}
+
 const std::vector<Case>& all_cases() {
   static const std::vector<Case> cases = [] {
     std::vector<Case> out = preset_cases();
@@ -255,6 +280,7 @@ const std::vector<Case>& all_cases() {
     for (Case& c : explicit_cases()) out.push_back(std::move(c));
     for (int i = 0; i < kRandomStates; ++i)
       out.push_back({"random_" + std::to_string(i), random_state(1000 + static_cast<uint32_t>(i))});
+    for (Case& c : chinese_cases()) out.push_back(std::move(c));
     return out;
   }();
   return cases;
@@ -280,7 +306,9 @@ const Batch& batch() {
     fs::create_directories(kDir);
     std::string files;
     for (const Case& c : all_cases()) {
-      std::ofstream(kDir / (c.name + ".py"), std::ios::binary) << attnviz::torch_script(c.state);
+      attnviz::TorchScriptOptions options;
+      options.language = c.language;
+      std::ofstream(kDir / (c.name + ".py"), std::ios::binary) << attnviz::torch_script(c.state, options);
       files += " '" + c.name + ".py'";
     }
     const std::string py = ATTNVIZ_PYTHON;
@@ -343,9 +371,13 @@ TEST_P(ScriptTest, PrintsEveryStageWithoutJson) {
   const fs::path printed = kDir / (c.name + ".py.txt");
   if (!fs::exists(printed)) GTEST_SKIP() << "no plain run (MatchesTheEngine says why)";
   const std::string text = read_text(printed);
-  for (const char* heading : {"X, the token embeddings:\n", "queries (Q):\n", "attention scores:\n",
-                              "scaled scores:\n", "masked scores:\n", "attention weights:\n",
-                              "attention weights after dropout:\n", "context vectors:\n", "output:\n"})
+  const std::vector<const char*> english = {"X, the token embeddings:\n", "queries (Q):\n", "attention scores:\n",
+                                            "scaled scores:\n", "masked scores:\n", "attention weights:\n",
+                                            "attention weights after dropout:\n", "context vectors:\n", "output:\n"};
+  const std::vector<const char*> chinese = {"X，词元嵌入：\n", "查询（Q）：\n", "注意力分数：\n", "缩放后的分数：\n",
+                                            "掩码后的分数：\n", "注意力权重：\n", "Dropout 后的注意力权重：\n",
+                                            "上下文向量：\n", "输出：\n"};
+  for (const char* heading : c.language == "zh-CN" ? chinese : english)
     EXPECT_NE(text.find(heading), std::string::npos) << c.name << ": no heading \"" << heading << "\" in\n" << text;
   EXPECT_NE(text.find("tensor("), std::string::npos) << c.name;
   EXPECT_EQ(text.find("{\"tokens\""), std::string::npos) << c.name << ": the plain run printed the JSON report";
@@ -378,6 +410,9 @@ TEST(TorchScriptCases, CoverEveryOption) {
   int presets = 0;
   for (const Case& c : all_cases()) presets += c.name.rfind("preset_", 0) == 0;
   EXPECT_GE(presets, 6);
+  int chinese = 0;
+  for (const Case& c : all_cases()) chinese += c.language == "zh-CN";
+  EXPECT_GE(chinese, 4) << "scripts in 简体中文 run too";
   EXPECT_TRUE(any([](const State& s) { return s.dropout.training && s.dropout.p > 0 && s.dropout.p < 1; }));
   EXPECT_TRUE(any([](const State& s) { return s.causal; }));
   EXPECT_TRUE(any([](const State& s) {

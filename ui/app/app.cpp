@@ -9,6 +9,7 @@
 #include "app/help.h"
 #include "app/panels.h"
 #include "app/presets.h"
+#include "app/status_text.h"
 #include "imgui_internal.h"  // ImGui::GetActiveID: the control whose edits merge into one undo step
 
 namespace attnviz::ui {
@@ -17,7 +18,7 @@ bool AppModel::apply(const nlohmann::json& state, Change how) {
   State s;
   Status st = parse_state(state, &s);
   if (!st.ok) {
-    error = st.error;
+    error = word_status(st);  // in the interface's language (status_text.h)
     error_field = st.field;
     return false;
   }
@@ -28,7 +29,7 @@ bool AppModel::apply(State state, Change how) {
   nlohmann::json before = how == Change::history ? nlohmann::json() : engine.state();
   Status st = engine.set_state(std::move(state));
   if (!st.ok) {
-    error = st.error;
+    error = word_status(st);  // in the interface's language (status_text.h)
     error_field = st.field;
     return false;
   }
@@ -102,7 +103,7 @@ std::string App::state_json() const { return model_->engine.state().dump(); }
 nlohmann::json App::set_state_text(std::string_view text) {
   nlohmann::json parsed;
   Status st = parse_json_text(text, &parsed);  // never throws; says what is wrong and where
-  if (!st.ok) return {{"ok", false}, {"error", st.error}, {"field", st.field}};
+  if (!st.ok) return {{"ok", false}, {"error", word_status(st)}, {"field", st.field}};
   if (!model_->apply(parsed))
     return {{"ok", false}, {"error", model_->error}, {"field", model_->error_field}};
   return {{"ok", true}, {"error", ""}, {"field", ""}};

@@ -87,7 +87,7 @@
 // projection, positions, masks, safe softmax and dropout each add their lines.
 //
 // Comments and printed headings come from a table of messages per language
-// (torch_script.cpp, [SECTION] messages): adding a language is adding a table.
+// (torch_script_messages.cpp: English and 简体中文): adding a language is adding a table.
 #pragma once
 
 #include <string>
@@ -99,7 +99,7 @@
 namespace attnviz {
 
 struct TorchScriptOptions {
-  // Language of the comments and printed headings ("en"). A language without
+  // Language of the comments and printed headings ("en", "zh-CN"). A language without
   // a table gets English (ask torch_script_has_language first).
   std::string language = "en";
 };

@@ -21,6 +21,8 @@
 #include <string_view>
 #include <vector>
 
+#include "attnviz/status.h"
+
 namespace attnviz::weights {
 
 // Every way reading or mapping weights can fail. `values` of an Error fill the
@@ -67,8 +69,12 @@ enum class Problem {
 struct Error {
   Problem code = Problem::none;
   std::vector<std::string> values;
+  // header_not_json, state_refused: the engine's refusal whose English sentence is {0},
+  // with its code and values, so that an interface can word it in its own language
+  // (ui/app/status_text.h, word_status). ok otherwise.
+  Status refusal;
   bool ok() const { return code == Problem::none; }
-  static Error make(Problem c, std::vector<std::string> v = {}) { return Error{c, std::move(v)}; }
+  static Error make(Problem c, std::vector<std::string> v = {}) { return Error{c, std::move(v), Status{}}; }
 };
 
 // A name for the code (for tests, logs, fuzzing): "offsets_overlap".

@@ -1,0 +1,195 @@
+// torch_script_messages.cpp: the PyTorch script's comments and printed headings,
+// one table per language (torch_script_messages.h). The Chinese follows the
+// tutorials' terms (docs/i18n.md, glossary); code, names and numbers stay as they are.
+#include "torch_script_messages.h"
+
+namespace attnviz {
+namespace detail {
+
+namespace {
+
+constexpr PyMsgText kEnglish[] = {
+    {PyMsg::intro,
+     "attnviz: this attention state as a PyTorch script. It rebuilds the inputs and the weights\n"
+     "the way the tutorials do (the same seeds, the same draws in the same order) and computes\n"
+     "every stage of attention with the tutorials' PyTorch lines."},
+    {PyMsg::usage,
+     "  python3 attnviz.py          prints every stage under a heading\n"
+     "  python3 attnviz.py --json   prints one JSON object, the report of `attnviz-cli run`"},
+    {PyMsg::made_by, "Written by attnviz {} from a session state (\"version\": {})."},
+    {PyMsg::show_doc, "Prints one stage under its heading (not with --json)."},
+    {PyMsg::numbers_doc,
+     "The values of t for --json: each the shortest decimal that reads back as the same float32,\n"
+     "or \"-inf\", \"inf\", \"nan\" (the convention of attnviz's report)."},
+    {PyMsg::digits_note, "9 significant digits always read back"},
+    {PyMsg::matrix_doc, "A (rows, cols) tensor for --json: a list of rows."},
+    {PyMsg::sizes, "Sizes"},
+    {PyMsg::d_model, "width of each token's embedding"},
+    {PyMsg::d_out, "width of the queries, keys, values and the output"},
+    {PyMsg::head_dim, "each head's share of d_out"},
+    {PyMsg::temperature, "the scaled scores are divided by this too"},
+    {PyMsg::embedding, "X: the token embeddings"},
+    {PyMsg::vocab, "the distinct tokens, in order of first appearance"},
+    {PyMsg::embedding_seeded, "nn.Embedding draws its table from torch's generator, seeded right before it"},
+    {PyMsg::embedding_values, "X given explicitly: one row per token"},
+    {PyMsg::positional,
+     "Sinusoidal positions (Vaswani et al.), added to X: PE[pos, 2i] = sin(pos / 10000^(2i / d_model)),\n"
+     "PE[pos, 2i+1] = cos(the same angle); computed in float64, stored as float32."},
+    {PyMsg::weights, "The weights"},
+    {PyMsg::weights_rand,
+     "torch.rand after one seed, in this order: W_query, W_key, W_value, then W_out, then the\n"
+     "biases (SelfAttention_v1's nn.Parameter(torch.rand(d_in, d_out)))."},
+    {PyMsg::weights_linear_fused,
+     "nn.Linear after one seed, in this order: query, key, value, then the output projection\n"
+     "(SelfAttention_v2, MultiHeadAttention). Each draws its weight, then its bias."},
+    {PyMsg::weights_linear_per_head,
+     "One set of nn.Linear(d_model, head_dim) per head, each drawing its query, key and value in\n"
+     "this order (a MultiHeadAttentionWrapper of CausalAttention modules), then the output projection."},
+    {PyMsg::weights_values, "The weights given explicitly, in x @ W orientation."},
+    {PyMsg::linear_orientation, "nn.Linear keeps its weight as (out_features, in_features): W(x) = x @ W.weight.T + W.bias"},
+    {PyMsg::qkv, "Queries, keys and values"},
+    {PyMsg::split_heads,
+     "Split into heads: head h owns columns h*head_dim ... (h+1)*head_dim - 1,\n"
+     "as (num_heads, num_tokens, head_dim)."},
+    {PyMsg::scores, "Attention scores: every query against every key"},
+    {PyMsg::scale_head_dim, "Scaled by the square root of head_dim"},
+    {PyMsg::scale_d_out, "Scaled by the square root of d_out"},
+    {PyMsg::scale_none, "No scaling"},
+    {PyMsg::scale_temperature, "and by the temperature (one divisor, the product of the two)"},
+    {PyMsg::mask, "Masking"},
+    {PyMsg::no_mask, "nothing is masked"},
+    {PyMsg::causal, "causal mask: True above the diagonal, where a key comes after its query"},
+    {PyMsg::padding, "key padding: 0 marks a padded key; its column is masked in every row"},
+    {PyMsg::fill_inf, "Masked scores become -inf, so softmax gives those keys weight 0."},
+    {PyMsg::fill_number,
+     "Masked scores become {}: like -inf for softmax unless a whole row is masked,\n"
+     "which then gets equal weights instead of NaN."},
+    {PyMsg::softmax, "Attention weights: softmax over the keys of each row"},
+    {PyMsg::safe_softmax, "safe softmax: a row whose keys are all masked (-inf) gets zeros instead of NaN"},
+    {PyMsg::dropout, "Dropout on the attention weights"},
+    {PyMsg::dropout_train,
+     "Training mode, seeded right before the call. One call over every head's weights: each is\n"
+     "kept and multiplied by 1/(1 - p), or dropped to 0."},
+    {PyMsg::dropout_eval, "eval mode: dropout is the identity"},
+    {PyMsg::context, "Context vectors: the values weighted by the attention weights"},
+    {PyMsg::concat, "the heads side by side again: (num_tokens, d_out)"},
+    {PyMsg::output, "Output"},
+    {PyMsg::output_none, "no output projection: the output is the context"},
+    {PyMsg::json_report,
+     "The report (--json)\n"
+     "The same stages as one JSON object in the format of `attnviz-cli run` (the same keys in\n"
+     "the same order), to compare with attnviz stage by stage."},
+    {PyMsg::h_X, "X, the token embeddings:"},
+    {PyMsg::h_param, "{}:"},
+    {PyMsg::h_queries, "queries (Q):"},
+    {PyMsg::h_keys, "keys (K):"},
+    {PyMsg::h_values, "values (V):"},
+    {PyMsg::h_scores, "attention scores:"},
+    {PyMsg::h_scaled, "scaled scores:"},
+    {PyMsg::h_masked, "masked scores:"},
+    {PyMsg::h_weights, "attention weights:"},
+    {PyMsg::h_dropped, "attention weights after dropout:"},
+    {PyMsg::h_context, "context vectors:"},
+    {PyMsg::h_concat, "the heads concatenated:"},
+    {PyMsg::h_output, "output:"},
+};
+
+// 简体中文. Comment lines stay within about 90 columns (a Chinese character is two).
+constexpr PyMsgText kChinese[] = {
+    {PyMsg::intro,
+     "attnviz：把这个注意力状态写成 PyTorch 脚本。它按教程的方式重建输入和权重\n"
+     "（相同的随机种子，按相同的顺序抽取相同的随机数），并用教程里的 PyTorch 代码\n"
+     "计算注意力的每一步。"},
+    {PyMsg::usage,
+     "  python3 attnviz.py          在标题下打印每一步\n"
+     "  python3 attnviz.py --json   打印一个 JSON 对象，即 `attnviz-cli run` 的报告"},
+    {PyMsg::made_by, "由 attnviz {} 根据一个会话状态（\"version\": {}）生成。"},
+    {PyMsg::show_doc, "在标题下打印一步的结果（使用 --json 时不打印）。"},
+    {PyMsg::numbers_doc,
+     "供 --json 使用的 t 的数值：每个都是读回后仍为同一 float32 的最短十进制数，\n"
+     "或 \"-inf\"、\"inf\"、\"nan\"（attnviz 报告的约定）。"},
+    {PyMsg::digits_note, "9 位有效数字总能读回原值"},
+    {PyMsg::matrix_doc, "供 --json 使用的 (rows, cols) 张量：按行排列的列表。"},
+    {PyMsg::sizes, "尺寸"},
+    {PyMsg::d_model, "每个词元嵌入的宽度"},
+    {PyMsg::d_out, "查询、键、值和输出的宽度"},
+    {PyMsg::head_dim, "每个头在 d_out 中所占的宽度"},
+    {PyMsg::temperature, "缩放后的分数还要再除以温度"},
+    {PyMsg::embedding, "X：词元嵌入"},
+    {PyMsg::vocab, "不同的词元，按首次出现的顺序"},
+    {PyMsg::embedding_seeded, "nn.Embedding 用 torch 的随机数生成器抽取嵌入表，紧接在设置随机种子之后"},
+    {PyMsg::embedding_values, "直接给出的 X：每个词元一行"},
+    {PyMsg::positional,
+     "正弦位置编码（Vaswani 等人），加到 X 上：PE[pos, 2i] = sin(pos / 10000^(2i / d_model))，\n"
+     "PE[pos, 2i+1] = cos(同一角度)；以 float64 计算，以 float32 存储。"},
+    {PyMsg::weights, "权重"},
+    {PyMsg::weights_rand,
+     "设置一次随机种子后用 torch.rand 依次抽取：W_query、W_key、W_value，然后是 W_out，\n"
+     "最后是偏置（SelfAttention_v1 的 nn.Parameter(torch.rand(d_in, d_out))）。"},
+    {PyMsg::weights_linear_fused,
+     "设置一次随机种子后依次创建 nn.Linear：查询、键、值，然后是输出投影\n"
+     "（SelfAttention_v2、MultiHeadAttention）。每个先抽取权重，再抽取偏置。"},
+    {PyMsg::weights_linear_per_head,
+     "每个头一组 nn.Linear(d_model, head_dim)，每组依次抽取查询、键和值\n"
+     "（由 CausalAttention 模块组成的 MultiHeadAttentionWrapper），最后是输出投影。"},
+    {PyMsg::weights_values, "直接给出的权重，按 x @ W 的方向。"},
+    {PyMsg::linear_orientation, "nn.Linear 把权重存为 (out_features, in_features)：W(x) = x @ W.weight.T + W.bias"},
+    {PyMsg::qkv, "查询、键和值"},
+    {PyMsg::split_heads,
+     "拆分成多个头：第 h 个头拥有第 h*head_dim ... (h+1)*head_dim - 1 列，\n"
+     "形状为 (num_heads, num_tokens, head_dim)。"},
+    {PyMsg::scores, "注意力分数：每个查询与每个键的点积"},
+    {PyMsg::scale_head_dim, "缩放：除以 head_dim 的平方根"},
+    {PyMsg::scale_d_out, "缩放：除以 d_out 的平方根"},
+    {PyMsg::scale_none, "不缩放"},
+    {PyMsg::scale_temperature, "再除以温度（两者之积作为一个除数）"},
+    {PyMsg::mask, "掩码"},
+    {PyMsg::no_mask, "没有任何位置被掩码"},
+    {PyMsg::causal, "因果掩码：对角线以上为 True，即键在其查询之后的位置"},
+    {PyMsg::padding, "键填充：0 表示填充的键，它所在的列在每一行都被掩码"},
+    {PyMsg::fill_inf, "被掩码的分数变为 -inf，softmax 后这些键的权重为 0。"},
+    {PyMsg::fill_number,
+     "被掩码的分数变为 {}：对 softmax 而言与 -inf 相同，除非整行都被掩码，\n"
+     "此时这一行得到相等的权重，而不是 NaN。"},
+    {PyMsg::softmax, "注意力权重：对每一行的键做 softmax"},
+    {PyMsg::safe_softmax, "安全 softmax：所有键都被掩码（-inf）的行得到全 0，而不是 NaN"},
+    {PyMsg::dropout, "对注意力权重做 Dropout"},
+    {PyMsg::dropout_train,
+     "训练模式，紧接在设置随机种子之后调用。对所有头的权重只调用一次：每个权重\n"
+     "要么被保留并乘以 1/(1 - p)，要么被丢弃为 0。"},
+    {PyMsg::dropout_eval, "评估模式：Dropout 不改变输入"},
+    {PyMsg::context, "上下文向量：用注意力权重对值加权求和"},
+    {PyMsg::concat, "把各个头重新并排拼接：(num_tokens, d_out)"},
+    {PyMsg::output, "输出"},
+    {PyMsg::output_none, "没有输出投影：输出就是上下文向量"},
+    {PyMsg::json_report,
+     "报告（--json）\n"
+     "把同样的各个阶段输出为一个 JSON 对象，格式与 `attnviz-cli run` 相同（相同的键、\n"
+     "相同的顺序），以便与 attnviz 逐阶段比较。"},
+    {PyMsg::h_X, "X，词元嵌入："},
+    {PyMsg::h_param, "{}："},
+    {PyMsg::h_queries, "查询（Q）："},
+    {PyMsg::h_keys, "键（K）："},
+    {PyMsg::h_values, "值（V）："},
+    {PyMsg::h_scores, "注意力分数："},
+    {PyMsg::h_scaled, "缩放后的分数："},
+    {PyMsg::h_masked, "掩码后的分数："},
+    {PyMsg::h_weights, "注意力权重："},
+    {PyMsg::h_dropped, "Dropout 后的注意力权重："},
+    {PyMsg::h_context, "上下文向量："},
+    {PyMsg::h_concat, "各个头拼接后的结果："},
+    {PyMsg::h_output, "输出："},
+};
+
+}  // namespace
+
+const PyLanguage* py_languages() {
+  static constexpr PyLanguage kLanguages[kPyLanguageCount] = {
+      {"en", kEnglish, static_cast<int>(sizeof kEnglish / sizeof kEnglish[0])},
+      {"zh-CN", kChinese, static_cast<int>(sizeof kChinese / sizeof kChinese[0])},
+  };
+  return kLanguages;
+}
+
+}  // namespace detail
+}  // namespace attnviz
