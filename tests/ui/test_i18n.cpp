@@ -126,6 +126,27 @@ TEST_F(I18n, AnUnknownCodeIsRefusedWithASentence) {
   EXPECT_EQ(app.language(), "zh-CN");
 }
 
+// A refusal still shown when the language changes is worded again in the new one.
+TEST_F(I18n, AShownRefusalFollowsTheLanguage) {
+  Headless h;
+  NullTextures tex;
+  App app(&tex);
+  h.frame(app);
+  nlohmann::json s = nlohmann::json::parse(app.state_json());
+  s["d_out"] = 6;
+  s["num_heads"] = 4;
+  const std::string en = app.set_state_text(s.dump()).value("error", std::string());
+  ASSERT_NE(en.find("divisible"), std::string::npos) << en;
+  std::string said;
+  ASSERT_TRUE(app.live_text(said));
+  EXPECT_NE(said.find(en), std::string::npos) << said;
+  ASSERT_TRUE(app.set_language("zh-CN").value("ok", false));
+  h.frame(app);
+  ASSERT_TRUE(app.live_text(said));
+  EXPECT_EQ(said.find(en), std::string::npos) << "still English: " << said;
+  EXPECT_NE(said.find("整除"), std::string::npos) << said;
+}
+
 // Draws every tab, the menus and the Inspector of a pinned cell in Chinese, with the
 // options that bring their own sentences (mask, padding, dropout in training): none
 // asks for a key the catalogue lacks.

@@ -18,8 +18,7 @@ bool AppModel::apply(const nlohmann::json& state, Change how) {
   State s;
   Status st = parse_state(state, &s);
   if (!st.ok) {
-    error = word_status(st);  // in the interface's language (status_text.h)
-    error_field = st.field;
+    refused(st);
     return false;
   }
   return apply(std::move(s), how);
@@ -29,8 +28,7 @@ bool AppModel::apply(State state, Change how) {
   nlohmann::json before = how == Change::history ? nlohmann::json() : engine.state();
   Status st = engine.set_state(std::move(state));
   if (!st.ok) {
-    error = word_status(st);  // in the interface's language (status_text.h)
-    error_field = st.field;
+    refused(st);
     return false;
   }
   error.clear();
@@ -63,8 +61,17 @@ App::~App() {
     if (cache.tex) model_->textures->destroy(cache.tex);
 }
 
+void AppModel::refused(const Status& st) {
+  error = word_status(st);  // in the interface's language (status_text.h)
+  error_field = st.field;
+  error_status = st;
+  error_worded = error;
+}
+
 void change_language(AppModel& m, Lang l) {
   set_language(l);
+  // The engine's last refusal, still shown, is worded again in the new language.
+  if (!m.error.empty() && m.error == m.error_worded) m.error = m.error_worded = word_status(m.error_status);
   if (m.language_seen == language_generation()) return;
   m.language_seen = language_generation();
   const Catalogue c = catalogue(l);  // every character the interface can show in it

@@ -15,6 +15,7 @@
 #include "app/texture_host.h"
 #include "app/tokenize.h"
 #include "attnviz/stages.h"
+#include "attnviz/status.h"
 
 namespace attnviz::ui {
 
@@ -68,6 +69,9 @@ struct AppModel {
   bool tokens_edited = false;          // the box's text was edited since the last apply
   std::string error;                   // last rejected edit, shown beside its control
   std::string error_field;
+  Status error_status;                 // the engine's refusal behind `error`, and `error` as worded
+  std::string error_worded;            // from it: a language change words it again
+  void refused(const Status& st);      // shows an engine refusal (app.cpp)
 
   // --- text the font atlas must cover beyond Latin (see App::glyphs): the tokens,
   // the presets' and, in Chinese, the catalogue's characters

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "attnviz/messages.h"
 #include "attnviz/state.h"
 #include "attnviz/torch_script.h"
 #include "app/app_model.h"
@@ -63,11 +64,10 @@ json import_state_text(AppModel& m, std::string_view name, std::string_view text
   json parsed;
   Status st = parse_json_text(text, &parsed);
   if (!st.ok) {
-    // Not JSON at all (a syntax error, which blames no field) or JSON the engine will
-    // not read (a number too large, bad UTF-8 in a field, nesting): told apart without
-    // reading the engine's English sentence. TODO(i18n): st.code once the engine's
-    // refusals carry one (attnviz/status.h).
-    const bool syntax = st.field.empty() && !json::accept(text.begin(), text.end());
+    // Not JSON at all (a syntax error) or JSON the engine will not read (a number too
+    // large, bad UTF-8 in a field, nesting): told apart by the refusal's code.
+    const bool syntax = st.code == msg_code(Msg::not_json) || st.code == msg_code(Msg::not_json_at) ||
+                        st.code == msg_code(Msg::not_json_because);
     return refuse(m, tr_args(syntax ? N_("{0} is not a JSON file: {1}; it was not opened and the state is unchanged.")
                                     : N_("{0} cannot be read: {1}; it was not opened and the state is unchanged."),
                              {in_quotes(name), word_status(st)}));
