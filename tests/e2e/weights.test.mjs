@@ -99,7 +99,7 @@ test('Open weights… lists the tensors, proposes nn.MultiheadAttention\'s mappi
     for (let j = 0; j < 8; j++) assert.equal(Math.fround(s.weights['b_' + role[2]][j]), b[part * 8 + j]);
   });
   for (let i = 0; i < 8; i++) for (let j = 0; j < 8; j++) assert.equal(Math.fround(s.weights.W_o[i][j]), o[j * 8 + i]);
-  assert.match((await app.page.evaluate(() => window.attnviz.notice())).text, /Weights from “mha.safetensors” \(layers\.0\.self_attn\.\)/);
+  assert.match((await app.page.evaluate(() => window.attnviz.notice())).text, /Weights from “mha.safetensors” \(layer layers\.0\.self_attn\.\)/);
 
   // One undo step back to the state before.
   await app.page.mouse.click(5, 450);
@@ -135,5 +135,48 @@ test('a corrupt weights file gets a sentence and the state stays', async (t) => 
   const s2 = await sentence(s1);
   assert.match(s2, /“archive.npz” was not opened: This is not a zip archive/);
   assert.deepEqual(await app.state(), before);
+  await app.close();
+});
+
+// Dropping the file on the page opens it too: a compressed .npz (deflate, read by the
+// browser's DecompressionStream), here with the interface in Chinese; the second layer
+// is picked in the dialog's Layer list with the mouse and applied.
+test('a compressed .npz dropped on the page, its second layer picked, applies that layer (interface in Chinese)', async (t) => {
+  const app = await openApp(t, { query: 'lang=zh-CN' });
+  const bytes = fs.readFileSync(path.join(dir, 'mha_compressed.npz')).toString('base64');
+  const dt = await app.page.evaluateHandle((b64) => {
+    const bin = atob(b64);
+    const u8 = new Uint8Array(bin.length);
+    for (let k = 0; k < bin.length; k++) u8[k] = bin.charCodeAt(k);
+    const d = new DataTransfer();
+    d.items.add(new File([u8], 'mha_compressed.npz'));
+    return d;
+  }, bytes);
+  await app.page.dispatchEvent('#canvas', 'drop', { dataTransfer: dt });
+  let d = await waitDialog(app, (d) => d.open && d.phase === 'choosing' && d.tensors.length > 0);
+  assert.equal(d.format, 'npz');
+  assert.deepEqual(d.layers, ['layers.0.self_attn.', 'layers.1.self_attn.']);
+  assert.equal(d.layer, 0);
+  await app.frames(2);
+  await app.click('Layer');
+  await app.click('Layer: layers.1.self_attn.');
+  d = await waitDialog(app, (d) => d.layer === 1);
+  assert.equal(d.roles.W_q.tensor, 'layers.1.self_attn.in_proj_weight');
+  assert.equal(d.ok, true);
+  await app.shot('weights-dialog-zh-CN');
+  await app.click('Apply weights');
+  const s = await (await app.page.waitForFunction(() => {
+    const st = window.attnviz.getState();
+    return st.weights.W_q && !window.attnviz.weightsDialog().open && st;
+  })).jsonValue();
+  const file = readSafetensors(mhaPath);  // the same tensors, written by the same script
+  const w = file['layers.1.self_attn.in_proj_weight'].data;
+  for (let i = 0; i < 8; i++) {
+    for (let j = 0; j < 8; j++) assert.equal(Math.fround(s.weights.W_v[i][j]), w[(2 * 8 + j) * 8 + i], `W_v[${i}][${j}]`);
+  }
+  const notice = (await app.page.evaluate(() => window.attnviz.notice())).text;
+  assert.match(notice, /mha_compressed\.npz/);
+  assert.match(notice, /layers\.1\.self_attn\./);
+  assert.doesNotMatch(notice, /Weights from/, `worded in Chinese: ${notice}`);
   await app.close();
 });

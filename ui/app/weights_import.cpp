@@ -281,6 +281,7 @@ void weights_dialog(AppModel& m) {
       for (int k = 0; k < static_cast<int>(g.layers.size()); ++k) {
         ImGui::PushID(k);
         if (ImGui::Selectable(g.layers[k].c_str(), k == g.layer)) choose_layer(k);
+        item_register("Layer: " + g.layers[k]);  // only while the list is open
         ImGui::PopID();
       }
       ImGui::EndCombo();
