@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "../engine/weights_test_util.h"
+#include "app/i18n.h"
 #include "app/weights_import.h"
 #include "app/weights_text.h"
 #include "headless.h"
@@ -88,7 +89,7 @@ TEST(WeightsImport, EveryProblemHasASentence) {
     EXPECT_EQ(s.find('{'), std::string::npos) << s;
     EXPECT_FALSE(s.empty());
   }
-  EXPECT_EQ(fill_placeholders("{1} and {0}, {2}", {"x", "y"}), "y and x, {2}");
+  EXPECT_EQ(tr_args("{1} and {0}, {2}", {"x", "y"}), "y and x, {2}");
 }
 
 }  // namespace

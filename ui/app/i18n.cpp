@@ -8,6 +8,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "attnviz/messages.h"
+
 namespace attnviz::ui {
 
 Catalogue catalogue_zh_cn();  // lang_zh_cn.cpp
@@ -120,28 +122,11 @@ const char* L(const char* key) {
   return label.c_str();
 }
 
-template <class Args>
-static std::string fill(const char* tmpl, const Args& args) {
-  const std::string_view t(tr(tmpl));
-  std::string out;
-  out.reserve(t.size() + 16);
-  for (size_t i = 0; i < t.size(); ++i) {
-    if (t[i] == '{' && i + 2 < t.size() && std::isdigit(static_cast<unsigned char>(t[i + 1])) &&
-        t[i + 2] == '}') {
-      const size_t n = static_cast<size_t>(t[i + 1] - '0');
-      if (n < args.size()) {
-        out.append(*(args.begin() + static_cast<std::ptrdiff_t>(n)));
-        i += 2;
-        continue;
-      }
-    }
-    out += t[i];
-  }
-  return out;
+// The engine's filler (attnviz/messages.h msg_format), on the translated template.
+std::string tr_args(const char* tmpl, std::initializer_list<std::string_view> args) {
+  return msg_format(tr(tmpl), std::vector<std::string>(args.begin(), args.end()));
 }
-
-std::string tr_args(const char* tmpl, std::initializer_list<std::string_view> args) { return fill(tmpl, args); }
-std::string tr_args(const char* tmpl, const std::vector<std::string>& args) { return fill(tmpl, args); }
+std::string tr_args(const char* tmpl, const std::vector<std::string>& args) { return msg_format(tr(tmpl), args); }
 
 const std::vector<std::string>& i18n_misses() { return g().misses; }
 void i18n_clear_misses() {

@@ -56,22 +56,6 @@ const Wording kWording[] = {
 
 }  // namespace
 
-std::string fill_placeholders(const std::string& tmpl, const std::vector<std::string>& values) {
-  std::string out;
-  for (size_t i = 0; i < tmpl.size(); ++i) {
-    if (tmpl[i] == '{' && i + 2 < tmpl.size() && tmpl[i + 1] >= '0' && tmpl[i + 1] <= '9' && tmpl[i + 2] == '}') {
-      const size_t k = static_cast<size_t>(tmpl[i + 1] - '0');
-      if (k < values.size()) {
-        out += values[k];
-        i += 2;
-        continue;
-      }
-    }
-    out += tmpl[i];
-  }
-  return out;
-}
-
 std::string weights_sentence(const weights::Error& e) {
   for (const Wording& w : kWording) {
     if (w.code == e.code) return w.text[0] ? tr_args(w.text, e.values) : std::string();

@@ -11,7 +11,4 @@ namespace attnviz::ui {
 // the table's template, translated, with the error's values in place of {0}, {1}, ...
 std::string weights_sentence(const weights::Error& e);
 
-// Fills {0}, {1}, ... of `tmpl` with `values` (a missing value stays "{n}"); no translation.
-std::string fill_placeholders(const std::string& tmpl, const std::vector<std::string>& values);
-
 }  // namespace attnviz::ui
