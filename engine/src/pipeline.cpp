@@ -1,6 +1,6 @@
 // The staged pipeline: full rebuilds and incremental updates.
 //
-// [SECTION] stage names
+// [SECTION] stage levels (the stage table: stages.cpp)
 // [SECTION] stage computations (all arithmetic goes through kernels.h)
 // [SECTION] incremental update
 // [SECTION] Pipeline API
@@ -23,43 +23,15 @@
 
 namespace attnviz {
 
-// ---- [SECTION] stage names ----------------------------------------------------------
+// ---- [SECTION] stage levels -----------------------------------------------------------
 
-namespace {
-const char* const kStageNames[kStageCount] = {
-    "X",      "W_q",    "W_k",    "W_v",     "W_o",     "b_q",     "b_k",
-    "b_v",    "b_o",    "Q",      "K",       "V",       "scores",  "scaled",
-    "masked", "weights", "dropped", "context", "concat", "output"};
-}  // namespace
+static_assert(static_cast<int>(StageLevel::scores) == detail::kScores &&
+                  static_cast<int>(StageLevel::weights) == detail::kWeights &&
+                  static_cast<int>(StageLevel::context) == detail::kContext &&
+                  static_cast<int>(StageLevel::tail) == detail::kTail,
+              "the stage table's levels are the pipeline's");
 
-const char* stage_name(Stage s) {
-  const int i = static_cast<int>(s);
-  return (i >= 0 && i < kStageCount) ? kStageNames[i] : "";
-}
-
-bool stage_from_name(std::string_view name, Stage* out) {
-  for (int i = 0; i < kStageCount; ++i) {
-    if (name == kStageNames[i]) {
-      *out = static_cast<Stage>(i);
-      return true;
-    }
-  }
-  return false;
-}
-
-bool stage_is_per_head(Stage s) { return s >= Stage::scores && s <= Stage::context; }
-
-bool stage_is_square(Stage s) { return s >= Stage::scores && s <= Stage::dropped; }
-
-int detail::stage_level(Stage s) {
-  switch (s) {
-    case Stage::scores: case Stage::scaled: case Stage::masked: return kScores;
-    case Stage::weights: case Stage::dropped: return kWeights;
-    case Stage::context: return kContext;
-    case Stage::concat: case Stage::output: return kTail;
-    default: return 0;
-  }
-}
+int detail::stage_level(Stage s) { return static_cast<int>(stage_info(s).level); }
 
 // ---- [SECTION] stage computations ----------------------------------------------------
 
@@ -920,7 +892,7 @@ void Pipeline::Impl::rebuild(State&& next, const detail::Plan& np, detail::Buffe
   std::array<std::vector<StageUpdate>, kStageCount> new_updates;
   for (int s = 0; s < kStageCount; ++s) {
     const Stage st = static_cast<Stage>(s);
-    if (params_kept && st >= Stage::W_q && st <= Stage::b_o) {
+    if (params_kept && !stage_rows_are_positions(st)) {  // W_*, b_*
       // The same parameters (they do not depend on S): same version, no update.
       new_updates[s].assign(1, StageUpdate{});
       continue;
@@ -1311,6 +1283,12 @@ bool Pipeline::current(Stage stage, int head) const {
   const int level = detail::stage_level(stage);
   if (level <= detail::kScores) return true;
   return level == detail::kTail ? im.tail_valid : im.valid[static_cast<size_t>(head)] >= level;
+}
+
+bool Pipeline::holds(Stage stage, int head) const {
+  if (!impl_->has_result) return false;
+  const Tensor* t = detail::stage_tensor(impl_->buf, stage, head);
+  return t != nullptr && !t->empty();
 }
 
 float Pipeline::divisor() const { return impl_->plan.divisor; }

@@ -13,29 +13,44 @@ namespace {
 
 using nlohmann::json;
 
-// Calls emit(key, value) for the report's top-level entries in pipeline order;
-// "heads" is emitted as one array of per-head objects built by head_object.
+// Calls emit(key, value) for the report's top-level entries in the stage
+// table's order (attnviz/stages.h): the stages the pipeline has (a bias, one
+// row, as a vector), and at the first per-head stage "heads", one array of
+// per-head objects built by head_object.
 void visit_report(const Pipeline& p, const std::function<void(const char*, json)>& emit,
                   const std::function<json(int)>& head_object) {
-  auto rows = [&](Stage s) { return detail::tensor_to_json_rows(p.matrix(s)->view()); };
-  auto vec = [&](Stage s) { return detail::tensor_to_json_vector(p.matrix(s)->view()); };
   emit("tokens", p.state().tokens);
-  for (Stage s : {Stage::X, Stage::W_q, Stage::W_k, Stage::W_v, Stage::W_o}) {
-    if (p.matrix(s) != nullptr) emit(stage_name(s), rows(s));
+  bool heads_done = false;
+  for (int i = 0; i < kStageCount; ++i) {
+    const StageInfo& info = stage_table()[i];
+    if (info.per_head) {
+      if (heads_done) continue;
+      heads_done = true;
+      json heads = json::array();
+      for (int h = 0; h < p.num_heads(); ++h) heads.push_back(head_object(h));
+      emit("heads", std::move(heads));
+      continue;
+    }
+    const Tensor* t = p.matrix(info.stage);
+    if (t == nullptr) continue;  // an absent parameter (W_o, b_*)
+    emit(info.name, info.rows == StageDim::one ? detail::tensor_to_json_vector(t->view())
+                                               : detail::tensor_to_json_rows(t->view()));
   }
-  for (Stage s : {Stage::b_q, Stage::b_k, Stage::b_v, Stage::b_o}) {
-    if (p.matrix(s) != nullptr) emit(stage_name(s), vec(s));
-  }
-  for (Stage s : {Stage::Q, Stage::K, Stage::V}) emit(stage_name(s), rows(s));
-  json heads = json::array();
-  for (int h = 0; h < p.num_heads(); ++h) heads.push_back(head_object(h));
-  emit("heads", std::move(heads));
-  emit("concat", rows(Stage::concat));
-  emit("output", rows(Stage::output));
 }
 
-constexpr Stage kHeadStages[] = {Stage::scores, Stage::scaled,  Stage::masked,
-                                 Stage::weights, Stage::dropped, Stage::context};
+// The per-head stages, in table order: each head's object has them as keys.
+struct HeadStages {
+  Stage s[kStageCount];
+  int n = 0;
+  HeadStages() {
+    for (int i = 0; i < kStageCount; ++i) {
+      if (stage_table()[i].per_head) s[n++] = stage_table()[i].stage;
+    }
+  }
+  const Stage* begin() const { return s; }
+  const Stage* end() const { return s + n; }
+};
+const HeadStages kHeadStages;
 
 }  // namespace
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "attnviz/kernels.h"
+#include "attnviz/stages.h"
 #include "json_numbers.h"
 #include "state_internal.h"
 
@@ -45,16 +46,22 @@ uint64_t estimate_pipeline_bytes(const State& s) {
   const uint64_t dm = static_cast<uint64_t>(s.d_model > 0 ? s.d_model : 0);
   const uint64_t dout = static_cast<uint64_t>(s.d_out > 0 ? s.d_out : 0);
   const uint64_t H = static_cast<uint64_t>(s.num_heads > 0 ? s.num_heads : 0);
-  const uint64_t hd = H > 0 ? dout / H : 0;
-  const uint64_t params = 3 * dm * dout + dout * dout + 4 * dout;
+  // Every stage of the stage table (attnviz/stages.h), each as if its option
+  // were on (W_o, the biases, dropped under dropout): X (S × d_model), the
+  // parameters, Q, K, V (S × d_out), per head scores ... dropped (S × S) and
+  // context (S × head_dim), concat and output (S × d_out). The derived stages
+  // (scaled, masked) count too: Pipeline::matrix keeps a head's once asked
+  // for them, and the report (attnviz-cli run) asks for every head's.
   uint64_t floats = 0;
-  floats += S * dm;                                  // X
-  floats += params;                                  // W_*, b_*
+  uint64_t params = 0;
+  for (int i = 0; i < kStageCount; ++i) {
+    const StageInfo& info = stage_table()[i];
+    const uint64_t n = stage_floats(info.stage, S, dm, dout, H);
+    floats += n;
+    if (!stage_rows_are_positions(info.stage)) params += n;  // W_*, b_*
+  }
   if (s.embedding.init == EmbeddingInit::values) floats += S * dm;  // kept in the State copy
   if (s.weights.init == WeightInit::values) floats += params;
-  floats += 3 * S * dout;                            // Q, K, V
-  floats += H * (5 * S * S + S * hd);                // scores, scaled, masked, weights, dropped, context
-  floats += 2 * S * dout;                            // concat, output
   floats += S * S + 2 * S;                           // scratch for change detection
   return floats * sizeof(float) + H * S * S;         // + the dropout keep mask (bytes)
 }

@@ -229,3 +229,13 @@ TEST(StageFlow, TheLayoutGivesValuesRoomAndUsesTheWindow) {
 }
 
 }  // namespace
+
+TEST(StageFlow, TheCardsAreQThenThePerHeadStagesOfTheTable) {
+  int per_head = 0;
+  for (int i = 0; i < attnviz::kStageCount; ++i) per_head += attnviz::stage_table()[i].per_head ? 1 : 0;
+  EXPECT_EQ(attnviz::ui::kFlowCards, 1 + per_head);
+  EXPECT_EQ(attnviz::ui::flow_stage(0), attnviz::Stage::Q);
+  const attnviz::Stage want[] = {attnviz::Stage::scores,  attnviz::Stage::scaled,  attnviz::Stage::masked,
+                                 attnviz::Stage::weights, attnviz::Stage::dropped, attnviz::Stage::context};
+  for (int k = 1; k < attnviz::ui::kFlowCards; ++k) EXPECT_EQ(attnviz::ui::flow_stage(k), want[k - 1]) << k;
+}

@@ -3,7 +3,7 @@
 
 namespace attnviz::ui {
 
-bool stage_rows_are_tokens(Stage s) { return s < Stage::W_q || s > Stage::b_o; }
+bool stage_rows_are_tokens(Stage s) { return stage_rows_are_positions(s); }  // the stage table's row axis
 
 namespace {
 

@@ -324,7 +324,7 @@ void stages_tab(AppModel& m) {
   const ImVec2 top = ImGui::GetCursorScreenPos();
   float row_y = top.y, row_h = 0, prev_right = 0, op_y = 0, head_h = 0;
   OpText ops[kFlowCards];
-  for (int k = 0; k < kFlowCards; ++k) op_text(m, kFlowStages[k], k % out.cols == 0 && k > 0, ops[k]);
+  for (int k = 0; k < kFlowCards; ++k) op_text(m, flow_stage(k), k % out.cols == 0 && k > 0, ops[k]);
   for (int k = 0; k < kFlowCards; ++k) {
     const int col = k % out.cols;
     if (col == 0 && k > 0) {
@@ -339,7 +339,7 @@ void stages_tab(AppModel& m) {
     ImGui::SetCursorScreenPos(ImVec2(x, row_y));
     ImGui::BeginGroup();
     op_y = row_y + ImGui::GetTextLineHeight() * 0.5f;
-    op_lines(m, kFlowStages[k], ops[k], out.box_w);
+    op_lines(m, flow_stage(k), ops[k], out.box_w);
     if (ImGui::GetCursorScreenPos().y < row_y + head_h) {
       ImGui::SetCursorScreenPos(ImVec2(x, row_y + head_h));
     }
@@ -349,7 +349,7 @@ void stages_tab(AppModel& m) {
       qkv_card(m, out.box_w, map_h);
     } else {
       MapReq r;
-      r.stage = kFlowStages[k];
+      r.stage = flow_stage(k);
       r.head = m.head;
       r.max_w = out.box_w;
       r.max_h = map_h;
@@ -376,13 +376,20 @@ void stages_tab(AppModel& m) {
 
 void data_tab(AppModel& m) {
   ImGui::TextDisabled("%s", tr("Inputs, projections and outputs (shared by all heads; head h owns columns h\xC2\xB7head_dim \xE2\x80\xA6)"));
-  static const Stage names[] = {Stage::X, Stage::Q, Stage::K, Stage::V, Stage::concat, Stage::output};
+  // The shared stages indexed by token (the stage table: X, Q, K, V, concat, output).
+  Stage names[kStageCount];
+  int n = 0;
+  for (int k = 0; k < kStageCount; ++k) {
+    const StageInfo& info = stage_table()[k];
+    if (!info.per_head && stage_rows_are_positions(info.stage)) names[n++] = info.stage;
+  }
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const int cols = avail.x > 1100 ? 3 : 2;
   const float box_w = (avail.x - 12.0f * (float)(cols - 1)) / (float)cols;
   const float box_h = (avail.y - 10.0f) / 2.0f * (cols == 3 ? 1.0f : 2.0f / 3.0f);
   if (ImGui::BeginTable("data grid", cols, ImGuiTableFlags_SizingStretchSame)) {
-    for (Stage st : names) {
+    for (int k = 0; k < n; ++k) {
+      const Stage st = names[k];
       ImGui::TableNextColumn();
       MapReq r;
       r.stage = st;

@@ -62,6 +62,14 @@ static int dropped_op(const State& s, char* buf, size_t n) {
   return std::snprintf(buf, n, tr("dropout p = %s (train): kept \xC3\x97 1/(1\xE2\x88\x92p) = %s"), p, k);
 }
 
+Stage flow_stage(int k) {
+  if (k <= 0) return Stage::Q;
+  for (int i = 0, seen = 0; i < kStageCount; ++i) {
+    if (stage_table()[i].per_head && ++seen == k) return stage_table()[i].stage;
+  }
+  return Stage::Q;
+}
+
 int flow_op(const State& s, float divisor, Stage stage, char* buf, size_t n) {
   switch (stage) {
     case Stage::Q:

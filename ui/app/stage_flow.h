@@ -15,10 +15,12 @@
 
 namespace attnviz::ui {
 
-// The cards of the flow, in order. Card 0 holds the head's slices of Q, K and V.
+// The cards of the flow, in order. Card 0 holds the head's slices of Q, K and V;
+// cards 1 ... are the per-head stages in the stage table's order (attnviz/stages.h),
+// so kFlowCards is 1 + their number (checked by tests/ui/test_heatmap_layout.cpp).
 constexpr int kFlowCards = 7;
-constexpr Stage kFlowStages[kFlowCards] = {Stage::Q, Stage::scores, Stage::scaled, Stage::masked,
-                                           Stage::weights, Stage::dropped, Stage::context};
+// The stage card k shows: Stage::Q for card 0, else the k-th per-head stage.
+Stage flow_stage(int k);
 
 // The operation that made `stage` from the card before it, with this state's numbers:
 // "Q_h·K_hᵀ", "÷ √head_dim = √4 = 2", "masked_fill(j > i, −inf)", "softmax(dim=-1)",

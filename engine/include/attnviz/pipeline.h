@@ -111,6 +111,12 @@ class Pipeline {
   // computing it or counting as demand): always true in eager mode; false
   // when absent or before the first result.
   bool current(Stage stage, int head = 0) const;
+  // Whether the pipeline holds a buffer of its own for that stage now,
+  // asked without reading it: the stored stages of the stage table
+  // (attnviz/stages.h) that this state has, and a derived one (scaled,
+  // masked) only once matrix() materialised it. dropped without dropout is
+  // weights itself: false. For tests of the table and memory accounting.
+  bool holds(Stage stage, int head = 0) const;
 
   // Derived parameters of the current result.
   float divisor() const;                  // float32(√head_dim | √d_out | 1 × temperature)
