@@ -91,7 +91,7 @@ long long read_int(const json& obj, const char* key, long long def, long long lo
   };
   if (v->is_number_unsigned()) {
     const auto u = v->get<unsigned long long>();
-    if (u > static_cast<unsigned long long>(hi)) refuse(detail::preview(*v));
+    if (u > static_cast<unsigned long long>(hi) || static_cast<long long>(u) < lo) refuse(detail::preview(*v));
     return static_cast<long long>(u);
   }
   if (v->is_number_integer()) {
