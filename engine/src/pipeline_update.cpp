@@ -390,8 +390,8 @@ void Pipeline::Impl::read(Stage s, int head) {
   std::vector<int> concat_rows;
   for (int h = 0; h < plan.H; ++h) {
     if (level != detail::kTail && h != head) continue;
-    concat_rows = detail::merge_rows(concat_rows, detail::update_head(*this, up, plan, h, std::min(level, int{detail::kContext}), none),
-                             plan.S);
+    const std::vector<int> rows = detail::update_head(*this, up, plan, h, std::min(level, int{detail::kContext}), none);
+    concat_rows = detail::merge_rows(concat_rows, rows, plan.S);
   }
   if (level == detail::kTail) {
     detail::update_tail(*this, up, concat_rows, false);  // stale: every row, compared with what the buffers held

@@ -215,6 +215,7 @@ class Updater {
   //   old: the plan of the previous result; cs: the divisor / mask changes
   std::vector<int> derive_stages(const Plan& old, int h, const SquareChange& scores_change, const ChangeSet& cs,
                                  SoftmaxPatch* patch);
+
   UpdateKind kind_for(size_t rows) const {
     return rows == 0 ? UpdateKind::none
                      : (rows == static_cast<size_t>(S_) ? UpdateKind::full : UpdateKind::partial);
@@ -254,6 +255,7 @@ struct HeadChange {
   bool v_nonfinite = false;                  // one of those holds (or held) inf / NaN
 };
 
+// The rows in a or b (each ascending, < S), ascending.
 std::vector<int> merge_rows(const std::vector<int>& a, const std::vector<int>& b, int S);
 
 // Brings head h's weights, dropped and context up to level want: in part where

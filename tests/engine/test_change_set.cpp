@@ -41,6 +41,15 @@ State base() {
   return s;
 }
 
+// The change from base() to base() edited by edit(State&).
+template <class F>
+ChangeSet after(F edit) {
+  const State s = base();
+  State next = s;
+  edit(next);
+  return Before(s).to(next);
+}
+
 // Every parameter bit set in cs.
 std::vector<Stage> changed_params(const ChangeSet& cs) {
   std::vector<Stage> out;
@@ -107,10 +116,7 @@ TEST(ChangeSet, ExplicitEmbeddingValuesChangeTheirRows) {
 }
 
 TEST(ChangeSet, AnotherWeightSeedChangesEveryParameterAndEveryProjectionRow) {
-  const State s = base();
-  State next = s;
-  next.weights.seed = 7;
-  const ChangeSet cs = Before(s).to(next);
+  const ChangeSet cs = after([](State& n) { n.weights.seed = 7; });
   EXPECT_TRUE(cs.params_compared);
   EXPECT_FALSE(cs.x_compared);
   for (Stage p : {Stage::W_q, Stage::W_k, Stage::W_v, Stage::W_o, Stage::b_q, Stage::b_k, Stage::b_v, Stage::b_o}) {
@@ -144,10 +150,7 @@ TEST(ChangeSet, OneExplicitWeightChangesItsProjectionOnly) {
 }
 
 TEST(ChangeSet, TemperatureChangesTheDivisorOnly) {
-  const State s = base();
-  State next = s;
-  next.temperature = 2.0;
-  const ChangeSet cs = Before(s).to(next);
+  const ChangeSet cs = after([](State& n) { n.temperature = 2.0; });
   EXPECT_TRUE(cs.divisor_changed);
   EXPECT_FALSE(cs.mask_changed || cs.causal_switched || cs.fill_changed || cs.safe_changed || cs.dropout_changed);
   EXPECT_FALSE(cs.x_compared || cs.params_compared);
@@ -191,20 +194,14 @@ TEST(ChangeSet, PaddingOneKeyNamesThatKey) {
 }
 
 TEST(ChangeSet, AnotherFillChangesTheMask) {
-  const State s = base();
-  State next = s;
-  next.mask_fill = -1e9;
-  const ChangeSet cs = Before(s).to(next);
+  const ChangeSet cs = after([](State& n) { n.mask_fill = -1e9; });
   EXPECT_TRUE(cs.mask_changed);
   EXPECT_TRUE(cs.fill_changed);
   EXPECT_FALSE(cs.causal_switched);
 }
 
 TEST(ChangeSet, SafeSoftmaxSwitches) {
-  const State s = base();
-  State next = s;
-  next.safe_softmax = true;
-  const ChangeSet cs = Before(s).to(next);
+  const ChangeSet cs = after([](State& n) { n.safe_softmax = true; });
   EXPECT_TRUE(cs.safe_changed);
   EXPECT_FALSE(cs.mask_changed || cs.divisor_changed || cs.dropout_changed);
   EXPECT_FALSE(cs.empty());
