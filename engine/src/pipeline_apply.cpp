@@ -23,10 +23,10 @@ using detail::Updater;
 // What apply allocates before it changes anything, so that running out of
 // memory leaves the old result whole.
 struct Prepared {
-  detail::NewInputs in;              // X and the parameters, where their spec changed
-  ChangeSet cs;                      // describe_change
-  std::vector<uint8_t> keep;         // (H × S × S) the new keep mask when dropout changed and is on
-  std::vector<Tensor> dropped;       // (H) × (S × S) when dropout switches on
+  detail::NewInputs in;         // X and the parameters, where their spec changed
+  ChangeSet cs;                 // describe_change
+  std::vector<uint8_t> keep;    // (H × S × S) the new keep mask when dropout changed and is on
+  std::vector<Tensor> dropped;  // (H) × (S × S) when dropout switches on
 };
 
 // The keep mask dropout needs after the change cs, into *keep. Switching
