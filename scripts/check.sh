@@ -32,7 +32,7 @@ e2e_for_changes() {
       ui/app/help* | ui/app/*keyboard* | ui/app/a11y*) picks+=(keyboard) ;;
       ui/app/panel_params* | ui/app/panels.* | ui/app/layout*) picks+=(layout keyboard visualizer) ;;
       ui/app/heatmap* | ui/app/panel_stages* | ui/app/stage_flow* | ui/app/fonts*) picks+=(legible visualizer) ;;
-      ui/app/engine_session* | engine/src/materialize* | engine/src/pipeline* | engine/src/carry*) picks+=(lazy visualizer) ;;
+      ui/app/engine_session* | engine/src/materialize* | engine/src/pipeline* | engine/src/carry* | engine/src/change_set* | engine/src/rebuild*) picks+=(lazy visualizer) ;;
       engine/src/parallel* | ui/platform/main_web* | web/site/*glue*) picks+=(threads load) ;;
       ui/app/menu_file*) picks+=(hostile torch) ;;
       ui/app/history* | engine/src/state_parse* | engine/src/json_text*) picks+=(hostile) ;;

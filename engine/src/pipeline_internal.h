@@ -145,7 +145,6 @@ struct Scratch {
   std::vector<int> k_end;   // (S): per row, 1 + the last key with a non-zero dropped weight
   std::vector<int> row_slot, col_slot;  // (S): where a recomputed score row / column's old values are, or −1
   std::vector<uint8_t> row_flag;        // (S)
-  std::vector<int> pad_cols;            // (≤ S) keys whose padding switched (derive_stages)
   std::vector<uint8_t> cells_only;      // (S) 1: masked row changed only in the changed score columns (derive_stages)
   std::vector<float> old_row, tmp_old, tmp_new;  // (S) each: an old scores row, old / new masked rows
   std::vector<float> new_row;                    // (S) a row computed before it is compared with the stored one

@@ -364,7 +364,7 @@ TEST(Kernels, VectorSoftmaxIsThePortableOneBitwise) {
 // kernels.h, softmax_exps / softmax_normalize: the two halves give
 // softmax_row's bits, and so does redoing one cell's exp against the old max
 // when the new value stays at or below it (what an edit of one token does to
-// the rows it does not own, pipeline.cpp patch_weights_row).
+// the rows it does not own, softmax_rows.cpp patch_weights_row).
 TEST(Kernels, SoftmaxHalvesAndAOneCellPatchAreSoftmaxRowBitwise) {
   IsaGuard guard;
   std::mt19937 gen(4242);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <regex>
 #include <set>
@@ -91,6 +92,60 @@ TEST(PresetAbout, ChineseIsCausal) {
         if (j > i) {
           EXPECT_EQ(w(p, h, i, j), 0.0f) << "word " << i << " sees only itself and earlier words";
         }
+}
+
+// Preset 07 (issue 23, scripts/make_heads_preset.py): each head does the job its about
+// names, and the weights the about quotes are the engine's ("or more": rounded down).
+std::string two_down(float v) {
+  char b[16];
+  std::snprintf(b, sizeof b, "%.2f", std::floor((double)v * 100 + 1e-9) / 100);
+  return b;
+}
+
+TEST(PresetAbout, FourHeadsDoTheirFourJobs) {
+  const auto& pre = preset("07-heads-worth-comparing");
+  Pipeline p;
+  run(pre, &p);
+  const auto& tok = pre.state["tokens"];
+  const int n = static_cast<int>(tok.size());
+  ASSERT_GE(n, 8);
+  ASSERT_EQ(pre.state["num_heads"], 4);
+  EXPECT_TRUE(pre.state["causal"].get<bool>());
+  float prev = 1, first = 1, window = 1, same = 1, window_each = 1;
+  for (int i = 0; i < n; ++i) {
+    float same_mass = 0;
+    for (int j = 0; j <= i; ++j) {
+      if (tok[j] == tok[i]) same_mass += w(p, 1, i, j);
+      if (j != i - 1 && i >= 1) EXPECT_LT(w(p, 0, i, j), w(p, 0, i, i - 1)) << "head 0, row " << i;
+      if (j != 0) EXPECT_LT(w(p, 2, i, j), w(p, 2, i, 0)) << "head 2, row " << i;
+    }
+    same = std::min(same, same_mass);
+    first = std::min(first, w(p, 2, i, 0));
+    if (i >= 1) prev = std::min(prev, w(p, 0, i, i - 1));
+    if (i >= 2) {
+      window = std::min(window, w(p, 3, i, i - 2) + w(p, 3, i, i - 1) + w(p, 3, i, i));
+      for (int j = i - 2; j <= i; ++j) window_each = std::min(window_each, w(p, 3, i, j));
+    }
+  }
+  EXPECT_GE(prev, 0.8f) << "head 0: the previous token";
+  EXPECT_GE(same, 0.9f) << "head 1: the same word";
+  EXPECT_GE(first, 0.8f) << "head 2: the first token";
+  EXPECT_GE(window, 0.9f) << "head 3: itself and the two before it";
+  EXPECT_GE(window_each, 0.2f) << "head 3 spreads its weight over the window, not onto one key";
+  EXPECT_NE(pre.about.find("puts " + two_down(prev) + " or more on the word before it"), std::string::npos)
+      << pre.about;
+  EXPECT_NE(pre.about.find("puts " + two_down(first) + " or more on the first word"), std::string::npos)
+      << pre.about;
+  EXPECT_NE(pre.about.find("(the last word: " + two(w(p, 3, n - 1, n - 3)) + ", " + two(w(p, 3, n - 1, n - 2)) +
+                           ", " + two(w(p, 3, n - 1, n - 1)) + ")"),
+            std::string::npos)
+      << pre.about;
+  ASSERT_EQ(tok[n - 2], "the");
+  EXPECT_NE(pre.about.find("(the last \"the\": " + two(w(p, 1, n - 2, n - 2)) + " on each of the 4)"),
+            std::string::npos)
+      << pre.about;
+  EXPECT_NE(pre.about.find("Compare heads"), std::string::npos);
+  EXPECT_NE(pre.about_zh.find("比较各头"), std::string::npos);
 }
 
 // The numbers a text quotes ("0.17", "123", "6×3" → 6 and 3, "§2.3" → 2.3).
