@@ -85,7 +85,9 @@ Plan make_plan(const State& s, const Plan* prev) {
 }
 
 bool same_shapes_but_s(const Plan& a, const Plan& b) {
+  // RoPE and ALiBi on or off: other buffers (q_rot, k_rot; bias), rebuilt whole.
   return a.d_model == b.d_model && a.d_out == b.d_out && a.H == b.H && a.G == b.G && a.rope == b.rope &&
+         a.slopes.empty() == b.slopes.empty() &&
          a.qkv_bias == b.qkv_bias && a.out_proj == b.out_proj && a.out_bias == b.out_bias;
 }
 
@@ -305,6 +307,7 @@ void allocate_buffers(const Plan& plan, Buffers* b) {
   b->Q.reset_for_overwrite(S, plan.d_out);
   b->K.reset_for_overwrite(S, plan.kv_dim);
   b->V.reset_for_overwrite(S, plan.kv_dim);
+  b->alibi = !plan.slopes.empty();
   b->heads.resize(static_cast<size_t>(plan.H));  // heads already there keep their buffers
   for (HeadBuffers& h : b->heads) {
     if (plan.rope) {
@@ -334,7 +337,7 @@ const Tensor* stage_tensor(const Buffers& b, Stage stage, int head) {
       case Stage::k_rot: return h.k_rot.empty() ? nullptr : &h.k_rot;
       case Stage::scores: return &h.scores;
       case Stage::scaled: return &h.scaled;
-      case Stage::bias: return &h.bias;
+      case Stage::bias: return b.alibi ? &h.bias : nullptr;
       case Stage::masked: return &h.masked;
       case Stage::weights: return &h.weights;
       case Stage::dropped: return &h.dropped;

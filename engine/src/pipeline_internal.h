@@ -135,6 +135,7 @@ struct Buffers {
   Tensor concat;                   // (S × d_out)
   Tensor output;                   // (S × d_out)
   std::vector<uint8_t> keep;       // (H × S × S), 1 = kept; empty when dropout is inactive
+  bool alibi = false;              // the heads have a bias stage (materialised on request)
 };
 
 // Working memory of the kernels' callers; grows to the largest need and is
@@ -182,7 +183,7 @@ int stage_level(Stage s);
 // row when the head keeps its numerators (then row_max[r] records the max,
 // or NaN); there entries built_from … S − 1 may already hold it (a refused
 // causal_off_weights_row leaves them so).
-void compute_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w, int built_from = INT_MAX);
+void compute_weights_row(const Plan& p, HeadBuffers& hb, int h, int r, float* w, int built_from = INT_MAX);
 // The patches give compute_weights_row's bits from the kept numerators when
 // they may, and otherwise return false having changed nothing that
 // compute_weights_row would not rewrite, except the masked values a refused
@@ -192,7 +193,7 @@ void compute_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w, int bu
 // Only the cells (r, c), c in cols, of masked changed (a score edit, or a
 // key's padding switched): redoes their exps. Refuses a new value above the
 // max (or NaN / inf), or a cell that held the max (exp 1) and now holds less.
-bool patch_weights_row(const Plan& p, HeadBuffers& hb, int r, const std::vector<int>& cols, float* w);
+bool patch_weights_row(const Plan& p, HeadBuffers& hb, int h, int r, const std::vector<int>& cols, float* w);
 // The causal mask was switched on (p: the new plan; same divisor, fill and
 // padding): keys after r now hold the fill. When none of them held the max
 // and the fill is at most the max, the exps of keys 0 … r stand; the rest
@@ -203,7 +204,7 @@ bool causal_on_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w);
 // (and none held it as the fill), the exps of keys 0 … r stand and only
 // the keys after r get theirs. Refusing once it has built those keys'
 // masked values in the exps row, it sets *built_from to r + 1.
-bool causal_off_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w, int* built_from);
+bool causal_off_weights_row(const Plan& p, HeadBuffers& hb, int h, int r, float* w, int* built_from);
 
 // ---- a rebuild for another S (carry.cpp) ----
 // What a rebuild for another number of tokens takes from the result it
@@ -222,7 +223,9 @@ struct Carry {
   std::vector<int> fresh;        // the new rows with src −1, ascending
 };
 // Matches the new X (S × d_model) against ob.X; false when no row carries.
-bool find_carry(const Buffers& ob, const Tensor& X, Carry* c);
+// keep_positions (RoPE: a row's rotation depends on its position): only rows
+// at the same index carry.
+bool find_carry(const Buffers& ob, const Tensor& X, Carry* c, bool keep_positions = false);
 // Copies the carried rows of Q, K and V into b.
 void carry_projection_rows(const Carry& c, Buffers& b);
 // Copies head h's score cells between carried rows (from c.old) into scores (S × S).
