@@ -94,18 +94,19 @@ constexpr PyMsgText kEnglish[] = {
     {PyMsg::h_output, "output:"},
     {PyMsg::num_kv_heads, "key/value heads (GQA, or MQA when 1), each shared by several query heads"},
     {PyMsg::weights_kv,
-     "Grouped-query attention: W_key and W_value (and their biases) are num_kv_heads * head_dim wide,\n"
-     "drawn in the same order as before: only the keys and values have fewer heads."},
+     "Grouped-query attention: W_key and W_value (and their biases) are num_kv_heads * head_dim\n"
+     "wide, drawn in the same order as before: only the keys and values have fewer heads."},
     {PyMsg::split_kv_heads, "The keys and values have num_kv_heads heads: (num_kv_heads, num_tokens, head_dim)."},
     {PyMsg::rope, "Rotary position embedding (RoPE): the queries and keys rotated by position"},
     {PyMsg::rope_half,
-     "Nothing is added to X: instead each head's queries and keys turn by their position p. Columns\n"
-     "k and k + head_dim/2 form a pair that turns by the angle p * inv_freq[k] (rotate_half: GPT-NeoX,\n"
-     "Llama's LlamaRotaryEmbedding). Everything in float32, as in the models' code."},
+     "Nothing is added to X: instead each head's queries and keys turn by their position p.\n"
+     "Columns k and k + head_dim/2 form a pair that turns by the angle p * inv_freq[k]\n"
+     "(rotate_half: GPT-NeoX, Llama's LlamaRotaryEmbedding). Everything in float32, as in the\n"
+     "models' code."},
     {PyMsg::rope_interleaved,
-     "Nothing is added to X: instead each head's queries and keys turn by their position p. Columns\n"
-     "2k and 2k+1 form a pair that turns by the angle p * inv_freq[k] (rotate_every_two: GPT-J,\n"
-     "RoFormer). Everything in float32, as in the models' code."},
+     "Nothing is added to X: instead each head's queries and keys turn by their position p.\n"
+     "Columns 2k and 2k+1 form a pair that turns by the angle p * inv_freq[k] (rotate_every_two:\n"
+     "GPT-J, RoFormer). Everything in float32, as in the models' code."},
     {PyMsg::rope_base, "theta (rope_theta): pair k turns by p / base^(2k / head_dim)"},
     {PyMsg::rope_positions, "the positions p = 0 ... num_tokens - 1"},
     {PyMsg::rope_angles, "the angles p * inv_freq[k]: (num_tokens, head_dim // 2)"},
@@ -117,8 +118,9 @@ constexpr PyMsgText kEnglish[] = {
      "is repeated for its group of query heads (Llama's repeat_kv)."},
     {PyMsg::alibi, "ALiBi: a bias by distance instead of positions"},
     {PyMsg::get_slopes_doc,
-     "ALiBi (Press et al.): head h adds -slopes[h] * |i - j| to the scaled score of query i and key j,\n"
-     "so farther keys count less; nothing is added to X. The slopes, from the paper's reference code:"},
+     "ALiBi (Press et al.): head h adds -slopes[h] * |i - j| to the scaled score of query i and\n"
+     "key j, so farther keys count less; nothing is added to X. The slopes, from the paper's\n"
+     "reference code:"},
     {PyMsg::alibi_slopes, "one per head: float64, stored as float32"},
     {PyMsg::alibi_distance, "|i - j|: how far key j is from query i"},
     {PyMsg::alibi_shape, "(num_heads, num_tokens, num_tokens)"},
@@ -225,7 +227,8 @@ constexpr PyMsgText kChinese[] = {
     {PyMsg::rope, "旋转位置编码（RoPE）：按位置旋转查询和键"},
     {PyMsg::rope_half,
      "X 上不加任何东西：每个头的查询和键按其位置 p 旋转。第 k 列和第 k + head_dim/2 列\n"
-     "组成一对，旋转角度为 p * inv_freq[k]（rotate_half：GPT-NeoX、Llama 的 LlamaRotaryEmbedding）。\n"
+     "组成一对，旋转角度为 p * inv_freq[k]\n"
+     "（rotate_half：GPT-NeoX、Llama 的 LlamaRotaryEmbedding）。\n"
      "全部以 float32 计算，与模型的代码相同。"},
     {PyMsg::rope_interleaved,
      "X 上不加任何东西：每个头的查询和键按其位置 p 旋转。第 2k 列和第 2k+1 列\n"

@@ -112,8 +112,9 @@ scaled_scores = attn_scores / k_heads.shape[-1] ** 0.5
 show("scaled scores:", scaled_scores)
 
 # --- ALiBi: a bias by distance instead of positions
-# ALiBi (Press et al.): head h adds -slopes[h] * |i - j| to the scaled score of query i and key j,
-# so farther keys count less; nothing is added to X. The slopes, from the paper's reference code:
+# ALiBi (Press et al.): head h adds -slopes[h] * |i - j| to the scaled score of query i and
+# key j, so farther keys count less; nothing is added to X. The slopes, from the paper's
+# reference code:
 
 
 def get_slopes(n):

@@ -81,8 +81,8 @@ show("X, the token embeddings:", X)
 # nn.Linear after one seed, in this order: query, key, value, then the output projection
 # (SelfAttention_v2, MultiHeadAttention). Each draws its weight, then its bias.
 # nn.Linear keeps its weight as (out_features, in_features): W(x) = x @ W.weight.T + W.bias
-# Grouped-query attention: W_key and W_value (and their biases) are num_kv_heads * head_dim wide,
-# drawn in the same order as before: only the keys and values have fewer heads.
+# Grouped-query attention: W_key and W_value (and their biases) are num_kv_heads * head_dim
+# wide, drawn in the same order as before: only the keys and values have fewer heads.
 torch.manual_seed(789)
 W_query = nn.Linear(d_model, d_out, bias=True)
 W_key = nn.Linear(d_model, num_kv_heads * head_dim, bias=True)
@@ -112,9 +112,10 @@ k_heads = keys.view(num_tokens, num_kv_heads, head_dim).transpose(0, 1)
 v_heads = values.view(num_tokens, num_kv_heads, head_dim).transpose(0, 1)
 
 # --- Rotary position embedding (RoPE): the queries and keys rotated by position
-# Nothing is added to X: instead each head's queries and keys turn by their position p. Columns
-# k and k + head_dim/2 form a pair that turns by the angle p * inv_freq[k] (rotate_half: GPT-NeoX,
-# Llama's LlamaRotaryEmbedding). Everything in float32, as in the models' code.
+# Nothing is added to X: instead each head's queries and keys turn by their position p.
+# Columns k and k + head_dim/2 form a pair that turns by the angle p * inv_freq[k]
+# (rotate_half: GPT-NeoX, Llama's LlamaRotaryEmbedding). Everything in float32, as in the
+# models' code.
 base = 10000.0  # theta (rope_theta): pair k turns by p / base^(2k / head_dim)
 inv_freq = 1.0 / (base ** (torch.arange(0, head_dim, 2).float() / head_dim))
 t = torch.arange(num_tokens).float()  # the positions p = 0 ... num_tokens - 1
@@ -147,8 +148,9 @@ scaled_scores = attn_scores / k_heads.shape[-1] ** 0.5
 show("scaled scores:", scaled_scores)
 
 # --- ALiBi: a bias by distance instead of positions
-# ALiBi (Press et al.): head h adds -slopes[h] * |i - j| to the scaled score of query i and key j,
-# so farther keys count less; nothing is added to X. The slopes, from the paper's reference code:
+# ALiBi (Press et al.): head h adds -slopes[h] * |i - j| to the scaled score of query i and
+# key j, so farther keys count less; nothing is added to X. The slopes, from the paper's
+# reference code:
 
 
 def get_slopes(n):

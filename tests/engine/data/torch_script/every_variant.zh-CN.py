@@ -113,7 +113,8 @@ v_heads = values.view(num_tokens, num_kv_heads, head_dim).transpose(0, 1)
 
 # --- 旋转位置编码（RoPE）：按位置旋转查询和键
 # X 上不加任何东西：每个头的查询和键按其位置 p 旋转。第 k 列和第 k + head_dim/2 列
-# 组成一对，旋转角度为 p * inv_freq[k]（rotate_half：GPT-NeoX、Llama 的 LlamaRotaryEmbedding）。
+# 组成一对，旋转角度为 p * inv_freq[k]
+# （rotate_half：GPT-NeoX、Llama 的 LlamaRotaryEmbedding）。
 # 全部以 float32 计算，与模型的代码相同。
 base = 10000.0  # theta（rope_theta）：第 k 对的旋转角度为 p / base^(2k / head_dim)
 inv_freq = 1.0 / (base ** (torch.arange(0, head_dim, 2).float() / head_dim))

@@ -80,8 +80,8 @@ show("X, the token embeddings:", X)
 # --- The weights
 # torch.rand after one seed, in this order: W_query, W_key, W_value, then W_out, then the
 # biases (SelfAttention_v1's nn.Parameter(torch.rand(d_in, d_out))).
-# Grouped-query attention: W_key and W_value (and their biases) are num_kv_heads * head_dim wide,
-# drawn in the same order as before: only the keys and values have fewer heads.
+# Grouped-query attention: W_key and W_value (and their biases) are num_kv_heads * head_dim
+# wide, drawn in the same order as before: only the keys and values have fewer heads.
 torch.manual_seed(233)
 W_query = torch.rand(d_model, d_out)
 W_key = torch.rand(d_model, num_kv_heads * head_dim)

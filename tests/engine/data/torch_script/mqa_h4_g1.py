@@ -81,8 +81,8 @@ show("X, the token embeddings:", X)
 # nn.Linear after one seed, in this order: query, key, value, then the output projection
 # (SelfAttention_v2, MultiHeadAttention). Each draws its weight, then its bias.
 # nn.Linear keeps its weight as (out_features, in_features): W(x) = x @ W.weight.T + W.bias
-# Grouped-query attention: W_key and W_value (and their biases) are num_kv_heads * head_dim wide,
-# drawn in the same order as before: only the keys and values have fewer heads.
+# Grouped-query attention: W_key and W_value (and their biases) are num_kv_heads * head_dim
+# wide, drawn in the same order as before: only the keys and values have fewer heads.
 torch.manual_seed(789)
 W_query = nn.Linear(d_model, d_out, bias=False)
 W_key = nn.Linear(d_model, num_kv_heads * head_dim, bias=False)

@@ -105,9 +105,9 @@ k_heads = keys.view(num_tokens, num_heads, head_dim).transpose(0, 1)
 v_heads = values.view(num_tokens, num_heads, head_dim).transpose(0, 1)
 
 # --- Rotary position embedding (RoPE): the queries and keys rotated by position
-# Nothing is added to X: instead each head's queries and keys turn by their position p. Columns
-# 2k and 2k+1 form a pair that turns by the angle p * inv_freq[k] (rotate_every_two: GPT-J,
-# RoFormer). Everything in float32, as in the models' code.
+# Nothing is added to X: instead each head's queries and keys turn by their position p.
+# Columns 2k and 2k+1 form a pair that turns by the angle p * inv_freq[k] (rotate_every_two:
+# GPT-J, RoFormer). Everything in float32, as in the models' code.
 base = 10000.0  # theta (rope_theta): pair k turns by p / base^(2k / head_dim)
 inv_freq = 1.0 / (base ** (torch.arange(0, head_dim, 2).float() / head_dim))
 t = torch.arange(num_tokens).float()  # the positions p = 0 ... num_tokens - 1
