@@ -75,7 +75,7 @@ TEST(Stages, ALinkNamesItsStagesAndRefusesACompareStageThatIsNotPerHead) {
   json r = app.set_session_text(link.dump());
   EXPECT_FALSE(r.value("ok", true));
   EXPECT_EQ(r.value("error", std::string()),
-            "The link's view.compare_stage must be one of scores, scaled, masked, weights, dropped, context.");
+            "The link's view.compare_stage must be one of q_rot, k_rot, scores, scaled, bias, masked, weights, dropped, context.");
   EXPECT_EQ(r.value("field", std::string()), "view.compare_stage");
 
   link["view"]["compare_stage"] = "context";

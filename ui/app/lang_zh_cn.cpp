@@ -274,8 +274,8 @@ static const CatalogueEntry kZhCN[] = {
      "基数 base（Llama 配置中的 rope_theta，多数模型取 10000）：inv_freq = 1.0 / (base ** "
      "(torch.arange(0, head_dim, 2).float() / head_dim))"},
     {"RoPE style", "RoPE 配对方式"},
-    {"half (rotate_half: GPT-NeoX, Llama)", "半分 half（rotate_half：GPT-NeoX、Llama）"},
-    {"interleaved (GPT-J, RoFormer)", "交错 interleaved（GPT-J、RoFormer）"},
+    {"half", "半分 half"},
+    {"interleaved", "交错 interleaved"},
     {"half: rotate_half pairs column k with k + head_dim/2 (GPT-NeoX, Llama)\n"
      "interleaved: pairs columns 2k and 2k + 1 (GPT-J, RoFormer: rotate_every_two)",
      "half：rotate_half 把第 k 列与第 k + head_dim/2 列配成一对（GPT-NeoX、Llama）\n"

@@ -94,9 +94,7 @@ const char* positional_shown(Positional p) {
     default: return N_("none");
   }
 }
-const char* rope_style_shown(RopeStyle r) {
-  return r == RopeStyle::interleaved ? N_("interleaved (GPT-J, RoFormer)") : N_("half (rotate_half: GPT-NeoX, Llama)");
-}
+const char* rope_style_shown(RopeStyle r) { return r == RopeStyle::interleaved ? N_("interleaved") : N_("half"); }
 const char* weight_init_shown(WeightInit w) { return w == WeightInit::torch_rand ? N_("torch_rand") : N_("torch_linear"); }
 const char* weight_layout_shown(WeightLayout l) { return l == WeightLayout::per_head ? N_("per_head") : N_("fused"); }
 
@@ -547,7 +545,6 @@ void rope_controls(AppModel& m) {
              "apply_rotary_pos_emb: q * cos + rotate_half(q) * sin, the angle θ = position · base^(-2k/head_dim) for "
              "the pair k. It takes the place of a positional encoding added to X (Embedding → Positional)."));
   if (m.draft.positional == Positional::rope) {
-    ImGui::Indent();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
     if (ImGui::InputDouble(L("RoPE base"), &m.draft.rope.base, 0, 0, "%.6g")) m.apply_draft();
     item_register("RoPE base");
@@ -558,7 +555,6 @@ void rope_controls(AppModel& m) {
                rope_style_shown,
                N_("half: rotate_half pairs column k with k + head_dim/2 (GPT-NeoX, Llama)\n"
                   "interleaved: pairs columns 2k and 2k + 1 (GPT-J, RoFormer: rotate_every_two)"));
-    ImGui::Unindent();
   }
   error_line(m, "positional");
 }

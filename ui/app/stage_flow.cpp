@@ -126,8 +126,8 @@ static int kv_head_shown(const State& s, int head) {
 }
 
 static int rope_op(const State& s, char* buf, size_t n) {
-  char b[24];
-  num(s.rope.base, b, sizeof b);
+  char b[32];
+  std::snprintf(b, sizeof b, "%.10g", s.rope.base);  // 500000 as Llama 3's rope_theta, not 5e+05
   return std::snprintf(buf, n,
                        s.rope.style == RopeStyle::half
                            ? tr("rotate by position: \xCE\xB8 = p \xC2\xB7 %s^(\xE2\x88\x92" "2k/head_dim), pairs (k, k + head_dim/2) (rotate_half)")
