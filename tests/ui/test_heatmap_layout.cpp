@@ -334,6 +334,8 @@ TEST(StageFlow, GqaNamesTheKvHeadEachQueryHeadReads) {
   EXPECT_STREQ(b, "X \xC2\xB7 W_q, W_k, W_v: this head's columns of Q, K/V head 0's of K and V");
   flow_torch(s, Stage::scores, b, sizeof b);
   EXPECT_NE(std::string(b).find("repeat_interleave(num_heads // num_kv_heads"), std::string::npos) << b;
+  flow_op(s, 2.0f, Stage::context, b, sizeof b, 3);
+  EXPECT_STREQ(b, "weights \xC2\xB7 V_g");
   s.num_kv_heads = 1;  // MQA: every head reads K/V head 0
   flow_op(s, 2.0f, Stage::scores, b, sizeof b, 3);
   EXPECT_STREQ(b, "Q_h \xC2\xB7 K_g\xE1\xB5\x80, K/V head g = h / (H/G) = 3 / (4/1) = 0");

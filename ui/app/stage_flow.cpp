@@ -165,8 +165,8 @@ int flow_op(const State& s, float divisor, Stage stage, char* buf, size_t n, int
       return std::snprintf(buf, n, "%s",
                            s.safe_softmax ? tr("softmax(dim=-1), all-masked rows \xE2\x86\x92 0") : NO_TR("softmax(dim=-1)"));
     case Stage::dropped: return dropped_op(s, buf, n);
-    case Stage::context:
-      return std::snprintf(buf, n, NO_TR("%s \xC2\xB7 V_h"),
+    case Stage::context:  // V_g under GQA / MQA: the K/V head's values
+      return std::snprintf(buf, n, s.kv_heads() != s.num_heads ? NO_TR("%s \xC2\xB7 V_g") : NO_TR("%s \xC2\xB7 V_h"),
                            stage_name(s.dropout.training && s.dropout.p > 0 ? Stage::dropped : Stage::weights));
     default: return std::snprintf(buf, n, "%s", stage_name(stage));
   }
