@@ -154,6 +154,8 @@ TEST_F(I18nParams, ParametersFitAt1280x720InChineseAsInEnglish) {
   open_groups(h, app, true);
   s = json::parse(app.state_json());
   s["mask_fill"] = -1e9;  // the fill's number field beside its combo: the widest row
+  s["d_out"] = 8;
+  s["num_heads"] = 4;        // K/V heads offers 4 (MHA), 2 (GQA), 1 (MQA): its widest option
   s["positional"] = "rope";  // RoPE's base and style combo, the window's field beside its checkbox
   s["window"] = 3;
   s["alibi"] = true;
