@@ -407,7 +407,6 @@ static const CatalogueEntry kZhCN[] = {
      "已掩码（滑动窗口）：键 %d 在滑动窗口之外：%s，因此值 %s 被替换为填充值 mask_fill %s。"},
     {"Key %d is padding as well.", "键 %d 同时也是填充。"},
     {"Columns %d and %d turn together as a pair (frequency k = %d).", "第 %d 列与第 %d 列成对旋转（频率序号 k = %d）。"},
-    {"This head reads K/V head %d.", "这个头读取键/值头 %d。"},
     {"ALiBi slope of head %d: m_%d = %s (get_slopes(%d)[%d])", "头 %d 的 ALiBi 斜率：m_%d = %s（get_slopes(%d)[%d]）"},
     {"The farther the key, the lower its score: masked = scaled + bias.",
      "键离得越远，分数越低：masked = scaled + bias。"},

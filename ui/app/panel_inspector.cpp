@@ -504,7 +504,6 @@ static void rotation_body(const Explanation& e) {
   flow(NO_TR("%c[%d][%d] = %s, %c[%d][%d] = %s"), src, e.i, e.j, f(e.x_self), src, e.i, e.rope_partner, f(e.x_partner));
   flow(NO_TR("%s \xC2\xB7 %s %s %s \xC2\xB7 %s = %s"), f(e.x_self), f(e.cos), first ? "\xE2\x88\x92" : "+", f(e.x_partner),
        f(e.sin), f(e.value));
-  if (e.stage == Stage::k_rot && e.kv_head != e.head) flow(tr("This head reads K/V head %d."), e.kv_head);
 }
 
 // bias: ALiBi's −m_h·|i − j| with this head's slope.
@@ -556,8 +555,11 @@ static void explain_body(const AppModel& m, const Explanation& e, const CellRef&
       break;
     }
     case Stage::q_rot:
-    case Stage::k_rot:
       rotation_body(e);
+      break;
+    case Stage::k_rot:  // the K/V head's K, rotated: which one, under GQA / MQA
+      rotation_body(e);
+      kv_line(m, e);
       break;
     case Stage::bias:
       bias_body(e, m.engine.num_heads());
