@@ -145,4 +145,35 @@ TEST(FrameBudget, SteadyFramesAllocateNothingAndUploadNothingOnEveryTab) {
   app.set_language("en");
 }
 
+// Issue 23's options on: the RoPE and ALiBi cards, GQA's K/V slices, the window in the
+// mask, the Compare heads sentence about shared K/V heads, every frame allocation-free.
+TEST(FrameBudget, SteadyFramesAllocateNothingWithTheVariantsOn) {
+  Headless h;
+  NullTextures tex;
+  App app(&tex);
+  for (int i = 0; i < 3; ++i) h.frame(app);
+  nlohmann::json s = nlohmann::json::parse(big_state(64, 12, 192));
+  s["positional"] = "rope";
+  if (attnviz::ui::testing::engine_has_variants()) s["num_kv_heads"] = 4;  // headless.h: GQA needs the engine
+  s["alibi"] = true;
+  s["window"] = 8;
+  ASSERT_TRUE(app.set_state_text(s.dump()).value("ok", false)) << app.set_state_text(s.dump()).dump();
+  const char* tabs[][2] = {{"Stages", "Q h0"}, {"Compare heads", "All heads"}, {"All heads", "weights h11"},
+                           {"Lines", "lines"}};
+  float r[4];
+  for (const char* lang : {"en", "zh-CN"}) {
+    ASSERT_TRUE(app.set_language(lang).value("ok", false));
+    for (const auto& [tab, shown] : tabs) {
+      h.click(app, tab);
+      h.frame(app);
+      ASSERT_TRUE(app.item_rect(shown, r)) << tab << " shows " << shown;
+      std::string what = std::string("S=64, 12 heads, variants, ") + lang + ", " + tab;
+      ImGui::GetIO().AddMousePosEvent(2, 990);
+      for (int i = 0; i < 10; ++i) h.frame(app);
+      EXPECT_EQ(steady(h, app, what.c_str()), 0) << what << ": the per-frame path allocated";
+    }
+  }
+  app.set_language("en");
+}
+
 }  // namespace
