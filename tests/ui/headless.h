@@ -82,24 +82,5 @@ struct Headless {
   }
 };
 
-// Whether the engine computes issue 23's variants (branch i23-variants): ALiBi's bias
-// stage has S rows and a window of 1 masks every other key. Until it does, a GQA /
-// MQA state must not reach the pipeline (its kernels still read K and V as d_out
-// wide, past their num_kv_heads · head_dim columns), so tests turn GQA on only when
-// this is true, and the tests of the variants' numbers fail with a sentence instead
-// of crashing.
-inline bool engine_has_variants() {
-  static const bool has = [] {
-    attnviz::Pipeline p;
-    attnviz::State s;
-    s.alibi = true;
-    s.window = 1;
-    if (!p.set_state(s).ok) return false;
-    const attnviz::Tensor* bias = p.matrix(attnviz::Stage::bias, 0);
-    const attnviz::Tensor* masked = p.matrix(attnviz::Stage::masked, 0);
-    return bias != nullptr && bias->rows == s.seq_len() && masked != nullptr && std::isinf(masked->at(1, 0));
-  }();
-  return has;
-}
 
 }  // namespace attnviz::ui::testing

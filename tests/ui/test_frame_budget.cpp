@@ -154,7 +154,7 @@ TEST(FrameBudget, SteadyFramesAllocateNothingWithTheVariantsOn) {
   for (int i = 0; i < 3; ++i) h.frame(app);
   nlohmann::json s = nlohmann::json::parse(big_state(64, 12, 192));
   s["positional"] = "rope";
-  if (attnviz::ui::testing::engine_has_variants()) s["num_kv_heads"] = 4;  // headless.h: GQA needs the engine
+  s["num_kv_heads"] = 4;
   s["alibi"] = true;
   s["window"] = 8;
   ASSERT_TRUE(app.set_state_text(s.dump()).value("ok", false)) << app.set_state_text(s.dump()).dump();

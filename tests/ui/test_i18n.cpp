@@ -162,7 +162,7 @@ TEST_F(I18n, EveryViewInChineseFindsItsText) {
   // Issue 23's options: the RoPE and ALiBi cards, GQA's K/V heads, the window's mask.
   s["d_out"] = 8;
   s["num_heads"] = 2;
-  if (attnviz::ui::testing::engine_has_variants()) s["num_kv_heads"] = 1;  // headless.h: GQA needs the engine
+  s["num_kv_heads"] = 1;
   s["positional"] = "rope";
   s["alibi"] = true;
   s["window"] = 2;

@@ -25,15 +25,9 @@
 namespace {
 
 using namespace attnviz::ui;
-using attnviz::ui::testing::engine_has_variants;
 using attnviz::ui::testing::Headless;
 using attnviz::ui::testing::NullTextures;
 
-// A test of the variants' numbers, or one that runs a GQA state through the pipeline:
-// until the engine computes them (headless.h), it fails here with this sentence.
-#define NEEDS_ENGINE()                                                                             \
-  if (!engine_has_variants())                                                                      \
-  FAIL() << "needs the engine's variants (branch i23-variants): not computed by this engine yet"
 using json = nlohmann::json;
 
 constexpr const char* kVariants = "Variants (RoPE, GQA, ALiBi, window)";
@@ -135,13 +129,8 @@ TEST_F(Variants, TheControlsChangeTheState) {
   EXPECT_TRUE(drawn_now("K/V heads: 4"));
   EXPECT_TRUE(drawn_now("K/V heads: 1"));
   EXPECT_FALSE(drawn_now("K/V heads: 3"));
-  const bool gqa = engine_has_variants();  // headless.h: a GQA state needs the engine
-  if (gqa) {
-    h.click(app, "K/V heads: 2");
-    EXPECT_EQ(state_of(app)["num_kv_heads"], 2);
-  } else {
-    h.click(app, "K/V heads: 4");  // closes the combo
-  }
+  h.click(app, "K/V heads: 2");
+  EXPECT_EQ(state_of(app)["num_kv_heads"], 2);
 
   click_param(h, app, "ALiBi");
   EXPECT_EQ(state_of(app)["alibi"], true);
@@ -154,17 +143,14 @@ TEST_F(Variants, TheControlsChangeTheState) {
   EXPECT_FALSE(state_of(app).contains("window"));
 
   // Back to MHA and no RoPE: the fields go (rope's base and style stay, as state.h keeps them).
-  if (gqa) {
-    click_param(h, app, "K/V heads");
-    h.click(app, "K/V heads: 4");
-    EXPECT_FALSE(state_of(app).contains("num_kv_heads")) << "4 of 4 heads is MHA, written as the default";
-  }
+  click_param(h, app, "K/V heads");
+  h.click(app, "K/V heads: 4");
+  EXPECT_FALSE(state_of(app).contains("num_kv_heads")) << "4 of 4 heads is MHA, written as the default";
   click_param(h, app, "RoPE");
   EXPECT_EQ(state_of(app)["positional"], "none");
 }
 
 TEST_F(Variants, AHeadChangeKeepsKvHeadsValid) {
-  NEEDS_ENGINE();
   Headless h(ImVec2(1440, 900));
   NullTextures tex;
   App app(&tex);
@@ -233,7 +219,6 @@ TEST_F(Variants, RefusalsKeepTheLastResultAndSayWhy) {
 // [SECTION] share links and undo -------------------------------------------------------
 
 TEST_F(Variants, ALinkWithEveryNewFieldRoundTrips) {
-  const bool gqa = engine_has_variants();  // headless.h: a GQA state needs the engine
   Headless h;
   NullTextures tex;
   App a(&tex);
@@ -242,16 +227,14 @@ TEST_F(Variants, ALinkWithEveryNewFieldRoundTrips) {
   s["num_heads"] = 4;
   s["positional"] = "rope";
   s["rope"] = {{"base", 500000.0}, {"style", "interleaved"}};
-  if (gqa) s["num_kv_heads"] = 2;
+  s["num_kv_heads"] = 2;
   s["alibi"] = true;
   s["window"] = 3;
   s["causal"] = true;
   ASSERT_TRUE(a.set_state_text(s.dump()).value("ok", false)) << a.set_state_text(s.dump()).dump();
   json payload = a.session_json();
   EXPECT_EQ(payload["state"]["rope"]["style"], "interleaved");
-  if (gqa) {
-    EXPECT_EQ(payload["state"]["num_kv_heads"], 2);
-  }
+  EXPECT_EQ(payload["state"]["num_kv_heads"], 2);
   EXPECT_EQ(payload["state"]["alibi"], true);
   EXPECT_EQ(payload["state"]["window"], 3);
   payload["view"]["compare_stage"] = "q_rot";
@@ -288,7 +271,6 @@ TEST_F(Variants, AnOldLinkOpensUnchanged) {
 }
 
 TEST_F(Variants, UndoCarriesEveryNewField) {
-  const bool gqa = engine_has_variants();  // headless.h: a GQA state needs the engine
   Headless h;
   NullTextures tex;
   App app(&tex);
@@ -301,7 +283,7 @@ TEST_F(Variants, UndoCarriesEveryNewField) {
   s = json::parse(plain);
   s["positional"] = "rope";
   s["rope"] = {{"base", 1000.0}, {"style", "half"}};
-  if (gqa) s["num_kv_heads"] = 1;
+  s["num_kv_heads"] = 1;
   s["alibi"] = true;
   s["window"] = 2;
   ASSERT_TRUE(app.set_state_text(s.dump()).value("ok", false));
@@ -312,9 +294,7 @@ TEST_F(Variants, UndoCarriesEveryNewField) {
   h.chord(app, ImGuiKey_Z, true);
   EXPECT_EQ(app.state_json(), variants);
   json back = json::parse(variants);
-  if (gqa) {
-    EXPECT_EQ(back["num_kv_heads"], 1);
-  }
+  EXPECT_EQ(back["num_kv_heads"], 1);
   EXPECT_EQ(back["rope"]["base"], 1000.0);
   EXPECT_EQ(back["window"], 2);
 }
@@ -357,19 +337,14 @@ TEST_F(Variants, TheFlowShowsTheCardsOfEachOption) {
   EXPECT_TRUE(drawn_now("k_rot h0"));
   EXPECT_TRUE(drawn_now("op q_rot"));
   EXPECT_FALSE(drawn_now("bias h0"));
-  const bool gqa = engine_has_variants();  // headless.h: a GQA state needs the engine
-  ASSERT_TRUE(app.set_state_text(variant_state(gqa ? R"(, "alibi": true, "num_kv_heads": 2)" : R"(, "alibi": true)"))
+  ASSERT_TRUE(app.set_state_text(variant_state(R"(, "alibi": true, "num_kv_heads": 2)"))
                   .value("ok", false));
   frames(h, app);
   EXPECT_FALSE(drawn_now("q_rot h0"));
   EXPECT_TRUE(drawn_now("op bias"));
-  if (gqa) {
-    EXPECT_TRUE(drawn_now("bias h0")) << "the bias map (once the engine computes it)";
-  }
-  if (gqa) {
-    EXPECT_TRUE(drawn_now("K kv0")) << "under GQA the K card shows the K/V head's columns";
-    EXPECT_FALSE(drawn_now("K h0"));
-  }
+  EXPECT_TRUE(drawn_now("bias h0")) << "the bias map (once the engine computes it)";
+  EXPECT_TRUE(drawn_now("K kv0")) << "under GQA the K card shows the K/V head's columns";
+  EXPECT_FALSE(drawn_now("K h0"));
   // The other tabs with the options on: the Compare heads combo lists the stages there are.
   h.click(app, "Compare heads");
   frames(h, app);
@@ -380,13 +355,10 @@ TEST_F(Variants, TheFlowShowsTheCardsOfEachOption) {
   EXPECT_FALSE(drawn_now("Stage: q_rot"));
   h.click(app, "Stage: bias");
   frames(h, app);
-  if (gqa) {
-    EXPECT_TRUE(drawn_now("bias h3"));
-  }
+  EXPECT_TRUE(drawn_now("bias h3"));
 }
 
 TEST_F(Variants, TheInspectorNamesTheKvHeadAQueryHeadReads) {
-  NEEDS_ENGINE();
   Headless h(ImVec2(1920, 1080));
   NullTextures tex;
   App app(&tex);
@@ -403,7 +375,6 @@ TEST_F(Variants, TheInspectorNamesTheKvHeadAQueryHeadReads) {
 
 // Needs the engine's RoPE (q_rot, k_rot and their explanation).
 TEST_F(Variants, TheInspectorExplainsARotatedComponentNumbers) {
-  NEEDS_ENGINE();
   Headless h(ImVec2(1920, 1080));
   NullTextures tex;
   App app(&tex);
@@ -420,7 +391,6 @@ TEST_F(Variants, TheInspectorExplainsARotatedComponentNumbers) {
 
 // Needs the engine's ALiBi bias stage and its explanation.
 TEST_F(Variants, TheInspectorExplainsTheAlibiTermNumbers) {
-  NEEDS_ENGINE();
   Headless h(ImVec2(1920, 1080));
   NullTextures tex;
   App app(&tex);
@@ -437,7 +407,6 @@ TEST_F(Variants, TheInspectorExplainsTheAlibiTermNumbers) {
 
 // Needs the engine's window in the mask.
 TEST_F(Variants, TheInspectorSaysWhyTheWindowMaskedACellNumbers) {
-  NEEDS_ENGINE();
   Headless h(ImVec2(1920, 1080));
   NullTextures tex;
   App app(&tex);
@@ -458,11 +427,8 @@ TEST_F(Variants, EveryNewTextHasItsChineseEntry) {
   App app(&tex);
   i18n_clear_misses();
   ASSERT_TRUE(app.set_language("zh-CN").value("ok", false));
-  ASSERT_TRUE(app.set_state_text(variant_state(engine_has_variants()  // headless.h: GQA needs the engine
-                                                   ? R"(, "positional": "rope", "alibi": true, "num_kv_heads": 2,
-                                                        "causal": true, "window": 3)"
-                                                   : R"(, "positional": "rope", "alibi": true, "causal": true,
-                                                        "window": 3)"))
+  ASSERT_TRUE(app.set_state_text(variant_state(R"(, "positional": "rope", "alibi": true, "num_kv_heads": 2,
+                                                        "causal": true, "window": 3)"))
                   .value("ok", false));
   frames(h, app);
   open_variants(h, app);
