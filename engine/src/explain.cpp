@@ -64,7 +64,7 @@ void explain_rotation(const detail::Plan& p, const float* x, int i, int j, Expla
   const int hd = p.head_dim;
   e->rope_partner = rope_partner(p.rope_style, hd, j);
   e->rope_k = rope_freq_index(p.rope_style, hd, j);
-  const detail::RopeTable& t = *p.rope_tab;
+  const RopeTable& t = *p.rope_tab;
   const size_t at = static_cast<size_t>(i) * static_cast<size_t>(t.half) + static_cast<size_t>(e->rope_k);
   e->inv_freq = t.inv_freq[static_cast<size_t>(e->rope_k)];
   e->angle = rope_angle(i, e->inv_freq);
