@@ -113,7 +113,7 @@ TEST(DecodeTab, TheStepFitsTheViewsWindowAt1280x720) {
       const Rect screen{0, 0, 1280, 720};
       ASSERT_TRUE(inside(views, screen));
       for (const char* item : {"Decode step", "Decode previous", "Decode next", "Decode equality", "kv cache bytes",
-                               "kv cache bar", "decode query", "decode scores", "decode masked", "decode weights",
+                               "kv cache bar", "kv cache bar MHA", "decode query", "decode scores", "decode masked", "decode weights",
                                "decode context", "decode K cache", "decode V cache"}) {
         const Rect r = rect(app, item);
         EXPECT_TRUE(inside(r, views)) << item << " at " << r.x << "," << r.y << " " << r.w << "x" << r.h;

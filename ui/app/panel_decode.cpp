@@ -42,6 +42,8 @@ struct DecodeCache {
   KvCacheBytes bytes;
   std::vector<std::string> keys;    // (t+1) tokens 0 … t: the caches' rows, the rows' columns
   std::vector<std::string> query;   // (1) token t: the one-row maps' row label
+  float key_label_w = 0;            // the widest of keys, as drawn (the one-row maps' label band)
+  float panel_h = 0;                // the cache size panel's height last frame
   // Sentences in the interface's language, made with the step (tr_args allocates).
   std::string equality;             // "= row t of the full causal result …" or why not
   std::string bytes_line, mha_line, saving_line, window_line;
@@ -147,6 +149,8 @@ void update(AppModel& m, DecodeCache& c, int head, int t) {
   const auto& toks = m.engine.tokens();
   c.keys.assign(toks.begin(), toks.begin() + std::min<size_t>(toks.size(), static_cast<size_t>(t) + 1));
   c.query.assign(1, t < static_cast<int>(toks.size()) ? toks[static_cast<size_t>(t)] : std::string());
+  c.key_label_w = 0;
+  for (const std::string& k : c.keys) c.key_label_w = std::max(c.key_label_w, ImGui::CalcTextSize(k.c_str()).x);
   word(c, p.state());
   c.state_serial = m.state_serial;
   c.q_version = qv;
@@ -270,10 +274,23 @@ void step_map(AppModel& m, const DecodeCache& c, const char* label, const char* 
   spec.max_width = width;
   spec.max_height = height;
   spec.max_cell = max_cell;
+  HeatmapCache& hc = m.heatmap_cache(label);
+  if (height == 0 && v.rows == 1) {
+    // A one-row map: cells a line of digits tall but as wide as the values want
+    // (the layout widens a cell for its value when it is at least a line tall),
+    // so the rows stack in little height. The height is the title, the column
+    // labels' band as drawn last frame (it depends on the cells' width) and the cells.
+    // A map whose cells came out squashed (a band measured for other widths) gets
+    // the widest band column labels can take, rotated, for a frame.
+    const bool squashed = hc.drawn.frame >= 0 && hc.drawn.cell_h < max_cell * 0.5f;
+    const float band = squashed || hc.drawn.frame < 0 ? std::min(c.key_label_w, 110.0f) + 6.0f : hc.drawn.lay.header_h;
+    spec.max_cell = 56.0f;
+    spec.max_height = ImGui::GetTextLineHeightWithSpacing() + band + max_cell;
+  }
   spec.decimals_max = m.decimals > 0 ? m.decimals : 4;
   spec.show_colour_bar = false;
   HeatmapHover hv =
-      heatmap(spec, MatrixView{v.rows, v.cols, v.data.data()}, c.serial, m.heatmap_cache(label), *m.textures);
+      heatmap(spec, MatrixView{v.rows, v.cols, v.data.data()}, c.serial, hc, *m.textures);
   if (!hv.hovered || !link_of_cell.valid) return;
   // The Inspector explains the full result's cell this one equals.
   CellRef r = link_of_cell;
@@ -288,12 +305,12 @@ void cache_size(const DecodeCache& c);
 // allows: a long cache scrolls), and the cache's size. Right: the step's rows,
 // scores → masked → weights (→ dropped) → context, one under the other with the
 // same columns (the keys 0 … t).
-void maps(AppModel& m, const DecodeCache& c) {
+void maps(AppModel& m, DecodeCache& c) {
   const DecodeStep& d = c.step;
   const int hd = d.head_dim, t = d.t, h = d.head;
   char title[128];
   const Stage qs = d.rope ? Stage::q_rot : Stage::Q, ks = d.rope ? Stage::k_rot : Stage::K;
-  const float row_cell = 28.0f;  // one-row maps: cells this tall at most (values widen them)
+  const float row_cell = 24.0f;  // one-row maps: cells this tall (values widen them)
   if (!ImGui::BeginTable("decode maps", 2, ImGuiTableFlags_SizingStretchProp)) return;
   ImGui::TableSetupColumn("caches", ImGuiTableColumnFlags_WidthStretch, 1.0f);
   ImGui::TableSetupColumn("rows", ImGuiTableColumnFlags_WidthStretch, 1.4f);
@@ -304,8 +321,9 @@ void maps(AppModel& m, const DecodeCache& c) {
     step_map(m, c, "decode query", title, d.query, &c.query, nullptr, -1, -1, true, 1.0f, std::min(w, 80.0f + hd * 48.0f),
              0, row_cell, CellRef{true, qs, d.rope ? h : 0, t, d.rope ? 0 : h * hd}, false);
     // The caches take what is left above the size panel (its lines and bars).
+    // The size panel's height as drawn last frame (its sentences wrap), or a guess.
     const float line = ImGui::GetFrameHeightWithSpacing();
-    const float panel_h = line * (c.bytes.window > 0 ? 5.0f : 4.0f);
+    const float panel_h = c.panel_h > 0 ? c.panel_h + 4.0f : line * (c.bytes.window > 0 ? 5.0f : 4.0f);
     const float hmax = std::max(100.0f, ImGui::GetContentRegionAvail().y - panel_h);
     const float half = w * 0.5f - 6.0f;
     ImGui::BeginGroup();
@@ -319,7 +337,9 @@ void maps(AppModel& m, const DecodeCache& c) {
     step_map(m, c, "decode V cache", title, d.values, &c.keys, nullptr, t, -1, true, 1.0f, half, hmax, 40.0f,
              CellRef{true, Stage::V, 0, 0, d.kv_head * hd}, true);
     ImGui::EndGroup();
+    const float y0 = ImGui::GetCursorScreenPos().y;
     cache_size(c);
+    c.panel_h = ImGui::GetCursorScreenPos().y - y0;
   }
   ImGui::TableNextColumn();
   {
