@@ -9,16 +9,19 @@
 // (variant_pending).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "attnviz/decode.h"
 #include "attnviz/kernels.h"
 #include "attnviz/materialize.h"
 #include "attnviz/pipeline.h"
+#include "attnviz/variants.h"
 #include "engine_test_util.h"
 
 namespace {
@@ -311,6 +314,120 @@ TEST(DecodeVariants, MqaRopeWindowNotCausalIsDecodedAsIfCausal) {
   EXPECT_EQ(d.window_start, 3);
   EXPECT_EQ(d.differs, DecodeDiffers::not_causal);
   for (int j = 0; j < 7; ++j) EXPECT_EQ(d.key_masked[j], j < 3 ? 1 : 0) << j;
+}
+
+// ---- the variants against a full result computed here, as the pipeline is being
+// wired to compute it (S-long rows through the same kernels: RoPE over the whole
+// table, scores over all S keys, masked under the MaskRule, the softmax over
+// kernels::softmax_cut(t+1, S) entries as softmax_rows.cpp's compute_weights_row,
+// context over all S terms). Runs now, before the merge, from the pipeline's Q, K, V.
+
+struct FullRow {
+  std::vector<float> q, scores, masked, weights, context;  // (head_dim) (S) (S) (S) (head_dim)
+  std::vector<float> keys;                                 // (S × head_dim) k_rot or K_g
+};
+
+FullRow full_causal_row(const Pipeline& p, int h, int t) {
+  const State& s = p.state();
+  const int S = p.seq_len(), H = p.num_heads(), hd = p.head_dim();
+  const int g = attnviz::kv_head_of(h, H, s.kv_heads());
+  const Tensor& Q = *p.matrix(Stage::Q);
+  const Tensor& K = *p.matrix(Stage::K);
+  const Tensor& V = *p.matrix(Stage::V);
+  FullRow r;
+  r.q.assign(Q.row(t) + h * hd, Q.row(t) + (h + 1) * hd);
+  r.keys.resize(static_cast<size_t>(S) * hd);
+  for (int j = 0; j < S; ++j) std::memcpy(&r.keys[static_cast<size_t>(j) * hd], K.row(j) + g * hd, 4u * hd);
+  if (s.positional == attnviz::Positional::rope) {
+    attnviz::RopeTable tab;
+    attnviz::rope_table(s.rope.base, hd, S, &tab);
+    std::vector<float> x = r.q;
+    attnviz::rope_rotate_row(s.rope.style, tab, t, x.data(), r.q.data(), hd);
+    for (int j = 0; j < S; ++j) {
+      x.assign(&r.keys[static_cast<size_t>(j) * hd], &r.keys[static_cast<size_t>(j + 1) * hd]);
+      attnviz::rope_rotate_row(s.rope.style, tab, j, x.data(), &r.keys[static_cast<size_t>(j) * hd], hd);
+    }
+  }
+  // scores row t = q · Kᵀ over all S keys, by matmul_rows with B = Kᵀ (head_dim × S).
+  std::vector<float> kt(static_cast<size_t>(hd) * S);
+  attnviz::kernels::transpose(r.keys.data(), hd, S, hd, kt.data(), S);
+  r.scores.resize(S);
+  const int row0 = 0;
+  attnviz::kernels::matmul_rows(r.q.data(), hd, kt.data(), S, nullptr, r.scores.data(), S, hd, S, &row0, 1);
+  std::vector<uint8_t> padded;
+  if (!s.key_padding.empty())
+    for (uint8_t k : s.key_padding) padded.push_back(k == 0);
+  attnviz::kernels::MaskRule rule;
+  rule.divisor = p.divisor();
+  rule.causal = true;
+  rule.key_padded = padded.empty() ? nullptr : padded.data();
+  rule.fill = static_cast<float>(s.mask_fill);
+  rule.window = s.window;
+  rule.slope = s.alibi ? attnviz::alibi_slopes(H)[h] : 0.0f;
+  r.masked.resize(S);
+  attnviz::kernels::masked_row(r.scores.data(), r.masked.data(), S, t, rule);
+  r.weights = r.masked;
+  const int cut = std::isinf(rule.fill) ? attnviz::kernels::softmax_cut(t + 1, S) : S;
+  attnviz::kernels::softmax_row(r.weights.data(), r.weights.data(), cut, false);
+  if (std::isnan(r.weights[0])) {
+    r.weights = r.masked;
+    attnviz::kernels::softmax_row(r.weights.data(), r.weights.data(), S, s.safe_softmax);
+  } else {
+    std::fill(r.weights.begin() + cut, r.weights.end(), 0.0f);
+  }
+  if (p.dropout_active())
+    attnviz::kernels::dropout_row(r.weights.data(), p.dropout_keep(h) + static_cast<size_t>(t) * S, r.weights.data(), S,
+                                  p.dropout_scale());
+  r.context.resize(hd);
+  attnviz::kernels::matmul_rows(r.weights.data(), S, V.data.data() + g * hd, V.cols, nullptr, r.context.data(), hd, S,
+                                hd, &row0, 1);
+  return r;
+}
+
+// decode_step equals that full row for every t and head (dropped compared as the
+// weights after dropout). States without GQA only: the pipeline cannot hold one yet.
+void expect_decode_equals_reference(const State& s) {
+  Pipeline p;
+  run(&p, s);
+  for (int h = 0; h < p.num_heads(); ++h)
+    for (int t = 0; t < p.seq_len(); ++t) {
+      const DecodeStep d = attnviz::decode_step(p, h, t);
+      const FullRow r = full_causal_row(p, h, t);
+      const int live = t + 1, hd = d.head_dim;
+      ASSERT_EQ(std::memcmp(d.query.row(0), r.q.data(), 4u * hd), 0) << "q h" << h << " t" << t;
+      ASSERT_EQ(std::memcmp(d.keys.row(0), r.keys.data(), 4u * hd * live), 0) << "keys h" << h << " t" << t;
+      ASSERT_EQ(std::memcmp(d.scores.row(0), r.scores.data(), 4u * live), 0) << "scores h" << h << " t" << t;
+      ASSERT_EQ(std::memcmp(d.masked.row(0), r.masked.data(), 4u * live), 0) << "masked h" << h << " t" << t;
+      ASSERT_EQ(std::memcmp(d.dropped.row(0), r.weights.data(), 4u * live), 0) << "weights h" << h << " t" << t;
+      ASSERT_EQ(std::memcmp(d.context.row(0), r.context.data(), 4u * hd), 0) << "context h" << h << " t" << t;
+    }
+}
+
+TEST(DecodeReference, PlainStatesAgreeWithTheReferenceToo) {
+  expect_decode_equals_reference(make(17, kSmall));
+}
+TEST(DecodeReference, RopeBothStyles) {
+  expect_decode_equals_reference(make(19, std::string(kSmall) + ", \"positional\": \"rope\""));
+  expect_decode_equals_reference(
+      make(19, std::string(kSmall) + ", \"positional\": \"rope\", \"rope\": {\"style\": \"interleaved\"}"));
+}
+TEST(DecodeReference, AlibiAndWindow) {
+  expect_decode_equals_reference(make(21, std::string(kSmall) + ", \"alibi\": true"));
+  for (int w : {1, 3, 8, 9, 40}) {
+    SCOPED_TRACE(w);
+    expect_decode_equals_reference(make(21, std::string(kSmall) + ", \"window\": " + std::to_string(w)));
+  }
+}
+TEST(DecodeReference, EverythingButGqa) {
+  State s = make(26, std::string(kSmall) + ", \"positional\": \"rope\", \"alibi\": true, \"window\": 6");
+  s.dropout.p = 0.25;
+  s.dropout.training = true;
+  s.key_padding.assign(26, 1);
+  s.key_padding[2] = s.key_padding[11] = 0;
+  s.temperature = 0.7;
+  expect_decode_equals_reference(s);
+  s.mask_fill = -1e9;
+  expect_decode_equals_reference(s);
 }
 
 // ---- cache sizes
