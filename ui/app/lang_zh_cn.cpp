@@ -443,6 +443,7 @@ static const CatalogueEntry kZhCN[] = {
     {"Tokens so far:", "已生成的词元："},
     {"… %d earlier", "…… 之前还有 %d 个"},
     {"Turn on Causal mask", "打开因果掩码"},
+    {"Decode tab: the previous / next step", "解码标签页：上一步 / 下一步"},
     {"Decoding is causal: at step {0} the keys after {0} do not exist yet. This state has no causal mask, so row {0} "
      "of the full result also weighs later keys and differs from this step. Turn on Causal mask to compare.",
      "解码是因果的：在第 {0} 步，{0} 之后的键还不存在。当前状态没有因果掩码，所以完整结果的第 {0} 行也会给后面的键分配权重，"
