@@ -69,8 +69,10 @@ struct DecodeStep {
 };
 
 // Step t of query head `head` from the pipeline's current result. Reuses out's
-// buffers (no allocation once they are large enough). Returns false (and
-// out->t = -1) without a result or with head / t out of range.
+// buffers; a few small scratch vectors (the padding mask, RoPE's table of
+// positions 0 … t, ALiBi's slopes) are made per call, so call it when the state,
+// head or t changes, not per frame. Returns false (and out->t = -1) without a
+// result or with head / t out of range.
 // Reads Q, K, V (and the dropout keep mask); never q_rot, k_rot or the stages
 // it reproduces, so a test can compare them honestly.
 bool decode_step(const Pipeline& p, int head, int t, DecodeStep* out);
