@@ -131,6 +131,22 @@ TEST(Decode, ShortAndLongRows) {
   }
 }
 
+// Every implementation of the kernels (portable loops, AVX2; SIMD128 in the wasm
+// build) gives the same bits, so the step matches under each.
+TEST(Decode, EveryKernelImplementation) {
+  const attnviz::kernels::Isa was = attnviz::kernels::active_isa();
+  for (auto isa : {attnviz::kernels::Isa::portable, attnviz::kernels::Isa::avx2, attnviz::kernels::Isa::wasm_simd128}) {
+    if (!attnviz::kernels::set_isa(isa)) continue;
+    SCOPED_TRACE(attnviz::kernels::isa_name(isa));
+    State s = make(21, kSmall);
+    s.dropout.p = 0.1;
+    s.dropout.training = true;
+    expect_every_step_matches(s);
+    expect_every_step_matches(make(6, kSmall));
+  }
+  attnviz::kernels::set_isa(was);
+}
+
 TEST(Decode, ManyHeadsTorchLinear) {
   expect_every_step_matches(make(24, "\"d_model\": 16, \"d_out\": 16, \"num_heads\": 4, "
                                      "\"weights\": {\"init\": \"torch_linear\", \"seed\": 7}, \"qkv_bias\": true, "
