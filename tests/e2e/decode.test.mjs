@@ -1,8 +1,7 @@
 // decode.test.mjs: the Decode tab with the real mouse and keyboard. It opens on the
 // last step; a click on the step slider moves to that step, ← and → move it by one;
-// at every step shown the weights row's printed cells are the full result's row t
-// (getMatrix, and the Stages tab's weights map as drawn), and the K cache has t+1
-// rows with the appended one outlined.
+// the weights row's printed cells are the full result's row t (getMatrix; and, in a
+// second test, the Stages tab's weights map as drawn), and the K cache has t+1 rows.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { openApp } from './harness.mjs';
@@ -81,8 +80,20 @@ test('decode: the step slider and the arrow keys move the step; each row is the 
   const dec = await app.heatmap('decode weights');
   assertRowPrints(dec, row, 'decode weights');
   await app.shot('decode');
+  await app.close();
+});
 
-  // And against the Stages tab's weights map as drawn (its own precision).
+test('decode: the weights row of a step reads as the Stages tab\'s weights row t', async (t) => {
+  const app = await openApp(t);
+  const res = await app.setState(state);
+  assert.ok(res.ok, res.error);
+  await app.click('Decode');
+  await app.click('Decode previous');
+  await app.click('Decode previous');
+  const tt = await step(app);
+  assert.equal(tt, S - 3);
+  const dec = await app.heatmap('decode weights');
+  const W = await app.matrix('weights', 0);
   await app.click('Stages');
   const stages = await app.showMap('weights h0');
   assert.equal(stages.cols, S);
