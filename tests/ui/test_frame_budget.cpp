@@ -124,7 +124,8 @@ TEST(FrameBudget, SteadyFramesAllocateNothingAndUploadNothingOnEveryTab) {
                            {"A/B", "diff h0-h1"},  // sub-tabs of Compare heads
                            {"Row statistics", "Row statistics"},
                            {"Lines", "lines"},
-                           {"Edit values", "Edit values"}};  // 768 columns: too wide for its tables
+                           {"Edit values", "Edit values"},  // 768 columns: too wide for its tables
+                           {"Decode", "decode weights"}};   // the step computed once, then only drawn
   float r[4];
   // In each language: Chinese text comes from the catalogue (i18n.h), looked up every frame.
   for (const char* lang : {"en", "zh-CN"}) {

@@ -168,7 +168,7 @@ TEST_F(I18n, EveryViewInChineseFindsItsText) {
   s["window"] = 2;
   ASSERT_TRUE(app.set_state_text(s.dump()).value("ok", false)) << app.set_state_text(s.dump()).dump();
   for (int i = 0; i < 3; ++i) h.frame(app);
-  for (const char* tab : {"Stages", "Q K V & output", "Compare heads", "Lines", "Edit values", "Stages"}) {
+  for (const char* tab : {"Stages", "Q K V & output", "Compare heads", "Lines", "Edit values", "Decode", "Stages"}) {
     h.click(app, tab);
     for (int i = 0; i < 3; ++i) h.frame(app);
   }

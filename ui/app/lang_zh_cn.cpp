@@ -521,6 +521,53 @@ static const CatalogueEntry kZhCN[] = {
     {"%s, K/V head %d  (%d×%d)", "%s，键/值头 %d  (%d×%d)"},
     {"%d K/V heads for %d query heads: query head h reads K/V head h / %d, so heads %d at a time share their K and V.",
      "%d 个键/值头对应 %d 个查询头：查询头 h 读取键/值头 h / %d，所以每 %d 个头共用同一组 K 和 V。"},
+    // [SECTION] Decode: generation with a KV cache (panel_decode.cpp)
+    {"Decode", "解码"},
+    {"Step t", "步 t"},
+    {"Head", "头"},
+    {"reads K/V head %d", "读取 K/V 头 %d"},
+    {"Tokens so far:", "已生成的词元："},
+    {"… %d earlier", "…… 之前还有 %d 个"},
+    {"Turn on Causal mask", "打开因果掩码"},
+    {"Decode tab: the previous / next step", "解码标签页：上一步 / 下一步"},
+    {"Decoding is causal: at step {0} the keys after {0} do not exist yet. This state has no causal mask, so row {0} "
+     "of the full result also weighs later keys and differs from this step. Turn on Causal mask to compare.",
+     "解码是因果的：在第 {0} 步，{0} 之后的键还不存在。当前状态没有因果掩码，所以完整结果的第 {0} 行也会给后面的键分配权重，"
+     "与这一步不同。打开因果掩码即可比较。"},
+    {"mask_fill = {0} is not far enough below this row's largest score: its exp is not 0, so the full result gives "
+     "the masked later keys some weight and its row {1} differs from this step. Use -inf (or -1e9).",
+     "mask_fill = {0} 没有比这一行最大的分数小得足够多：它的 exp 不是 0，所以完整结果会给被掩码的后面的键一些权重，"
+     "其第 {1} 行与这一步不同。请用 -inf（或 -1e9）。"},
+    {"= row {0} of the full causal result, bit for bit: the query, the caches and the scores, masked, weights and "
+     "context rows equal the Stages tab's (compared with memcmp).",
+     "= 完整因果结果的第 {0} 行，逐位相同：查询、缓存以及注意力分数、掩码后的分数、注意力权重和上下文向量各行都与"
+     "“各个阶段”标签页中的相等（用 memcmp 比较）。"},
+    {"This step does not equal row {0} of the full result bit for bit: the full pipeline computes something else for "
+     "this set-up.",
+     "这一步与完整结果的第 {0} 行并非逐位相同：对这种设置，完整的流水线算的是别的东西。"},
+    {"KV cache per layer: 2 × S × G × head_dim × 4 bytes = 2 × {0} × {1} × {2} × 4 = {3}",
+     "每层的 KV 缓存：2 × S × G × head_dim × 4 字节 = 2 × {0} × {1} × {2} × 4 = {3}"},
+    {"MHA (a K/V head per query head, G = H = {0}): 2 × {1} × {0} × {2} × 4 = {3}",
+     "MHA（每个查询头一个 K/V 头，G = H = {0}）：2 × {1} × {0} × {2} × 4 = {3}"},
+    {"Plain multi-head attention: G = H, nothing saved. Set K/V heads below Heads (GQA) or to 1 (MQA) to shrink the "
+     "cache.",
+     "普通多头注意力：G = H，没有节省。把 K/V 头数设得比头数少（GQA）或设为 1（MQA），缓存就会变小。"},
+    {"MQA (one K/V head for all {0} query heads) saves {1} of the cache.",
+     "MQA（{0} 个查询头共用一个 K/V 头）节省了 {1} 的缓存。"},
+    {"GQA ({0} query heads share {2} K/V heads) saves {1} of the cache.",
+     "GQA（{0} 个查询头共用 {2} 个 K/V 头）节省了 {1} 的缓存。"},
+    {"Sliding window of {0}: a rolling cache keeps only the last {1} keys (Mistral): 2 × {1} × {2} × {3} × 4 = {4}",
+     "滑动窗口 {0}：滚动缓存只保留最后 {1} 个键（Mistral）：2 × {1} × {2} × {3} × 4 = {4}"},
+    {"this set-up", "当前设置"},
+    {"window", "窗口"},
+    {"K cache (%d×%d): row %d appended", "K 缓存（%d×%d）：追加了第 %d 行"},
+    {"V cache (%d×%d)", "V 缓存（%d×%d）"},
+    {"new query q_%d (1×%d)", "新的查询 q_%d（1×%d）"},
+    {"scores: q_%d · k_j (1×%d)", "注意力分数：q_%d · k_j（1×%d）"},
+    {"masked: scores ÷ divisor (+ bias), masked (1×%d)", "掩码后的分数：分数 ÷ 除数（+ 偏置），再掩码（1×%d）"},
+    {"weights: softmax (1×%d)", "注意力权重：softmax（1×%d）"},
+    {"dropped: dropout (1×%d)", "丢弃后的权重：dropout（1×%d）"},
+    {"context: weights · V cache (1×%d)", "上下文向量：权重 · V 缓存（1×%d）"},
 
     // [SECTION] Trained weights (weights_import.cpp, weights_text.cpp)
     {"Open weights…", "打开训练好的权重…"},

@@ -13,7 +13,7 @@ using json = nlohmann::json;
 
 namespace {
 
-const char* const kTabNames[] = {"stages", "data", "compare", "lines", "values"};  // MainTab order
+const char* const kTabNames[] = {"stages", "data", "compare", "lines", "values", "decode"};  // MainTab order
 
 // Nesting depth of JSON text, counted without parsing (strings skipped), so hostile
 // text such as 10^6 '[' never reaches a recursive algorithm. Stops past `limit`.
