@@ -73,50 +73,8 @@ void expect_every_step_matches(const State& s) {
     }
   }
 }
-// Why a variant's test cannot run yet: the pipeline does not compute it (the
-// engine wiring of issue 23 is not merged). Empty when it does.
-// Before the merge the pipeline crashes on a GQA / MQA state (its score
-// product reads K as d_out wide), so that one cannot be detected by trying:
-// set this to true when the wiring is merged.
-constexpr bool kPipelineComputesGqa = false;
-
-std::string variant_pending(const State& s) {
-  if (s.kv_heads() != s.num_heads && !kPipelineComputesGqa)
-    return "the pipeline does not compute GQA / MQA yet (kPipelineComputesGqa)";
-  Pipeline p;
-  if (!p.set_state(s).ok) return "state refused";
-  const int S = s.seq_len();
-  if (s.positional == attnviz::Positional::rope) {
-    // Wired when the pipeline's own scores are q_rot · k_rotᵀ and q_rot is not
-    // Q_h unrotated (before, q_rot is an unwritten buffer).
-    const Tensor* qr = p.matrix(Stage::q_rot, 0);
-    const Tensor* kr = p.matrix(Stage::k_rot, 0);
-    const attnviz::TensorView q = p.head_slice(Stage::Q, 0);
-    if (qr == nullptr || kr == nullptr || S < 2) return "the pipeline has no q_rot yet";
-    const float dot = attnviz::kernels::dot_cell(qr->row(1), 1, kr->row(0), 1, qr->cols, nullptr);
-    if (std::memcmp(qr->row(1), q.row(1), 4u * qr->cols) == 0 || dot != p.matrix(Stage::scores, 0)->at(1, 0))
-      return "the pipeline's scores are not q_rot · k_rotᵀ yet";
-  }
-  if (s.alibi && S >= 2 && s.window == 0 && s.key_padding.empty()) {
-    // Cell (S−1, 0) is kept and its bias −m_0·(S−1) is not 0.
-    if (p.matrix(Stage::masked, 0)->at(S - 1, 0) == p.matrix(Stage::scores, 0)->at(S - 1, 0) / p.divisor())
-      return "the pipeline does not add ALiBi's bias yet";
-  }
-  if (s.window > 0 && s.window < s.seq_len()) {
-    const Tensor* m = p.matrix(Stage::masked, 0);
-    const float fill = static_cast<float>(s.mask_fill);
-    if (std::memcmp(m->row(s.seq_len() - 1), &fill, 4) != 0) return "the pipeline does not mask the window yet";
-  }
-  return "";
-}
-
-#define DECODE_VARIANT(state)                                                   \
-  do {                                                                          \
-    const State st_ = (state);                                                  \
-    const std::string why_ = variant_pending(st_);                              \
-    if (!why_.empty()) GTEST_SKIP() << "pending the engine merge: " << why_;    \
-    expect_every_step_matches(st_);                                             \
-  } while (0)
+// Issue 23's variants: every step bit for bit the pipeline's row.
+#define DECODE_VARIANT(state) expect_every_step_matches(state)
 
 const char* kSmall = "\"d_model\": 8, \"d_out\": 8, \"num_heads\": 2";
 
@@ -321,7 +279,6 @@ TEST(DecodeVariants, MqaRopeWindowNotCausalIsDecodedAsIfCausal) {
   State s = make(9, "\"d_model\": 8, \"d_out\": 8, \"num_heads\": 2, \"num_kv_heads\": 1, \"positional\": \"rope\", "
                     "\"window\": 4");
   s.causal = false;
-  if (!kPipelineComputesGqa) GTEST_SKIP() << "pending the engine merge: the pipeline crashes on MQA before it";
   Pipeline p;
   run(&p, s);
   const DecodeStep d = attnviz::decode_step(p, 1, 6);

@@ -78,7 +78,7 @@ TEST(DecodeTab, OpensOnTheLastStepAndMovesWithButtonsAndArrowKeys) {
   EXPECT_TRUE(app.item_rect("Decode equality", r));
   EXPECT_TRUE(app.item_rect("Decode new token", r));
   EXPECT_TRUE(app.item_rect("kv cache bar", r));
-  EXPECT_FALSE(app.item_rect("kv cache bar window", r)) << "no window set";
+  EXPECT_FALSE(attnviz::ui::testing::drawn_now("kv cache bar window")) << "no window set";
   EXPECT_FALSE(app.item_rect("Turn on Causal mask", r)) << "the state is causal";
 }
 

@@ -172,8 +172,12 @@ TEST(PresetAbout, FourHeadsDoTheirFourJobs) {
     float same_mass = 0;
     for (int j = 0; j <= i; ++j) {
       if (tok[j] == tok[i]) same_mass += w(p, 1, i, j);
-      if (j != i - 1 && i >= 1) EXPECT_LT(w(p, 0, i, j), w(p, 0, i, i - 1)) << "head 0, row " << i;
-      if (j != 0) EXPECT_LT(w(p, 2, i, j), w(p, 2, i, 0)) << "head 2, row " << i;
+      if (j != i - 1 && i >= 1) {
+        EXPECT_LT(w(p, 0, i, j), w(p, 0, i, i - 1)) << "head 0, row " << i;
+      }
+      if (j != 0) {
+        EXPECT_LT(w(p, 2, i, j), w(p, 2, i, 0)) << "head 2, row " << i;
+      }
     }
     same = std::min(same, same_mass);
     first = std::min(first, w(p, 2, i, 0));

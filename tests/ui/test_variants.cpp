@@ -25,6 +25,7 @@
 namespace {
 
 using namespace attnviz::ui;
+using attnviz::ui::testing::drawn_now;
 using attnviz::ui::testing::Headless;
 using attnviz::ui::testing::NullTextures;
 
@@ -37,11 +38,6 @@ void frames(Headless& h, App& app, int n = 3) {
 }
 
 json state_of(const App& app) { return json::parse(app.state_json()); }
-
-bool drawn_now(const char* label) {
-  const ItemRect* r = item_registry().find(label);
-  return r && r->frame == ImGui::GetFrameCount();
-}
 
 // Scrolls the Parameters window until `label` shows.
 bool reveal(Headless& h, App& app, const char* label) {
