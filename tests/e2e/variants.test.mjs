@@ -111,7 +111,8 @@ test('variants: an odd head_dim with RoPE is refused under the control and the r
   const before = await app.matrix('weights', 0);
   await clickParam(app, VARIANTS);
   await clickParam(app, 'RoPE');
-  assert.ok(await app.rect('error'), 'the reason is shown');
+  assert.ok(await reveal(app, 'error'), 'the reason is shown under the control');
+  await app.shot('variants-refusal-1280');
   assert.notEqual((await app.state()).positional, 'rope', 'the state keeps its last valid value');
   assert.deepEqual(await app.matrix('weights', 0), before, 'the views keep the last valid result');
   // Four heads of 6 do not divide either; 3 heads of head_dim 2 do: the draft applies.
