@@ -75,6 +75,16 @@ void explain_rotation(const detail::Plan& p, const float* x, int i, int j, Expla
   e->input = x[j];
 }
 
+// "q_rot[i][j] = Q[i][j] · cos θ − Q[i][j'] · sin θ, θ = i · inv_freq[k] (head h" (the caller closes it).
+std::string rotation_formula(Stage stage, int head, int i, int j, const Explanation& e) {
+  const bool first = j < e.rope_partner;  // a: x·cos − partner·sin; b: x·cos + partner·sin
+  const std::string src = stage == Stage::q_rot ? "Q" : "K";
+  const std::string row = src + "[" + std::to_string(i) + "][";
+  return cell(stage_name(stage), i, j) + " = " + row + std::to_string(j) + "] · cos θ " + (first ? "− " : "+ ") +
+         row + std::to_string(e.rope_partner) + "] · sin θ, θ = " + std::to_string(i) + " · inv_freq[" +
+         std::to_string(e.rope_k) + "] (head " + std::to_string(head);
+}
+
 }  // namespace
 
 Explanation Pipeline::explain(Stage stage, int head, int i, int j) const {
@@ -131,12 +141,7 @@ Explanation Pipeline::explain(Stage stage, int head, int i, int j) const {
     case Stage::k_rot: {
       const bool q = stage == Stage::q_rot;
       explain_rotation(p, q ? b.Q.row(i) + q_off : b.K.row(i) + kv_off, i, j, &e);
-      const bool first = j == std::min(j, e.rope_partner);  // a: x·cos − partner·sin; b: x·cos + partner·sin
-      const std::string src = q ? "Q" : "K";
-      e.formula = cell(stage_name(stage), i, j) + " = " + src + "[" + std::to_string(i) + "][" + std::to_string(j) +
-                  "] · cos θ " + (first ? "− " : "+ ") + src + "[" + std::to_string(i) + "][" +
-                  std::to_string(e.rope_partner) + "] · sin θ, θ = " + std::to_string(i) + " · inv_freq[" +
-                  std::to_string(e.rope_k) + "] (head " + h + (q ? std::string() : kvh) + ")";
+      e.formula = rotation_formula(stage, head, i, j, e) + (q ? ")" : kvh + ")");
       break;
     }
     case Stage::scores: {
