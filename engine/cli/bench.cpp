@@ -2,6 +2,7 @@
 //
 //   attnviz-cli bench --tokens S --d-model D --heads H [--causal] [--reps N]
 //                     [--d-out D2] [--seed N] [--view all|stages|compare|output]
+//                     [--rope] [--kv-heads G] [--alibi] [--window W]   (issue 23's variants)
 //                     [--threads T]
 //
 // The state is a multi-head attention layer with every stage the report has:
@@ -85,7 +86,8 @@ constexpr int kExitBadInput = 2;
 constexpr int kMaxReps = 1000;
 constexpr const char* kUsage =
     "usage: attnviz-cli bench --tokens S --d-model D --heads H [--causal] [--reps N] "
-    "[--d-out D2] [--seed N] [--view all|stages|compare|output] [--threads T]";
+    "[--d-out D2] [--seed N] [--view all|stages|compare|output] [--threads T] "
+    "[--rope] [--kv-heads G] [--alibi] [--window W]";
 
 // The same one-line error format as the other subcommands (main.cpp).
 int bench_error(int code, const std::string& error, const std::string& field) {
@@ -105,6 +107,9 @@ struct Options {
   uint64_t seed = 123;
   std::string view = "all";  // all | stages | compare | output (see the top of this file)
   int threads = 1;
+  // Issue 23's variants: RoPE (half), K/V heads (0: num_heads), ALiBi, a window (0: none).
+  bool rope = false, alibi = false;
+  int kv_heads = 0, window = 0;
 };
 
 // A whole decimal number in [lo, hi]; false when text is anything else.
@@ -130,11 +135,11 @@ bool parse_options(int argc, char** argv, Options* o, std::string* error, std::s
   // engine's limits (S ≤ 2048, memory, divisibility) with its own sentences.
   IntFlag ints[] = {{"--tokens", 1, 1 << 20},  {"--d-model", 1, 1 << 20}, {"--heads", 1, 1 << 20},
                     {"--d-out", 1, 1 << 20},   {"--reps", 1, kMaxReps},   {"--seed", 0, INT64_MAX},
-                    {"--threads", 1, attnviz::kMaxThreads}};
+                    {"--threads", 1, attnviz::kMaxThreads}, {"--kv-heads", 1, 1 << 20}, {"--window", 1, 1 << 20}};
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--causal") {
-      o->causal = true;
+    if (arg == "--causal" || arg == "--rope" || arg == "--alibi") {
+      (arg == "--causal" ? o->causal : arg == "--rope" ? o->rope : o->alibi) = true;
       continue;
     }
     if (arg == "--view") {
@@ -185,6 +190,8 @@ bool parse_options(int argc, char** argv, Options* o, std::string* error, std::s
   if (ints[4].value > 0) o->reps = static_cast<int>(ints[4].value);
   if (ints[5].value >= 0) o->seed = static_cast<uint64_t>(ints[5].value);
   if (ints[6].value > 0) o->threads = static_cast<int>(ints[6].value);
+  if (ints[7].value > 0) o->kv_heads = static_cast<int>(ints[7].value);
+  if (ints[8].value > 0) o->window = static_cast<int>(ints[8].value);
   return true;
 }
 
@@ -208,6 +215,10 @@ attnviz::State make_state(const Options& o) {
   s.scale = attnviz::ScaleMode::head_dim;
   s.causal = o.causal;
   s.dropout.seed = o.seed;
+  if (o.rope) s.positional = attnviz::Positional::rope;
+  s.num_kv_heads = o.kv_heads;
+  s.alibi = o.alibi;
+  s.window = o.window;
   return s;
 }
 
@@ -498,6 +509,10 @@ int cmd_bench(int argc, char** argv) {
   j["d_out"] = o.d_out;
   j["heads"] = o.heads;
   j["causal"] = o.causal;
+  j["rope"] = o.rope;
+  j["kv_heads"] = o.kv_heads > 0 ? o.kv_heads : o.heads;
+  j["alibi"] = o.alibi;
+  j["window"] = o.window;
   j["reps"] = o.reps;
   j["threads"] = attnviz::threads();
   j["parallel_jobs"] = attnviz::parallel_jobs() - jobs0;

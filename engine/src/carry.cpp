@@ -18,7 +18,7 @@ std::string_view row_bytes(const Tensor& t, int r) {
 }
 }  // namespace
 
-bool find_carry(const Buffers& ob, const Tensor& X, Carry* c) {
+bool find_carry(const Buffers& ob, const Tensor& X, Carry* c, bool keep_positions) {
   const int S = X.rows, old_S = ob.X.rows;
   c->old = &ob;
   c->src.assign(static_cast<size_t>(S), -1);
@@ -34,7 +34,7 @@ bool find_carry(const Buffers& ob, const Tensor& X, Carry* c) {
       unmatched = true;
     }
   }
-  if (unmatched) {
+  if (unmatched && !keep_positions) {
     std::unordered_map<std::string_view, int> old_rows;  // bytes of an old X row → its first index
     old_rows.reserve(static_cast<size_t>(old_S));
     for (int r = 0; r < old_S; ++r) old_rows.emplace(row_bytes(ob.X, r), r);

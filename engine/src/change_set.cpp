@@ -65,7 +65,8 @@ const std::vector<int>& ChangeSet::rows_in(Stage qkv) const {
 }
 
 bool ChangeSet::empty() const {
-  return x_rows.empty() && params == 0 && !divisor_changed && !mask_changed && !safe_changed && !dropout_changed;
+  return x_rows.empty() && params == 0 && !rope_changed && !divisor_changed && !mask_changed && !safe_changed &&
+         !dropout_changed;
 }
 
 NewInputs build_inputs(const State& old, const State& next, EmbeddingCache* cache) {
@@ -96,6 +97,8 @@ ChangeSet describe_change(const Plan& old, const Tensor& old_x, const Params& ol
   c.mask_changed = !same_mask(old, next);
   c.causal_switched = old.causal != next.causal;
   c.fill_changed = !same_float_bits(old.fill, next.fill);
+  c.rule_changed = old.window != next.window || old.slopes != next.slopes;
+  c.rope_changed = next.rope && (old.rope_base != next.rope_base || old.rope_style != next.rope_style);
   if (c.mask_changed) c.pad_switched = switched_keys(old, next);
   c.safe_changed = old.safe_softmax != next.safe_softmax;
 

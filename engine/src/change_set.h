@@ -46,11 +46,16 @@ struct ChangeSet {
   // Q, K or V: every row when its weight or bias changed, else x_rows.
   const std::vector<int>& rows_in(Stage qkv) const;
 
+  // ---- RoPE: another base or style rotates every row of q_rot and k_rot
+  // (switching RoPE on or off changes the buffers: a rebuild, like another shape)
+  bool rope_changed = false;
+
   // ---- per head, between the scores and the softmax
   bool divisor_changed = false;  // float32 divisor (√d × temperature) bits
   bool mask_changed = false;     // causal, key padding or fill (same_mask)
   bool causal_switched = false;  // causal mask switched on or off
   bool fill_changed = false;     // mask_fill bits
+  bool rule_changed = false;     // the sliding window or ALiBi's slopes (a mask change no patch covers)
   std::vector<int> pad_switched;  // keys whose padding switched, ascending (only with mask_changed)
   bool safe_changed = false;      // safe_softmax switched: every weights row
 

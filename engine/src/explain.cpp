@@ -5,6 +5,7 @@
 #include <string>
 
 #include "attnviz/kernels.h"
+#include "attnviz/variants.h"
 #include "pipeline_internal.h"
 
 namespace attnviz {
@@ -15,6 +16,8 @@ const char* mask_reason_name(MaskReason r) {
     case MaskReason::causal: return "causal";
     case MaskReason::padding: return "padding";
     case MaskReason::causal_and_padding: return "causal and padding";
+    case MaskReason::window: return "window";
+    case MaskReason::window_and_padding: return "window and padding";
   }
   return "none";
 }
@@ -56,6 +59,32 @@ void fill_dot(Explanation* e, const float* a, int inca, const float* b, int incb
   e->sum = kernels::dot_cell(a, inca, b, incb, k, e->terms.data());
 }
 
+// q_rot / k_rot cell (i, j): the pair, the angle and the two inputs.
+void explain_rotation(const detail::Plan& p, const float* x, int i, int j, Explanation* e) {
+  const int hd = p.head_dim;
+  e->rope_partner = rope_partner(p.rope_style, hd, j);
+  e->rope_k = rope_freq_index(p.rope_style, hd, j);
+  const RopeTable& t = *p.rope_tab;
+  const size_t at = static_cast<size_t>(i) * static_cast<size_t>(t.half) + static_cast<size_t>(e->rope_k);
+  e->inv_freq = t.inv_freq[static_cast<size_t>(e->rope_k)];
+  e->angle = rope_angle(i, e->inv_freq);
+  e->cos = t.cos[at];
+  e->sin = t.sin[at];
+  e->x_self = x[j];
+  e->x_partner = x[e->rope_partner];
+  e->input = x[j];
+}
+
+// "q_rot[i][j] = Q[i][j] · cos θ − Q[i][j'] · sin θ, θ = i · inv_freq[k] (head h" (the caller closes it).
+std::string rotation_formula(Stage stage, int head, int i, int j, const Explanation& e) {
+  const bool first = j < e.rope_partner;  // a: x·cos − partner·sin; b: x·cos + partner·sin
+  const std::string src = stage == Stage::q_rot ? "Q" : "K";
+  const std::string row = src + "[" + std::to_string(i) + "][";
+  return cell(stage_name(stage), i, j) + " = " + row + std::to_string(j) + "] · cos θ " + (first ? "− " : "+ ") +
+         row + std::to_string(e.rope_partner) + "] · sin θ, θ = " + std::to_string(i) + " · inv_freq[" +
+         std::to_string(e.rope_k) + "] (head " + std::to_string(head);
+}
+
 }  // namespace
 
 Explanation Pipeline::explain(Stage stage, int head, int i, int j) const {
@@ -72,6 +101,18 @@ Explanation Pipeline::explain(Stage stage, int head, int i, int j) const {
   const detail::Buffers& b = impl_->buf;
   const int hd = p.head_dim;
   const std::string h = std::to_string(head);
+  const bool per_head = stage_is_per_head(stage);
+  e.kv_head = per_head ? p.kv_head(head) : 0;
+  const size_t q_off = per_head ? static_cast<size_t>(head) * hd : 0;       // Q_h's columns
+  const size_t kv_off = static_cast<size_t>(e.kv_head) * hd;                // K_g's, V_g's columns
+  e.window = p.window;
+  if (per_head && !p.slopes.empty()) {
+    e.alibi = true;
+    e.slope = p.slopes[static_cast<size_t>(head)];
+    e.distance = i > j ? i - j : j - i;
+    e.alibi_bias = kernels::alibi_bias(e.slope, i, j);
+  }
+  const std::string kvh = p.G != p.H ? ", K/V head " + std::to_string(e.kv_head) : std::string();
   switch (stage) {
     case Stage::X:
       e.formula = cell("X", i, j) + " = embedding of \"" + impl_->state.tokens[i] + "\", column " +
@@ -86,7 +127,7 @@ Explanation Pipeline::explain(Stage stage, int head, int i, int j) const {
       const detail::Params& w = b.params;
       const Tensor& W = stage == Stage::Q ? w.W_q : (stage == Stage::K ? w.W_k : w.W_v);
       const Tensor& bias = stage == Stage::Q ? w.b_q : (stage == Stage::K ? w.b_k : w.b_v);
-      fill_dot(&e, b.X.row(i), 1, W.data.data() + j, p.d_out, p.d_model);
+      fill_dot(&e, b.X.row(i), 1, W.data.data() + j, W.cols, p.d_model);
       e.has_bias = !bias.empty();
       if (e.has_bias) e.bias = bias.at(0, j);
       const char* wn = stage == Stage::Q ? "W_q" : (stage == Stage::K ? "W_k" : "W_v");
@@ -96,11 +137,25 @@ Explanation Pipeline::explain(Stage stage, int head, int i, int j) const {
       if (e.has_bias) e.formula += " + " + std::string(bn) + "[" + std::to_string(j) + "]";
       break;
     }
-    case Stage::scores:
-      fill_dot(&e, b.Q.row(i) + static_cast<size_t>(head) * hd, 1,
-               b.K.row(j) + static_cast<size_t>(head) * hd, 1, hd);
-      e.formula = cell("scores", i, j) + " = q_" + std::to_string(i) + " · k_" + std::to_string(j) +
-                  " = Σ_d q_" + std::to_string(i) + "[d] · k_" + std::to_string(j) + "[d] (head " + h + ")";
+    case Stage::q_rot:
+    case Stage::k_rot: {
+      const bool q = stage == Stage::q_rot;
+      explain_rotation(p, q ? b.Q.row(i) + q_off : b.K.row(i) + kv_off, i, j, &e);
+      e.formula = rotation_formula(stage, head, i, j, e) + (q ? ")" : kvh + ")");
+      break;
+    }
+    case Stage::scores: {
+      const bool rot = p.rope;
+      fill_dot(&e, rot ? b.heads[head].q_rot.row(i) : b.Q.row(i) + q_off, 1,
+               rot ? b.heads[head].k_rot.row(j) : b.K.row(j) + kv_off, 1, hd);
+      const std::string qn = rot ? "q_rot_" : "q_", kn = rot ? "k_rot_" : "k_";
+      e.formula = cell("scores", i, j) + " = " + qn + std::to_string(i) + " · " + kn + std::to_string(j) +
+                  " = Σ_d " + qn + std::to_string(i) + "[d] · " + kn + std::to_string(j) + "[d] (head " + h + kvh + ")";
+      break;
+    }
+    case Stage::bias:
+      e.formula = cell("bias", i, j) + " = −m_" + h + " · |" + std::to_string(i) + " − " + std::to_string(j) +
+                  "| = −" + num(e.slope) + " · " + std::to_string(e.distance) + " (ALiBi)";
       break;
     case Stage::scaled:
       e.input = b.heads[head].scores.at(i, j);
@@ -120,7 +175,9 @@ Explanation Pipeline::explain(Stage stage, int head, int i, int j) const {
       e.fill = p.fill;
       e.formula = e.masked ? cell("masked", i, j) + " = mask_fill " + num(p.fill) + " (" +
                                  mask_reason_name(e.reason) + ")"
-                           : cell("masked", i, j) + " = " + cell("scaled", i, j) + " (not masked)";
+                  : e.alibi ? cell("masked", i, j) + " = " + cell("scaled", i, j) + " + " + cell("bias", i, j) +
+                                  " (not masked)"
+                            : cell("masked", i, j) + " = " + cell("scaled", i, j) + " (not masked)";
       break;
     case Stage::weights: {
       const float* row = matrix(Stage::masked, head)->row(i);
@@ -154,10 +211,9 @@ Explanation Pipeline::explain(Stage stage, int head, int i, int j) const {
       }
       break;
     case Stage::context:
-      fill_dot(&e, matrix(Stage::dropped, head)->row(i), 1,
-               b.V.data.data() + static_cast<size_t>(head) * hd + j, p.d_out, p.S);
+      fill_dot(&e, matrix(Stage::dropped, head)->row(i), 1, b.V.data.data() + kv_off + j, p.kv_dim, p.S);
       e.formula = cell("context", i, j) + " = Σ_s dropped[" + std::to_string(i) + "][s] · v_s[" +
-                  std::to_string(j) + "] (head " + h + ")";
+                  std::to_string(j) + "] (head " + h + kvh + ")";
       break;
     case Stage::concat:
       e.formula = cell("concat", i, j) + " = context of head " + std::to_string(j / hd) + ", " +

@@ -19,7 +19,33 @@ namespace detail {
 
 // ---- [SECTION] plan ----------------------------------------------------------
 
-Plan make_plan(const State& s) {
+namespace {
+
+// RoPE, ALiBi, the window and GQA's widths.
+void plan_variants(const State& s, const Plan* prev, Plan* p) {
+  p->G = s.kv_heads();
+  p->kv_dim = s.kv_dim();
+  p->rope = s.positional == Positional::rope;
+  p->rope_style = s.rope.style;
+  p->rope_base = s.rope.base;
+  if (p->rope) {
+    const bool reuse = prev != nullptr && prev->rope_tab && prev->rope_base == p->rope_base &&
+                       prev->rope_tab->S == p->S && prev->rope_tab->half == p->head_dim / 2;
+    if (reuse) {
+      p->rope_tab = prev->rope_tab;
+    } else {
+      auto t = std::make_shared<RopeTable>();
+      rope_table(p->rope_base, p->head_dim, p->S, t.get());
+      p->rope_tab = std::move(t);
+    }
+  }
+  p->window = s.window;
+  if (s.alibi) p->slopes = alibi_slopes(p->H);
+}
+
+}  // namespace
+
+Plan make_plan(const State& s, const Plan* prev) {
   Plan p;
   p.S = s.seq_len();
   p.d_model = s.d_model;
@@ -54,12 +80,15 @@ Plan make_plan(const State& s) {
   p.dropout_scale = !p.dropout_active ? 1.0f : (p.p >= 1.0 ? 0.0f : attnviz::dropout_scale(p.p));
   const uint64_t S64 = static_cast<uint64_t>(p.S);
   p.keep_exps = S64 * S64 * static_cast<uint64_t>(p.H) * sizeof(float) <= kKeepExpsMaxBytes;
+  plan_variants(s, prev, &p);
   return p;
 }
 
 bool same_shapes_but_s(const Plan& a, const Plan& b) {
-  return a.d_model == b.d_model && a.d_out == b.d_out && a.H == b.H && a.qkv_bias == b.qkv_bias &&
-         a.out_proj == b.out_proj && a.out_bias == b.out_bias;
+  // RoPE and ALiBi on or off: other buffers (q_rot, k_rot; bias), rebuilt whole.
+  return a.d_model == b.d_model && a.d_out == b.d_out && a.H == b.H && a.G == b.G && a.rope == b.rope &&
+         a.slopes.empty() == b.slopes.empty() &&
+         a.qkv_bias == b.qkv_bias && a.out_proj == b.out_proj && a.out_bias == b.out_bias;
 }
 
 bool same_shapes(const Plan& a, const Plan& b) { return a.S == b.S && same_shapes_but_s(a, b); }
@@ -68,7 +97,8 @@ bool same_mask(const Plan& a, const Plan& b) {
   uint32_t fa, fb;
   std::memcpy(&fa, &a.fill, sizeof fa);
   std::memcpy(&fb, &b.fill, sizeof fb);
-  return a.causal == b.causal && a.key_padded == b.key_padded && fa == fb;
+  return a.causal == b.causal && a.key_padded == b.key_padded && fa == fb && a.window == b.window &&
+         a.slopes == b.slopes;
 }
 
 bool same_dropout(const Plan& a, const Plan& b) {
@@ -145,7 +175,9 @@ void build_x(const State& s, Tensor* x, EmbeddingCache* cache) {
 }
 
 bool same_x_inputs(const State& a, const State& b) {
-  if (a.tokens != b.tokens || a.d_model != b.d_model || a.positional != b.positional ||
+  // RoPE rotates Q and K, not X: for X it is no positions at all.
+  const bool sin_a = a.positional == Positional::sinusoidal, sin_b = b.positional == Positional::sinusoidal;
+  if (a.tokens != b.tokens || a.d_model != b.d_model || sin_a != sin_b ||
       a.embedding.init != b.embedding.init) {
     return false;
   }
@@ -174,7 +206,7 @@ void linear_into(TorchGenerator& g, int in, int out, bool bias, Tensor* W, Tenso
 }  // namespace
 
 void build_params(const State& s, Params* p) {
-  const int dm = s.d_model, dout = s.d_out, H = s.num_heads, hd = s.head_dim();
+  const int dm = s.d_model, dout = s.d_out, H = s.num_heads, hd = s.head_dim(), kv = s.kv_dim();
   const bool qb = s.qkv_bias, op = s.out_proj, ob = s.out_proj && s.out_bias;
   *p = Params{};
   const WeightSpec& w = s.weights;
@@ -192,13 +224,13 @@ void build_params(const State& s, Params* p) {
     return;
   }
   p->W_q.reset(dm, dout);
-  p->W_k.reset(dm, dout);
-  p->W_v.reset(dm, dout);
+  p->W_k.reset(dm, kv);  // GQA / MQA: nn.Linear(d_model, num_kv_heads · head_dim), torch.rand(d_model, kv)
+  p->W_v.reset(dm, kv);
   if (op) p->W_o.reset(dout, dout);
   if (qb) {
     p->b_q.reset(1, dout);
-    p->b_k.reset(1, dout);
-    p->b_v.reset(1, dout);
+    p->b_k.reset(1, kv);
+    p->b_v.reset(1, kv);
   }
   if (ob) p->b_o.reset(1, dout);
   switch (w.init) {
@@ -222,8 +254,8 @@ void build_params(const State& s, Params* p) {
       TorchGenerator g(w.seed);
       if (w.layout == WeightLayout::fused) {
         linear_into(g, dm, dout, qb, &p->W_q, &p->b_q, 0);
-        linear_into(g, dm, dout, qb, &p->W_k, &p->b_k, 0);
-        linear_into(g, dm, dout, qb, &p->W_v, &p->b_v, 0);
+        linear_into(g, dm, kv, qb, &p->W_k, &p->b_k, 0);
+        linear_into(g, dm, kv, qb, &p->W_v, &p->b_v, 0);
       } else {
         // MultiHeadAttentionWrapper: one CausalAttention(d_model, head_dim) per
         // head, each drawing its W_query, W_key, W_value in that order.
@@ -240,7 +272,7 @@ void build_params(const State& s, Params* p) {
 }
 
 bool same_param_inputs(const State& a, const State& b) {
-  if (a.d_model != b.d_model || a.d_out != b.d_out || a.qkv_bias != b.qkv_bias ||
+  if (a.d_model != b.d_model || a.d_out != b.d_out || a.kv_dim() != b.kv_dim() || a.qkv_bias != b.qkv_bias ||
       a.out_proj != b.out_proj || (a.out_proj && a.out_bias) != (b.out_proj && b.out_bias) ||
       a.weights.init != b.weights.init) {
     return false;
@@ -273,10 +305,17 @@ void allocate_buffers(const Plan& plan, Buffers* b) {
   const int S = plan.S;
   b->X.reset_for_overwrite(S, plan.d_model);
   b->Q.reset_for_overwrite(S, plan.d_out);
-  b->K.reset_for_overwrite(S, plan.d_out);
-  b->V.reset_for_overwrite(S, plan.d_out);
+  b->K.reset_for_overwrite(S, plan.kv_dim);
+  b->V.reset_for_overwrite(S, plan.kv_dim);
+  b->alibi = !plan.slopes.empty();
   b->heads.resize(static_cast<size_t>(plan.H));  // heads already there keep their buffers
   for (HeadBuffers& h : b->heads) {
+    if (plan.rope) {
+      h.q_rot.reset_for_overwrite(S, plan.head_dim);
+      h.k_rot.reset_for_overwrite(S, plan.head_dim);
+    } else {
+      h.q_rot = h.k_rot = Tensor();
+    }
     h.scores.reset_for_overwrite(S, S);  // scaled, masked: materialised on request; dropped: by the pipeline under dropout
     h.weights.reset_for_overwrite(S, S);
     if (plan.keep_exps) {
@@ -294,8 +333,11 @@ const Tensor* stage_tensor(const Buffers& b, Stage stage, int head) {
     if (head < 0 || head >= static_cast<int>(b.heads.size())) return nullptr;
     const HeadBuffers& h = b.heads[static_cast<size_t>(head)];
     switch (stage) {
+      case Stage::q_rot: return h.q_rot.empty() ? nullptr : &h.q_rot;
+      case Stage::k_rot: return h.k_rot.empty() ? nullptr : &h.k_rot;
       case Stage::scores: return &h.scores;
       case Stage::scaled: return &h.scaled;
+      case Stage::bias: return b.alibi ? &h.bias : nullptr;
       case Stage::masked: return &h.masked;
       case Stage::weights: return &h.weights;
       case Stage::dropped: return &h.dropped;

@@ -333,6 +333,14 @@ void masked_row(const float* scores, float* y, int n, int i, float divisor, bool
   current().masked(scores, y, n, i, divisor, causal, key_padded, fill);
 }
 
+void masked_row(const float* scores, float* y, int n, int i, const MaskRule& m) {
+  if (m.plain()) {
+    current().masked(scores, y, n, i, m.divisor, m.causal, m.key_padded, m.fill);
+    return;
+  }
+  for (int j = 0; j < n; ++j) y[j] = masked_value(scores[j], i, j, m);
+}
+
 namespace detail {
 
 void masked_row_portable(const float* scores, float* y, int n, int i, float divisor, bool causal,

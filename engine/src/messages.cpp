@@ -43,6 +43,14 @@ constexpr Entry kMessages[] = {
                "mask_fill must be \"-inf\" or a number within float32's range (about ±3.4e38), like -1e9 "
                "or -1e20, not {0}"),
     ENGINE_MSG(dropout_p_range, "dropout.p must be a number from 0 to 1, not {0}"),
+    ENGINE_MSG(kv_heads_not_divisor,
+               "num_heads ({0}) must be divisible by num_kv_heads ({1}): each K/V head serves the same number of query heads"),
+    ENGINE_MSG(kv_heads_per_head,
+               "the per_head weight layout draws one K and V per head, so num_kv_heads must be num_heads ({0}), not {1}"),
+    ENGINE_MSG(rope_odd_head_dim,
+               "RoPE rotates pairs of dimensions, so head_dim (d_out / num_heads) must be even, not {0}"),
+    ENGINE_MSG(rope_base_range,
+               "rope.base must be a positive number within float32's range (10000 in most models), not {0}"),
     // --- types and names (state_parse.cpp)
     ENGINE_MSG(unknown_field_in_state, "unknown field {0} in a session state (known fields: {1})"),
     ENGINE_MSG(unknown_field, "unknown field {0} in {1} (known fields: {2})"),

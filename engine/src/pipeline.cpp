@@ -114,12 +114,22 @@ const Tensor* Pipeline::matrix(Stage stage, int head) const {
   if (stage == Stage::masked) {
     if (hb.masked_at != v || hb.masked.empty()) {
       hb.masked.reset(p.S, p.S);
-      for (int r = 0; r < p.S; ++r) {
-        kernels::masked_row(hb.scores.row(r), hb.masked.row(r), p.S, r, p.divisor, p.causal, p.padded(), p.fill);
-      }
+      const kernels::MaskRule rule = p.mask(head);
+      for (int r = 0; r < p.S; ++r) kernels::masked_row(hb.scores.row(r), hb.masked.row(r), p.S, r, rule);
       hb.masked_at = v;
     }
     return &hb.masked;
+  }
+  if (stage == Stage::bias) {  // ALiBi: −(m_h · |i − j|), depends on S and the slope only
+    if (hb.bias_at != v || hb.bias.empty()) {
+      hb.bias.reset(p.S, p.S);
+      const float m = p.slopes[static_cast<size_t>(head)];
+      for (int i = 0; i < p.S; ++i) {
+        for (int j = 0; j < p.S; ++j) hb.bias.at(i, j) = kernels::alibi_bias(m, i, j);
+      }
+      hb.bias_at = v;
+    }
+    return &hb.bias;
   }
   if (stage == Stage::dropped) return &detail::dropped_of(p, hb);
   return t;
@@ -135,7 +145,8 @@ TensorView Pipeline::head_slice(Stage qkv, int head) const {
   if (!impl_->has_result || head < 0 || head >= impl_->plan.H) return {};
   if (qkv != Stage::Q && qkv != Stage::K && qkv != Stage::V) return {};
   const Tensor& t = qkv == Stage::Q ? impl_->buf.Q : (qkv == Stage::K ? impl_->buf.K : impl_->buf.V);
-  return t.column_slice(head * impl_->plan.head_dim, impl_->plan.head_dim);
+  const int g = qkv == Stage::Q ? head : impl_->plan.kv_head(head);  // K, V: the K/V head query head h reads
+  return t.column_slice(g * impl_->plan.head_dim, impl_->plan.head_dim);
 }
 
 uint64_t Pipeline::version(Stage stage, int head) const {
@@ -173,13 +184,16 @@ bool Pipeline::cell_masked(int i, int j, MaskReason* reason) const {
   const detail::Plan& p = impl_->plan;
   const bool causal = p.causal && j > i;
   const bool padded = p.padded() != nullptr && j >= 0 && j < p.S && p.key_padded[j] != 0;
+  const bool window = kernels::outside_window(i, j, p.window, p.causal);
   if (reason != nullptr) {
-    *reason = causal && padded ? MaskReason::causal_and_padding
-              : causal         ? MaskReason::causal
-              : padded         ? MaskReason::padding
-                               : MaskReason::none;
+    *reason = causal && padded   ? MaskReason::causal_and_padding
+              : causal           ? MaskReason::causal
+              : window && padded ? MaskReason::window_and_padding
+              : padded           ? MaskReason::padding
+              : window           ? MaskReason::window
+                                 : MaskReason::none;
   }
-  return causal || padded;
+  return causal || padded || window;
 }
 
 bool Pipeline::dropout_active() const { return impl_->plan.dropout_active; }

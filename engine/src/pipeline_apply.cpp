@@ -75,11 +75,49 @@ void commit_inputs(Pipeline::Impl& im, Updater& up, const Plan& old, Prepared& p
 
 // Per head, which rows of its Q, K and V slices changed (known only once
 // the projection rows are recomputed) and whether a changed one holds (or
-// held) inf / NaN.
+// held) inf / NaN; with RoPE, which rows of each head's q_rot and k_rot.
 struct Projections {
-  std::vector<std::vector<int>> q_rows, k_rows, v_rows;  // (H) rows each
-  std::vector<uint8_t> q_nf, k_nf, v_nf;                 // (H)
+  std::vector<std::vector<int>> q_rows;          // (H) rows each
+  std::vector<std::vector<int>> k_rows, v_rows;  // (G) rows each: K/V heads
+  std::vector<uint8_t> q_nf, k_nf, v_nf;         // (H), (G), (G)
+  std::vector<std::vector<int>> qr_rows, kr_rows;  // (H) with RoPE: q_rot / k_rot rows that changed
+  // The rows of head h's scores and score columns to recompute.
+  const std::vector<int>& score_rows(const Plan& p, int h) const {
+    return p.rope ? qr_rows[static_cast<size_t>(h)] : q_rows[static_cast<size_t>(h)];
+  }
+  const std::vector<int>& score_cols(const Plan& p, int h) const {
+    return p.rope ? kr_rows[static_cast<size_t>(h)] : k_rows[static_cast<size_t>(p.kv_head(h))];
+  }
 };
+
+// RoPE: each head's q_rot rows whose Q_h row changed (every row under another
+// base or style), and its k_rot rows whose K_g row changed, rotated and
+// compared (Updater::rows_stage_each), with their QT / KT columns.
+void update_rotations(Pipeline::Impl& im, Updater& up, const ChangeSet& cs, Projections* pj) {
+  const Plan& p = im.plan;
+  Buffers& buf = im.buf;
+  const int hd = p.head_dim, per = p.H / p.G;
+  pj->qr_rows.assign(static_cast<size_t>(p.H), {});
+  pj->kr_rows.assign(static_cast<size_t>(p.H), {});
+  for (int h = 0; h < p.H; ++h) {
+    detail::HeadBuffers& hb = buf.heads[static_cast<size_t>(h)];
+    const int g = p.kv_head(h);
+    const std::vector<int>& qin = cs.rope_changed ? cs.all_rows : pj->q_rows[static_cast<size_t>(h)];
+    const std::vector<int>& kin = cs.rope_changed ? cs.all_rows : pj->k_rows[static_cast<size_t>(g)];
+    std::vector<int>& qr = pj->qr_rows[static_cast<size_t>(h)];
+    std::vector<int>& kr = pj->kr_rows[static_cast<size_t>(h)];
+    qr = up.rows_stage_each(Stage::q_rot, h, hb.q_rot, qin, [&](int r, float* out) {
+      detail::rotate_row(p, buf.Q.row(r) + static_cast<size_t>(h) * hd, r, out);
+    });
+    kr = up.rows_stage_each(Stage::k_rot, h, hb.k_rot, kin, [&](int r, float* out) {
+      detail::rotate_row(p, buf.K.row(r) + static_cast<size_t>(g) * hd, r, out);
+    });
+    for (int r : qr) detail::put_columns(p, hb.q_rot.row(r), r, h * hd, &buf.QT);
+    if (h % per == 0) {
+      for (int r : kr) detail::put_columns(p, hb.k_rot.row(r), r, g * hd, &buf.KT);
+    }
+  }
+}
 
 // Q, K, V (and QT, KT): the rows cs.rows_in names.
 void update_projections(Pipeline::Impl& im, Updater& up, const ChangeSet& cs, Projections* pj) {
@@ -88,8 +126,12 @@ void update_projections(Pipeline::Impl& im, Updater& up, const ChangeSet& cs, Pr
   const std::vector<int>& k_in = cs.rows_in(Stage::K);
   up.projection_stage(Stage::Q, buf.Q, buf.params.W_q, buf.params.b_q, q_in, &pj->q_rows, &pj->q_nf);
   up.projection_stage(Stage::K, buf.K, buf.params.W_k, buf.params.b_k, k_in, &pj->k_rows, &pj->k_nf);
-  detail::transpose_rows(im.plan, buf.Q, &buf.QT, q_in.data(), static_cast<int>(q_in.size()));
-  detail::transpose_rows(im.plan, buf.K, &buf.KT, k_in.data(), static_cast<int>(k_in.size()));
+  if (im.plan.rope) {
+    update_rotations(im, up, cs, pj);
+  } else {
+    detail::transpose_rows(im.plan, buf.Q, &buf.QT, q_in.data(), static_cast<int>(q_in.size()));
+    detail::transpose_rows(im.plan, buf.K, &buf.KT, k_in.data(), static_cast<int>(k_in.size()));
+  }
   up.projection_stage(Stage::V, buf.V, buf.params.W_v, buf.params.b_v, cs.rows_in(Stage::V), &pj->v_rows,
                       &pj->v_nf);
 }
@@ -112,8 +154,8 @@ std::vector<int> update_heads(Pipeline::Impl& im, const Plan& old, const ChangeS
     Updater& hu = ups[static_cast<size_t>(g)];
     detail::SoftmaxPatch& patch = patches[static_cast<size_t>(g)];
     detail::Region in;
-    in.rows = pj.q_rows[h];
-    in.cols = pj.k_rows[h];
+    in.rows = pj.score_rows(np, h);
+    in.cols = pj.score_cols(np, h);
     const detail::SquareChange sc =
         hu.square_stage(Stage::scores, h, buf.heads[h].scores, in, [&](const int* r, int nr, const int* c, int nc) {
           detail::compute_scores(np, buf, h, r, nr, c, nc, hu.sc());
@@ -123,8 +165,9 @@ std::vector<int> update_heads(Pipeline::Impl& im, const Plan& old, const ChangeS
     change.patch = &patch;
     change.safe_changed = cs.safe_changed;
     change.dropout_changed = cs.dropout_changed;
-    change.v_rows = &pj.v_rows[static_cast<size_t>(h)];
-    change.v_nonfinite = pj.v_nf[static_cast<size_t>(h)] != 0;
+    const size_t kv = static_cast<size_t>(np.kv_head(h));
+    change.v_rows = &pj.v_rows[kv];
+    change.v_nonfinite = pj.v_nf[kv] != 0;
     head_rows[static_cast<size_t>(h)] = detail::update_head(im, hu, old, h, im.wanted(h), change);
   };
   detail::for_each_head(groups, np.H, head);
@@ -139,7 +182,7 @@ std::vector<int> update_heads(Pipeline::Impl& im, const Plan& old, const ChangeS
 }  // namespace
 
 void Pipeline::Impl::apply(State&& next) {
-  const detail::Plan np = detail::make_plan(next);
+  const detail::Plan np = detail::make_plan(next, has_result ? &plan : nullptr);
   read_now.resize(static_cast<size_t>(np.H), 0);  // another head count keeps the first heads' demand
   read_before.resize(static_cast<size_t>(np.H), 0);
   if (!has_result || !detail::same_shapes(plan, np)) {

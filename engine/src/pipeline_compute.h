@@ -38,16 +38,25 @@ std::vector<int> iota_rows(int n);
 // out rows = X rows · W (+ b).  X: (S × d_model), W: (d_model × d_out), out: (S × d_out)
 void compute_projection(const Plan& p, const Tensor& X, const Tensor& W, const Tensor& b, Tensor* out,
                         const int* rows, int n);
-// Q_hᵀ and K_hᵀ for the score products: QT, KT (d_out × S), row c = column c
-// of Q / K. Rows r of Q and K go to columns r of QT and KT.
+// Q_hᵀ and K_hᵀ for the score products: QT (d_out × S), KT (kv_dim × S), row c
+// = column c of Q / K. Rows r of Q and K go to columns r of QT and KT.
 void transpose_rows(const Plan& p, const Tensor& src, Tensor* dst, const int* rows, int n);
-// scores of head h (S × S) = Q_h · K_hᵀ for whole rows and whole columns.
+// RoPE: out (head_dim) = the head_dim-wide x (a head's slice of Q or K row r)
+// rotated for position r.
+void rotate_row(const Plan& p, const float* x, int r, float* out);
+// Writes row r of a head's q_rot / k_rot (head_dim) into columns r of rows
+// col0 … col0 + head_dim − 1 of QT or KT.
+void put_columns(const Plan& p, const float* row, int r, int col0, Tensor* T);
+// RoPE, every row: each head's q_rot and k_rot (k_rot of K/V head kv_head(h)),
+// and QT, KT from them.
+void rotate_all(const Plan& p, Buffers& b);
+// scores of head h (S × S) = Q_h · K_gᵀ (q_rot · k_rotᵀ with RoPE) for whole rows and whole columns.
 void compute_scores(const Plan& p, Buffers& b, int h, const int* rows, int nrows, const int* cols, int ncols,
                     Scratch& sc);
 // dropped row r = dropout(weights row r) with head h's slice of the keep mask.  (S)
 // Only when dropout is active; otherwise dropped is the weights buffer itself.
 void compute_dropped_row(const Plan& p, const Buffers& b, HeadBuffers& hb, int h, int r);
-// context rows = dropped rows · V_h.  dropped: (S × S), V_h: (S × head_dim) stride d_out
+// context rows = dropped rows · V_g.  dropped: (S × S), V_g: (S × head_dim) stride kv_dim
 void compute_context(const Plan& p, const Buffers& b, HeadBuffers& hb, int h, const int* rows, int n,
                      Scratch& sc);
 // concat row r = [context_0 row r, ..., context_{H−1} row r].  (d_out)

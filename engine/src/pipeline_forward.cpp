@@ -42,18 +42,42 @@ uint64_t space_floats(const Plan& p) {
 
 void compute_projection(const Plan& p, const Tensor& X, const Tensor& W, const Tensor& b, Tensor* out,
                         const int* rows, int n) {
-  kernels::matmul_rows(X.data.data(), p.d_model, W.data.data(), p.d_out, ptr_or_null(b),
-                       out->data.data(), p.d_out, p.d_model, p.d_out, rows, n);
+  const int w = W.cols;  // d_out for Q, kv_dim for K and V
+  kernels::matmul_rows(X.data.data(), p.d_model, W.data.data(), w, ptr_or_null(b), out->data.data(), w, p.d_model,
+                       w, rows, n);
 }
 
 void transpose_rows(const Plan& p, const Tensor& src, Tensor* dst, const int* rows, int n) {
+  const int w = src.cols;
   if (n == p.S) {
-    kernels::transpose(src.data.data(), p.d_out, p.S, p.d_out, dst->data.data(), p.S);
+    kernels::transpose(src.data.data(), w, p.S, w, dst->data.data(), p.S);
     return;
   }
   for (int t = 0; t < n; ++t) {
     const float* r = src.row(rows[t]);
-    for (int c = 0; c < p.d_out; ++c) dst->data[static_cast<size_t>(c) * p.S + rows[t]] = r[c];
+    for (int c = 0; c < w; ++c) dst->data[static_cast<size_t>(c) * p.S + rows[t]] = r[c];
+  }
+}
+
+void rotate_row(const Plan& p, const float* x, int r, float* out) {
+  rope_rotate_row(p.rope_style, *p.rope_tab, r, x, out, p.head_dim);
+}
+
+void put_columns(const Plan& p, const float* row, int r, int col0, Tensor* T) {
+  for (int c = 0; c < p.head_dim; ++c) T->data[static_cast<size_t>(col0 + c) * p.S + r] = row[c];
+}
+
+void rotate_all(const Plan& p, Buffers& b) {
+  const int hd = p.head_dim, per = p.H / p.G;
+  for (int h = 0; h < p.H; ++h) {
+    HeadBuffers& hb = b.heads[static_cast<size_t>(h)];
+    const int g = p.kv_head(h);
+    for (int r = 0; r < p.S; ++r) {
+      rotate_row(p, b.Q.row(r) + static_cast<size_t>(h) * hd, r, hb.q_rot.row(r));
+      put_columns(p, hb.q_rot.row(r), r, h * hd, &b.QT);
+      rotate_row(p, b.K.row(r) + static_cast<size_t>(g) * hd, r, hb.k_rot.row(r));
+      if (h % per == 0) put_columns(p, hb.k_rot.row(r), r, g * hd, &b.KT);
+    }
   }
 }
 
@@ -64,10 +88,15 @@ void transpose_rows(const Plan& p, const Tensor& src, Tensor* dst, const int* ro
 // col_scratch (ncols × S) and scattered.
 void compute_scores(const Plan& p, Buffers& b, int h, const int* rows, int nrows, const int* cols,
                     int ncols, Scratch& sc) {
-  const size_t off = static_cast<size_t>(h) * p.head_dim;
-  float* s = b.heads[h].scores.data.data();
-  kernels::matmul_rows(b.Q.data.data() + off, p.d_out, b.KT.data.data() + off * p.S, p.S, nullptr, s, p.S,
-                       p.head_dim, p.S, rows, nrows);
+  HeadBuffers& hb = b.heads[static_cast<size_t>(h)];
+  const size_t off = static_cast<size_t>(h) * p.head_dim;               // Q_h's columns (rows of QT)
+  const size_t koff = static_cast<size_t>(p.kv_head(h)) * p.head_dim;   // K_g's columns (rows of KT)
+  float* s = hb.scores.data.data();
+  // With RoPE the operands are q_rot (S × head_dim) and k_rot, whose
+  // transposes QT and KT hold instead of Q's and K's.
+  const float* qa = p.rope ? hb.q_rot.data.data() : b.Q.data.data() + off;
+  const int lda = p.rope ? p.head_dim : p.d_out;
+  kernels::matmul_rows(qa, lda, b.KT.data.data() + koff * p.S, p.S, nullptr, s, p.S, p.head_dim, p.S, rows, nrows);
   if (ncols == 0) return;
   // sc.cols: [K_h rows cols (ncols × head_dim) | their scores (ncols × S)]
   const size_t kpart = static_cast<size_t>(ncols) * p.head_dim;
@@ -77,7 +106,8 @@ void compute_scores(const Plan& p, Buffers& b, int h, const int* rows, int nrows
   float* out = kg + kpart;
   int* idx = sc.idx.data();
   for (int t = 0; t < ncols; ++t) {
-    std::memcpy(kg + static_cast<size_t>(t) * p.head_dim, b.K.row(cols[t]) + off, sizeof(float) * p.head_dim);
+    const float* k = p.rope ? hb.k_rot.row(cols[t]) : b.K.row(cols[t]) + koff;
+    std::memcpy(kg + static_cast<size_t>(t) * p.head_dim, k, sizeof(float) * p.head_dim);
     idx[t] = t;
   }
   kernels::matmul_rows(kg, p.head_dim, b.QT.data.data() + off * p.S, p.S, nullptr, out, p.S, p.head_dim,
@@ -100,18 +130,18 @@ void compute_dropped_row(const Plan& p, const Buffers& b, HeadBuffers& hb, int h
   kernels::dropout_row(hb.weights.row(r), keep, hb.dropped.row(r), p.S, p.dropout_scale);
 }
 
-// context rows = dropped rows · V_h.  dropped: (S × S), V_h: (S × head_dim) stride d_out
+// context rows = dropped rows · V_g (g = kv_head(h)).  dropped: (S × S), V_g: (S × head_dim) stride kv_dim
 // A row's terms past its last non-zero dropped weight are exact zeros when V_h
 // is finite (0·inf would be NaN), so the product stops there (k_end; kernels.h
 // contract 2): under a causal mask that halves the work, same bits.
 void compute_context(const Plan& p, const Buffers& b, HeadBuffers& hb, int h, const int* rows, int n,
                      Scratch& sc) {
-  const float* vh = b.V.data.data() + static_cast<size_t>(h) * p.head_dim;
+  const float* vh = b.V.data.data() + static_cast<size_t>(p.kv_head(h)) * p.head_dim;
   // Each row's head_dim values through the branch-free all_finite (this runs
   // on every context update, incremental ones included).
   bool v_finite = true;
   for (int r = 0; r < p.S && v_finite; ++r) {
-    v_finite = kernels::all_finite(vh + static_cast<size_t>(r) * p.d_out, static_cast<size_t>(p.head_dim));
+    v_finite = kernels::all_finite(vh + static_cast<size_t>(r) * p.kv_dim, static_cast<size_t>(p.head_dim));
   }
   const Tensor& dropped = dropped_of(p, hb);
   const int* k_end = nullptr;
@@ -120,7 +150,7 @@ void compute_context(const Plan& p, const Buffers& b, HeadBuffers& hb, int h, co
     for (int t = 0; t < n; ++t) sc.k_end[static_cast<size_t>(t)] = nonzero_end(dropped.row(rows[t]), p.S);
     k_end = sc.k_end.data();
   }
-  kernels::matmul_rows(dropped.data.data(), p.S, vh, p.d_out, nullptr, hb.context.data.data(), p.head_dim,
+  kernels::matmul_rows(dropped.data.data(), p.S, vh, p.kv_dim, nullptr, hb.context.data.data(), p.head_dim,
                        p.S, p.head_dim, rows, n, k_end);
 }
 
@@ -181,8 +211,12 @@ void compute_everything(const Plan& p, Buffers& b, std::vector<WorkSpace>& space
   compute_projection(p, b.X, b.params.W_q, b.params.b_q, &b.Q, rows.data(), n);
   compute_projection(p, b.X, b.params.W_k, b.params.b_k, &b.K, rows.data(), n);
   compute_projection(p, b.X, b.params.W_v, b.params.b_v, &b.V, rows.data(), n);
-  transpose_rows(p, b.Q, &b.QT, all.data(), S);
-  transpose_rows(p, b.K, &b.KT, all.data(), S);
+  if (p.rope) {
+    rotate_all(p, b);
+  } else {
+    transpose_rows(p, b.Q, &b.QT, all.data(), S);
+    transpose_rows(p, b.K, &b.KT, all.data(), S);
+  }
   auto head = [&](int g, int h) {
     HeadBuffers& hb = b.heads[h];
     Scratch& sc = spaces[static_cast<size_t>(g)].sc;
@@ -192,7 +226,7 @@ void compute_everything(const Plan& p, Buffers& b, std::vector<WorkSpace>& space
       compute_scores(p, b, h, all.data(), S, nullptr, 0, sc);
     }
     if (want[static_cast<size_t>(h)] < kWeights) return;
-    for (int r = 0; r < S; ++r) compute_weights_row(p, hb, r, hb.weights.row(r));
+    for (int r = 0; r < S; ++r) compute_weights_row(p, hb, h, r, hb.weights.row(r));
     if (p.dropout_active) {
       for (int r = 0; r < S; ++r) compute_dropped_row(p, b, hb, h, r);
     }

@@ -5,10 +5,13 @@
 #include <array>
 #include <climits>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
+#include "attnviz/kernels.h"
 #include "attnviz/pipeline.h"
 #include "attnviz/torch_rng.h"
+#include "attnviz/variants.h"
 
 namespace attnviz {
 namespace detail {
@@ -30,8 +33,28 @@ struct Plan {
   uint64_t dropout_seed = 0;
   float dropout_scale = 1.0f;       // 1 / (1 − p) as float32; 0 when p = 1
   bool keep_exps = false;           // heads keep their softmax numerators (HeadBuffers::exps)
+  // Issue 23's variants (attnviz/variants.h).
+  int G = 0, kv_dim = 0;            // K/V heads (G = H: plain MHA) and the width of K and V (G · head_dim)
+  bool rope = false;
+  RopeStyle rope_style = RopeStyle::half;
+  double rope_base = 10000.0;
+  std::shared_ptr<const RopeTable> rope_tab;  // (S × head_dim/2) cos and sin, shared by copies of the plan
+  int window = 0;                   // sliding window (0: none)
+  std::vector<float> slopes;        // (H) ALiBi's m_h; empty without ALiBi
 
   const uint8_t* padded() const { return key_padded.empty() ? nullptr : key_padded.data(); }
+  int kv_head(int h) const { return h / (H / G); }  // the K/V head query head h reads
+  // Head h's rule from scores to masked (kernels.h).
+  kernels::MaskRule mask(int h) const {
+    kernels::MaskRule m;
+    m.divisor = divisor;
+    m.causal = causal;
+    m.key_padded = padded();
+    m.fill = fill;
+    m.window = window;
+    m.slope = slopes.empty() ? 0.0f : slopes[static_cast<size_t>(h)];
+    return m;
+  }
 };
 
 // Heads keep their softmax numerators while all of them fit in this many
@@ -39,7 +62,8 @@ struct Plan {
 // 256 MiB budget, and is left to recompute).
 constexpr uint64_t kKeepExpsMaxBytes = 32ull << 20;
 
-Plan make_plan(const State& s);
+// prev (may be null): a plan whose RoPE table is reused when it fits.
+Plan make_plan(const State& s, const Plan* prev = nullptr);
 // Same S, d_model, d_out, H and the same set of biases / projections.
 bool same_shapes(const Plan& a, const Plan& b);
 // The same, S aside (the parameters' shapes do not depend on S).
@@ -49,9 +73,11 @@ bool same_dropout(const Plan& a, const Plan& b);
 
 // Parameters in x·W orientation; absent ones are empty (0 × 0).
 struct Params {
-  Tensor W_q, W_k, W_v;  // (d_model × d_out)
+  Tensor W_q;            // (d_model × d_out)
+  Tensor W_k, W_v;       // (d_model × kv_dim)
   Tensor W_o;            // (d_out × d_out) or empty
-  Tensor b_q, b_k, b_v;  // (1 × d_out) or empty
+  Tensor b_q;            // (1 × d_out) or empty
+  Tensor b_k, b_v;       // (1 × kv_dim) or empty
   Tensor b_o;            // (1 × d_out) or empty
 };
 
@@ -80,10 +106,13 @@ bool same_param_inputs(const State& a, const State& b);
 void build_keep_mask(const Plan& plan, std::vector<uint8_t>* keep);
 
 struct HeadBuffers {
+  Tensor q_rot;    // (S × head_dim) with RoPE: Q_h rotated by position, else empty
+  Tensor k_rot;    // (S × head_dim) with RoPE: K_{kv_head(h)} rotated, else empty
   Tensor scores;   // (S × S)
   Tensor scaled;   // (S × S) materialised by Pipeline::matrix on request, else empty (0 × 0)
   Tensor masked;   // (S × S) likewise
-  uint64_t scaled_at = 0, masked_at = 0;  // the stage version scaled / masked hold
+  Tensor bias;     // (S × S) with ALiBi, materialised on request, else empty
+  uint64_t scaled_at = 0, masked_at = 0, bias_at = 0;  // the stage version scaled / masked / bias hold
   Tensor weights;  // (S × S)
   // When plan.keep_exps: exps row r = softmax_exps(masked row r), taken
   // against row_max[r] (NaN where the row has no usable exps: a non-finite
@@ -98,12 +127,15 @@ struct HeadBuffers {
 struct Buffers {
   Tensor X;                        // (S × d_model)
   Params params;
-  Tensor Q, K, V;                  // (S × d_out)
-  Tensor QT, KT;                   // (d_out × S): Qᵀ and Kᵀ, B operands of the score products
+  Tensor Q;                        // (S × d_out)
+  Tensor K, V;                     // (S × kv_dim)
+  Tensor QT;                       // (d_out × S): Qᵀ (q_rotᵀ of every head with RoPE), A operand rows of the score products
+  Tensor KT;                       // (kv_dim × S): Kᵀ (k_rotᵀ with RoPE), B operands
   std::vector<HeadBuffers> heads;  // (H)
   Tensor concat;                   // (S × d_out)
   Tensor output;                   // (S × d_out)
   std::vector<uint8_t> keep;       // (H × S × S), 1 = kept; empty when dropout is inactive
+  bool alibi = false;              // the heads have a bias stage (materialised on request)
 };
 
 // Working memory of the kernels' callers; grows to the largest need and is
@@ -151,7 +183,7 @@ int stage_level(Stage s);
 // row when the head keeps its numerators (then row_max[r] records the max,
 // or NaN); there entries built_from … S − 1 may already hold it (a refused
 // causal_off_weights_row leaves them so).
-void compute_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w, int built_from = INT_MAX);
+void compute_weights_row(const Plan& p, HeadBuffers& hb, int h, int r, float* w, int built_from = INT_MAX);
 // The patches give compute_weights_row's bits from the kept numerators when
 // they may, and otherwise return false having changed nothing that
 // compute_weights_row would not rewrite, except the masked values a refused
@@ -161,7 +193,7 @@ void compute_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w, int bu
 // Only the cells (r, c), c in cols, of masked changed (a score edit, or a
 // key's padding switched): redoes their exps. Refuses a new value above the
 // max (or NaN / inf), or a cell that held the max (exp 1) and now holds less.
-bool patch_weights_row(const Plan& p, HeadBuffers& hb, int r, const std::vector<int>& cols, float* w);
+bool patch_weights_row(const Plan& p, HeadBuffers& hb, int h, int r, const std::vector<int>& cols, float* w);
 // The causal mask was switched on (p: the new plan; same divisor, fill and
 // padding): keys after r now hold the fill. When none of them held the max
 // and the fill is at most the max, the exps of keys 0 … r stand; the rest
@@ -172,7 +204,7 @@ bool causal_on_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w);
 // (and none held it as the fill), the exps of keys 0 … r stand and only
 // the keys after r get theirs. Refusing once it has built those keys'
 // masked values in the exps row, it sets *built_from to r + 1.
-bool causal_off_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w, int* built_from);
+bool causal_off_weights_row(const Plan& p, HeadBuffers& hb, int h, int r, float* w, int* built_from);
 
 // ---- a rebuild for another S (carry.cpp) ----
 // What a rebuild for another number of tokens takes from the result it
@@ -191,7 +223,9 @@ struct Carry {
   std::vector<int> fresh;        // the new rows with src −1, ascending
 };
 // Matches the new X (S × d_model) against ob.X; false when no row carries.
-bool find_carry(const Buffers& ob, const Tensor& X, Carry* c);
+// keep_positions (RoPE: a row's rotation depends on its position): only rows
+// at the same index carry.
+bool find_carry(const Buffers& ob, const Tensor& X, Carry* c, bool keep_positions = false);
 // Copies the carried rows of Q, K and V into b.
 void carry_projection_rows(const Carry& c, Buffers& b);
 // Copies head h's score cells between carried rows (from c.old) into scores (S × S).

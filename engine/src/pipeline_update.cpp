@@ -21,21 +21,22 @@ namespace detail {
 // ---- [SECTION] projections ---------------------------------------------------------
 
 // Q, K or V: recompute rows, report per head which rows of its slice changed
-// and whether a changed slice holds (or held) a non-finite value.
+// and whether a changed slice holds (or held) a non-finite value. The heads
+// of out: H of Q, G (num_kv_heads) of K and V.  out: (S × heads·head_dim)
 void Updater::projection_stage(Stage s, Tensor& out, const Tensor& W, const Tensor& b, const std::vector<int>& rows,
                                std::vector<std::vector<int>>* head_rows, std::vector<uint8_t>* head_nonfinite) {
-  const int hd = p_.head_dim;
-  head_rows->assign(static_cast<size_t>(p_.H), {});
-  head_nonfinite->assign(static_cast<size_t>(p_.H), 0);
-  const size_t w = static_cast<size_t>(p_.d_out), n = rows.size();
-  FloatBuffer& snap = ws_.rows;  // (n × d_out), grows only
+  const int hd = p_.head_dim, heads = out.cols / hd;
+  head_rows->assign(static_cast<size_t>(heads), {});
+  head_nonfinite->assign(static_cast<size_t>(heads), 0);
+  const size_t w = static_cast<size_t>(out.cols), n = rows.size();
+  FloatBuffer& snap = ws_.rows;  // (n × out.cols), grows only
   if (snap.size() < n * w) snap.resize(n * w);
   for (size_t k = 0; k < n; ++k) std::memcpy(snap.data() + k * w, out.row(rows[k]), sizeof(float) * w);
   if (n > 0) compute_projection(p_, b_.X, W, b, &out, rows.data(), static_cast<int>(n));
   bool any = false;
   for (size_t k = 0; k < n; ++k) {
     const int r = rows[k];
-    for (int h = 0; h < p_.H; ++h) {
+    for (int h = 0; h < heads; ++h) {
       const float* before = snap.data() + k * w + static_cast<size_t>(h) * hd;
       const float* after = out.row(r) + static_cast<size_t>(h) * hd;
       if (!kernels::same_bytes(before, after, sizeof(float) * hd)) {
@@ -56,10 +57,10 @@ void Updater::projection_stage(Stage s, Tensor& out, const Tensor& W, const Tens
 // kernels::masked_row gives them, without storing either stage.
 class MaskedCompare {
  public:
-  MaskedCompare(const Plan& old, const Plan& np, const Tensor& scores, const float* snap,
+  MaskedCompare(const Plan& old, const Plan& np, int h, const Tensor& scores, const float* snap,
                 const std::vector<int>& snap_cols, Scratch& sc, const ChangeSet& cs)
       : old_(old), p_(np), scores_(scores), snap_(snap), snap_cols_(snap_cols), sc_(sc), cs_(cs),
-        S_(np.S), pad_old_(old.padded()), pad_new_(np.padded()) {}
+        S_(np.S), rule_old_(old.mask(h)), rule_new_(np.mask(h)) {}
 
   // Old scores row i: the snapshot row, or the current row with the
   // snapshot's recomputed columns put back.  (S)
@@ -83,9 +84,7 @@ class MaskedCompare {
 
   // Cell (i, j) of the old and the new masked stage, as masked_row gives it.
   bool cell_differs(int i, int j, const float* o, const float* n) const {
-    const float a = kernels::is_masked(i, j, old_.causal, pad_old_) ? old_.fill : o[j] / old_.divisor;
-    const float b = kernels::is_masked(i, j, p_.causal, pad_new_) ? p_.fill : n[j] / p_.divisor;
-    return !same_bits(a, b);
+    return !same_bits(kernels::masked_value(o[j], i, j, rule_old_), kernels::masked_value(n[j], i, j, rule_new_));
   }
 
   // Whether masked row i differs in a cell from column `from` on: the first
@@ -103,10 +102,8 @@ class MaskedCompare {
     constexpr int kBlock = 64;
     for (int j0 = quick; j0 < S_; j0 += kBlock) {
       const int len = std::min(kBlock, S_ - j0);
-      kernels::masked_row(o + j0, tmp_old, len, i - j0, old_.divisor, old_.causal,
-                          pad_old_ ? pad_old_ + j0 : nullptr, old_.fill);
-      kernels::masked_row(n + j0, tmp_new, len, i - j0, p_.divisor, p_.causal, pad_new_ ? pad_new_ + j0 : nullptr,
-                          p_.fill);
+      kernels::masked_row(o + j0, tmp_old, len, i - j0, rule_old_.from_column(j0));
+      kernels::masked_row(n + j0, tmp_new, len, i - j0, rule_new_.from_column(j0));
       if (!kernels::same_bytes(tmp_old, tmp_new, sizeof(float) * static_cast<size_t>(len))) return true;
     }
     return false;
@@ -117,7 +114,7 @@ class MaskedCompare {
   // switched can differ: the keys after i if the causal mask switched, and
   // the keys whose padding did.
   bool masked_differs(int i, const float* o, const float* n) const {
-    const bool only_mask = !cs_.divisor_changed && !cs_.fill_changed &&
+    const bool only_mask = !cs_.divisor_changed && !cs_.fill_changed && !cs_.rule_changed &&
                            sc_.row_slot[static_cast<size_t>(i)] < 0 && snap_cols_.empty();
     if (!only_mask) return masked_differs_from(i, o, n, 0);
     for (int c : cs_.pad_switched) {
@@ -143,8 +140,7 @@ class MaskedCompare {
   Scratch& sc_;
   const ChangeSet& cs_;
   int S_;
-  const uint8_t* pad_old_;
-  const uint8_t* pad_new_;
+  kernels::MaskRule rule_old_, rule_new_;  // the head's rules before and after
 };
 
 void Updater::note_region(Stage s, int h, bool all, size_t rows, size_t cols, bool changed) {
@@ -159,7 +155,7 @@ void Updater::note_region(Stage s, int h, bool all, size_t rows, size_t cols, bo
 std::vector<int> Updater::derive_stages(const Plan& old, int h, const SquareChange& scores_change,
                                         const ChangeSet& cs, SoftmaxPatch* patch) {
   Scratch& sc = ws_.sc;
-  const MaskedCompare mc(old, p_, b_.heads[h].scores, ws_.cells.data(), snap_cols_, sc, cs);
+  const MaskedCompare mc(old, p_, h, b_.heads[h].scores, ws_.cells.data(), snap_cols_, sc, cs);
   std::fill(sc.cells_only.begin(), sc.cells_only.end(), 0);
   patch->cols.clear();
   patch->causal_on = false;
@@ -188,7 +184,7 @@ std::vector<int> Updater::derive_all_rows(const MaskedCompare& mc, int h, const 
   // Only the mask changed (not the scores, divisor or fill): the cells
   // that changed are the keys whose padding switched, or those the causal
   // mask now covers.
-  if (!cs.divisor_changed && in.empty() && !cs.fill_changed) {
+  if (!cs.divisor_changed && in.empty() && !cs.fill_changed && !cs.rule_changed) {
     if (!cs.causal_switched) {
       patch->cols = cs.pad_switched;
     } else if (cs.pad_switched.empty()) {
@@ -214,14 +210,16 @@ std::vector<int> Updater::derive_cells(const MaskedCompare& mc, int h, const Reg
   }
   std::vector<uint8_t>& row_flag = sc.row_flag;  // (S) rows with a changed masked cell
   std::fill(row_flag.begin(), row_flag.end(), 0);
+  const kernels::MaskRule rule = p_.mask(h);  // the same before and after here
   for (int c : in.cols) {
     const float* old_col = mc.old_col(c);  // (S) by row
     bool col_changed = false;
     for (size_t i = 0; i < S; ++i) {
-      const float o = old_col[i] / old.divisor, n = scores.data[i * S + static_cast<size_t>(c)] / p_.divisor;
-      if (same_bits(o, n)) continue;
+      const float so = old_col[i], sn = scores.data[i * S + static_cast<size_t>(c)];
+      if (same_bits(so / old.divisor, sn / p_.divisor)) continue;
       col_changed = true;
-      if (!kernels::is_masked(static_cast<int>(i), c, p_.causal, p_.padded())) row_flag[i] = 1;
+      const int r = static_cast<int>(i);
+      if (!same_bits(kernels::masked_value(so, r, c, rule), kernels::masked_value(sn, r, c, rule))) row_flag[i] = 1;
     }
     if (col_changed) sc_cols.push_back(c);
   }
@@ -270,8 +268,8 @@ std::vector<int> update_head(Pipeline::Impl& im, Updater& up, const Plan& old, i
     int built_from = INT_MAX;  // exps row entries a refused patch left holding the masked row
     auto patch_row = [&](int r, float* w) {
       if (patch->causal_on) return causal_on_weights_row(np, hb, r, w);
-      if (patch->causal_off) return causal_off_weights_row(np, hb, r, w, &built_from);
-      return patch_weights_row(np, hb, r, patch->cols, w);
+      if (patch->causal_off) return causal_off_weights_row(np, hb, h, r, w, &built_from);
+      return patch_weights_row(np, hb, h, r, patch->cols, w);
     };
     auto weights_f = [&](int r, float* w) {
       built_from = INT_MAX;
@@ -279,7 +277,7 @@ std::vector<int> update_head(Pipeline::Impl& im, Updater& up, const Plan& old, i
         ++patched;
         return;
       }
-      compute_weights_row(np, hb, r, w, built_from);
+      compute_weights_row(np, hb, h, r, w, built_from);
     };
     auto dropped_f = [&](const int* r, int n) {
       for (int t = 0; t < n; ++t) compute_dropped_row(np, buf, hb, h, r[t]);

@@ -19,7 +19,7 @@ namespace {
 void prepare_buffers(const State& s, const detail::Plan& p, detail::Buffers* b, bool params) {
   detail::allocate_buffers(p, b);
   b->QT.reset_for_overwrite(p.d_out, p.S);  // written whole by compute_everything
-  b->KT.reset_for_overwrite(p.d_out, p.S);
+  b->KT.reset_for_overwrite(p.kv_dim, p.S);
   if (p.dropout_active) {
     for (detail::HeadBuffers& hb : b->heads) hb.dropped.reset(p.S, p.S);
   }
@@ -106,7 +106,7 @@ void Pipeline::Impl::reshape(State&& next, const detail::Plan& np) {
     detail::Buffers fresh;
     detail::build_x(next, &fresh.X, &embedding);
     detail::Carry carry;
-    const bool carried = params_kept && detail::find_carry(old, fresh.X, &carry);
+    const bool carried = params_kept && detail::find_carry(old, fresh.X, &carry, np.rope);
     if (carried) {
       // Each head's carried score cells, releasing the old head's as it goes,
       // before anything else of the new result is allocated.

@@ -61,7 +61,10 @@ json report_json(const Pipeline& p) {
       p, [&](const char* key, json value) { r[key] = std::move(value); },
       [&](int h) {
         json hj = json::object();
-        for (Stage s : kHeadStages) hj[stage_name(s)] = detail::tensor_to_json_rows(p.matrix(s, h)->view());
+        for (Stage s : kHeadStages) {
+          const Tensor* t = p.matrix(s, h);  // q_rot, k_rot, bias: only with their option
+          if (t != nullptr) hj[stage_name(s)] = detail::tensor_to_json_rows(t->view());
+        }
         return hj;
       });
   return r;
@@ -95,10 +98,12 @@ std::string report_text(const Pipeline& p) {
       [&](int h) {
         std::string t = "{";
         for (Stage s : kHeadStages) {
+          const Tensor* m = p.matrix(s, h);  // q_rot, k_rot, bias: only with their option
+          if (m == nullptr) continue;
           if (t.size() > 1) t += ',';
           t += json(stage_name(s)).dump();
           t += ':';
-          t += detail::tensor_to_json_rows(p.matrix(s, h)->view()).dump();
+          t += detail::tensor_to_json_rows(m->view()).dump();
         }
         t += '}';
         head_texts.push_back(std::move(t));

@@ -29,13 +29,14 @@ int weights_len(const Plan& p, int r) {
 
 }  // namespace
 
-void compute_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w, int built_from) {
+void compute_weights_row(const Plan& p, HeadBuffers& hb, int h, int r, float* w, int built_from) {
   const int cut = weights_len(p, r);
+  const kernels::MaskRule rule = p.mask(h);
   if (p.keep_exps) {
     float* e = hb.exps.row(r);
     float& m = hb.row_max[static_cast<size_t>(r)];
     m = std::numeric_limits<float>::quiet_NaN();
-    kernels::masked_row(hb.scores.row(r), e, std::min(built_from, cut), r, p.divisor, p.causal, p.padded(), p.fill);
+    kernels::masked_row(hb.scores.row(r), e, std::min(built_from, cut), r, rule);
     // Under a causal −inf mask keys r + 1 … cut − 1 hold −inf, whose exps are
     // +0 under a finite max: only the first r + 1 go through exp, which keeps
     // −inf out of the rows the vector exps take their narrow form for.
@@ -49,26 +50,26 @@ void compute_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w, int bu
       return;
     }
   } else if (cut < p.S) {
-    kernels::masked_row(hb.scores.row(r), w, cut, r, p.divisor, p.causal, p.padded(), p.fill);
+    kernels::masked_row(hb.scores.row(r), w, cut, r, rule);
     kernels::softmax_row(w, w, cut, false);
     if (!std::isnan(w[0])) {
       std::fill(w + cut, w + p.S, 0.0f);
       return;
     }
   }
-  kernels::masked_row(hb.scores.row(r), w, p.S, r, p.divisor, p.causal, p.padded(), p.fill);
+  kernels::masked_row(hb.scores.row(r), w, p.S, r, rule);
   kernels::softmax_row(w, w, p.S, p.safe_softmax);
 }
 
-bool patch_weights_row(const Plan& p, HeadBuffers& hb, int r, const std::vector<int>& cols, float* w) {
+bool patch_weights_row(const Plan& p, HeadBuffers& hb, int h, int r, const std::vector<int>& cols, float* w) {
   if (!p.keep_exps) return false;
   const float m = hb.row_max[static_cast<size_t>(r)];
   if (m != m) return false;
   float* e = hb.exps.row(r);
   const float* s = hb.scores.row(r);
+  const kernels::MaskRule rule = p.mask(h);
   for (int c : cols) {
-    // masked_row's value
-    const float x = kernels::is_masked(r, c, p.causal, p.padded()) ? p.fill : s[c] / p.divisor;
+    const float x = kernels::masked_value(s[c], r, c, rule);  // masked_row's value
     if (!(x <= m) || (e[c] == 1.0f && x != m)) return false;
     e[c] = kernels::exp_f32(x - m);
   }
@@ -78,7 +79,7 @@ bool patch_weights_row(const Plan& p, HeadBuffers& hb, int r, const std::vector<
   return true;
 }
 
-bool causal_on_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w) {
+bool causal_on_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w) {  // keys after r: the fill, whatever the head
   if (!p.keep_exps) return false;
   const float m = hb.row_max[static_cast<size_t>(r)];
   if (m != m || !(p.fill <= m)) return false;
@@ -92,7 +93,7 @@ bool causal_on_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w) {
   return true;
 }
 
-bool causal_off_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w, int* built_from) {
+bool causal_off_weights_row(const Plan& p, HeadBuffers& hb, int h, int r, float* w, int* built_from) {
   if (!p.keep_exps || p.causal) return false;
   const float m = hb.row_max[static_cast<size_t>(r)];
   if (m != m) return false;
@@ -108,8 +109,9 @@ bool causal_off_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w, int
     // softmax_exps_under writes nothing when it refuses (one of them tops
     // the max, or is NaN), so they stand for compute_weights_row.
     float* x = e + from;  // (n)
-    kernels::masked_row(hb.scores.row(r) + from, x, n, -1, p.divisor, false,
-                        p.padded() ? p.padded() + from : nullptr, p.fill);
+    // (the rule of the columns from `from` on, row r − from = −1: relative
+    // positions, so the window and ALiBi's distance come out right)
+    kernels::masked_row(hb.scores.row(r) + from, x, n, -1, p.mask(h).from_column(from));
     if (!kernels::softmax_exps_under(x, x, n, m)) {
       *built_from = from;
       return false;

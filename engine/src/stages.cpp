@@ -17,18 +17,21 @@ constexpr StageInfo kStageTable[kStageCount] = {
     // stage          name       per_head level       rows         cols         storage     when         row axis    col axis
     {Stage::X,       "X",       false, L::inputs,  D::S,       D::d_model, St::stored,  W::always,   A::token,   A::feature},
     {Stage::W_q,     "W_q",     false, L::inputs,  D::d_model, D::d_out,   St::stored,  W::always,   A::feature, A::feature},
-    {Stage::W_k,     "W_k",     false, L::inputs,  D::d_model, D::d_out,   St::stored,  W::always,   A::feature, A::feature},
-    {Stage::W_v,     "W_v",     false, L::inputs,  D::d_model, D::d_out,   St::stored,  W::always,   A::feature, A::feature},
+    {Stage::W_k,     "W_k",     false, L::inputs,  D::d_model, D::kv_dim,  St::stored,  W::always,   A::feature, A::feature},
+    {Stage::W_v,     "W_v",     false, L::inputs,  D::d_model, D::kv_dim,  St::stored,  W::always,   A::feature, A::feature},
     {Stage::W_o,     "W_o",     false, L::inputs,  D::d_out,   D::d_out,   St::stored,  W::out_proj, A::feature, A::feature},
     {Stage::b_q,     "b_q",     false, L::inputs,  D::one,     D::d_out,   St::stored,  W::qkv_bias, A::none,    A::feature},
-    {Stage::b_k,     "b_k",     false, L::inputs,  D::one,     D::d_out,   St::stored,  W::qkv_bias, A::none,    A::feature},
-    {Stage::b_v,     "b_v",     false, L::inputs,  D::one,     D::d_out,   St::stored,  W::qkv_bias, A::none,    A::feature},
+    {Stage::b_k,     "b_k",     false, L::inputs,  D::one,     D::kv_dim,  St::stored,  W::qkv_bias, A::none,    A::feature},
+    {Stage::b_v,     "b_v",     false, L::inputs,  D::one,     D::kv_dim,  St::stored,  W::qkv_bias, A::none,    A::feature},
     {Stage::b_o,     "b_o",     false, L::inputs,  D::one,     D::d_out,   St::stored,  W::out_bias, A::none,    A::feature},
     {Stage::Q,       "Q",       false, L::inputs,  D::S,       D::d_out,   St::stored,  W::always,   A::query,   A::feature},
-    {Stage::K,       "K",       false, L::inputs,  D::S,       D::d_out,   St::stored,  W::always,   A::key,     A::feature},
-    {Stage::V,       "V",       false, L::inputs,  D::S,       D::d_out,   St::stored,  W::always,   A::key,     A::feature},
+    {Stage::K,       "K",       false, L::inputs,  D::S,       D::kv_dim,  St::stored,  W::always,   A::key,     A::feature},
+    {Stage::V,       "V",       false, L::inputs,  D::S,       D::kv_dim,  St::stored,  W::always,   A::key,     A::feature},
+    {Stage::q_rot,   "q_rot",   true,  L::scores,  D::S,       D::head_dim, St::stored, W::rope,     A::query,   A::feature},
+    {Stage::k_rot,   "k_rot",   true,  L::scores,  D::S,       D::head_dim, St::stored, W::rope,     A::key,     A::feature},
     {Stage::scores,  "scores",  true,  L::scores,  D::S,       D::S,       St::stored,  W::always,   A::query,   A::key},
     {Stage::scaled,  "scaled",  true,  L::scores,  D::S,       D::S,       St::derived, W::always,   A::query,   A::key},
+    {Stage::bias,    "bias",    true,  L::scores,  D::S,       D::S,       St::derived, W::alibi,    A::query,   A::key},
     {Stage::masked,  "masked",  true,  L::scores,  D::S,       D::S,       St::derived, W::always,   A::query,   A::key},
     {Stage::weights, "weights", true,  L::weights, D::S,       D::S,       St::stored,  W::always,   A::query,   A::key},
     {Stage::dropped, "dropped", true,  L::weights, D::S,       D::S,       St::stored,  W::dropout,  A::query,   A::key},
@@ -45,13 +48,14 @@ constexpr bool rows_in_order() {
 }
 static_assert(rows_in_order(), "kStageTable: one row per Stage, in Stage order");
 
-uint64_t dim_size64(StageDim d, uint64_t S, uint64_t d_model, uint64_t d_out, uint64_t num_heads) {
+uint64_t dim_size64(StageDim d, uint64_t S, uint64_t d_model, uint64_t d_out, uint64_t num_heads, uint64_t kv) {
   switch (d) {
     case StageDim::one: return 1;
     case StageDim::S: return S;
     case StageDim::d_model: return d_model;
     case StageDim::d_out: return d_out;
     case StageDim::head_dim: return num_heads > 0 ? d_out / num_heads : 0;
+    case StageDim::kv_dim: return num_heads > 0 ? (kv > 0 ? kv : num_heads) * (d_out / num_heads) : 0;
   }
   return 0;
 }
@@ -67,15 +71,15 @@ const StageInfo& stage_info(Stage s) { return kStageTable[stage_valid(s) ? stati
 
 const StageInfo* stage_table() { return kStageTable; }
 
-int dim_size(StageDim d, int S, int d_model, int d_out, int num_heads) {
-  return static_cast<int>(dim_size64(d, static_cast<uint64_t>(S > 0 ? S : 0), static_cast<uint64_t>(d_model > 0 ? d_model : 0),
-                                     static_cast<uint64_t>(d_out > 0 ? d_out : 0),
-                                     static_cast<uint64_t>(num_heads > 0 ? num_heads : 0)));
+int dim_size(StageDim d, int S, int d_model, int d_out, int num_heads, int num_kv_heads) {
+  auto u = [](int v) { return static_cast<uint64_t>(v > 0 ? v : 0); };
+  return static_cast<int>(dim_size64(d, u(S), u(d_model), u(d_out), u(num_heads), u(num_kv_heads)));
 }
 
-uint64_t stage_floats(Stage s, uint64_t S, uint64_t d_model, uint64_t d_out, uint64_t num_heads) {
+uint64_t stage_floats(Stage s, uint64_t S, uint64_t d_model, uint64_t d_out, uint64_t num_heads, uint64_t num_kv_heads) {
   const StageInfo& i = stage_info(s);
-  const uint64_t one = dim_size64(i.rows, S, d_model, d_out, num_heads) * dim_size64(i.cols, S, d_model, d_out, num_heads);
+  const uint64_t one = dim_size64(i.rows, S, d_model, d_out, num_heads, num_kv_heads) *
+                       dim_size64(i.cols, S, d_model, d_out, num_heads, num_kv_heads);
   return i.per_head ? num_heads * one : one;
 }
 

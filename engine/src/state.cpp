@@ -24,8 +24,15 @@ const char* scale_mode_name(ScaleMode m) {
 }
 
 const char* positional_name(Positional p) {
-  return p == Positional::sinusoidal ? "sinusoidal" : "none";
+  switch (p) {
+    case Positional::none: return "none";
+    case Positional::sinusoidal: return "sinusoidal";
+    case Positional::rope: return "rope";
+  }
+  return "none";
 }
+
+const char* rope_style_name(RopeStyle r) { return r == RopeStyle::interleaved ? "interleaved" : "half"; }
 
 const char* weight_init_name(WeightInit w) {
   switch (w) {
@@ -48,7 +55,8 @@ uint64_t estimate_pipeline_bytes(const State& s) {
   const uint64_t H = static_cast<uint64_t>(s.num_heads > 0 ? s.num_heads : 0);
   // Every stage of the stage table (attnviz/stages.h), each as if its option
   // were on (W_o, the biases, dropped under dropout): X (S × d_model), the
-  // parameters, Q, K, V (S × d_out), per head scores ... dropped (S × S) and
+  // parameters, Q (S × d_out), K, V (S × kv_dim), per head q_rot and k_rot
+  // (S × head_dim, with RoPE), scores ... dropped (S × S, bias with ALiBi) and
   // context (S × head_dim), concat and output (S × d_out). The derived stages
   // (scaled, masked) count too: Pipeline::matrix keeps a head's once asked
   // for them, and the report (attnviz-cli run) asks for every head's.
@@ -56,7 +64,10 @@ uint64_t estimate_pipeline_bytes(const State& s) {
   uint64_t params = 0;
   for (int i = 0; i < kStageCount; ++i) {
     const StageInfo& info = stage_table()[i];
-    const uint64_t n = stage_floats(info.stage, S, dm, dout, H);
+    // q_rot, k_rot and bias exist only with their option (RoPE, ALiBi).
+    if (info.when == StageWhen::rope && s.positional != Positional::rope) continue;
+    if (info.when == StageWhen::alibi && !s.alibi) continue;
+    const uint64_t n = stage_floats(info.stage, S, dm, dout, H, static_cast<uint64_t>(s.num_kv_heads));
     floats += n;
     if (!stage_rows_are_positions(info.stage)) params += n;  // W_*, b_*
   }
@@ -167,6 +178,19 @@ Status validate_sizes(const State& s) {
     return Status::refusal(Msg::d_out_not_divisible, "num_heads",
                            {std::to_string(s.d_out), std::to_string(s.num_heads)});
   }
+  if (s.num_kv_heads < 0 || s.num_kv_heads > Limits::kMaxHeads) {
+    return Status::refusal(Msg::whole_number_range, "num_kv_heads",
+                           {"num_kv_heads", "1", std::to_string(Limits::kMaxHeads), std::to_string(s.num_kv_heads)});
+  }
+  if (s.num_heads % s.kv_heads() != 0) {
+    return Status::refusal(Msg::kv_heads_not_divisor, "num_kv_heads",
+                           {std::to_string(s.num_heads), std::to_string(s.kv_heads())});
+  }
+  if (s.kv_heads() != s.num_heads && s.weights.init == WeightInit::torch_linear &&
+      s.weights.layout == WeightLayout::per_head) {
+    return Status::refusal(Msg::kv_heads_per_head, "num_kv_heads",
+                           {std::to_string(s.num_heads), std::to_string(s.kv_heads())});
+  }
   const uint64_t bytes = estimate_pipeline_bytes(s);
   if (bytes > Limits::kMaxPipelineBytes) {
     return Status::refusal(Msg::too_much_memory, "tokens",
@@ -176,7 +200,32 @@ Status validate_sizes(const State& s) {
   return Status::success();
 }
 
+const char* kv_width_name(const State& s) {
+  return s.kv_heads() == s.num_heads ? "d_out" : "num_kv_heads × head_dim";
+}
+
 }  // namespace detail
+
+namespace {
+
+// RoPE's base and head_dim, the window (issue 23's options; num_kv_heads is a
+// size: validate_sizes).
+Status validate_variants(const State& s) {
+  const double base = s.rope.base;
+  if (!(base > 0.0 && std::isfinite(base) && std::isfinite(static_cast<float>(base)))) {
+    return Status::refusal(Msg::rope_base_range, "rope.base", {number_text(base)});
+  }
+  if (s.positional == Positional::rope && s.head_dim() % 2 != 0) {
+    return Status::refusal(Msg::rope_odd_head_dim, "positional", {std::to_string(s.head_dim())});
+  }
+  if (s.window < 0 || s.window > Limits::kMaxWindow) {
+    return Status::refusal(Msg::whole_number_range, "window",
+                           {"window", "1", std::to_string(Limits::kMaxWindow), std::to_string(s.window)});
+  }
+  return Status::success();
+}
+
+}  // namespace
 
 Status validate_state(const State& s) {
   Status st = detail::validate_sizes(s);
@@ -197,12 +246,12 @@ Status validate_state(const State& s) {
       bool needed;
     } checks[] = {
         {&w.W_q, s.d_model, s.d_out, "weights.W_q", "d_model", "d_out", true},
-        {&w.W_k, s.d_model, s.d_out, "weights.W_k", "d_model", "d_out", true},
-        {&w.W_v, s.d_model, s.d_out, "weights.W_v", "d_model", "d_out", true},
+        {&w.W_k, s.d_model, s.kv_dim(), "weights.W_k", "d_model", detail::kv_width_name(s), true},
+        {&w.W_v, s.d_model, s.kv_dim(), "weights.W_v", "d_model", detail::kv_width_name(s), true},
         {&w.W_o, s.d_out, s.d_out, "weights.W_o", "d_out", "d_out", s.out_proj},
         {&w.b_q, 1, s.d_out, "weights.b_q", "1", "d_out", s.qkv_bias},
-        {&w.b_k, 1, s.d_out, "weights.b_k", "1", "d_out", s.qkv_bias},
-        {&w.b_v, 1, s.d_out, "weights.b_v", "1", "d_out", s.qkv_bias},
+        {&w.b_k, 1, s.kv_dim(), "weights.b_k", "1", detail::kv_width_name(s), s.qkv_bias},
+        {&w.b_v, 1, s.kv_dim(), "weights.b_v", "1", detail::kv_width_name(s), s.qkv_bias},
         {&w.b_o, 1, s.d_out, "weights.b_o", "1", "d_out", s.out_proj && s.out_bias},
     };
     for (const auto& c : checks) {
@@ -231,7 +280,7 @@ Status validate_state(const State& s) {
   if (!(s.dropout.p >= 0.0 && s.dropout.p <= 1.0)) {
     return Status::refusal(Msg::dropout_p_range, "dropout.p", {number_text(s.dropout.p)});
   }
-  return Status::success();
+  return validate_variants(s);
 }
 
 nlohmann::json state_to_json(const State& s) {
@@ -284,6 +333,13 @@ nlohmann::json state_to_json(const State& s) {
     j["mask_fill"] = s.mask_fill;
   }
   j["safe_softmax"] = s.safe_softmax;
+  // Issue 23's fields, only when not their defaults (states without them read as before).
+  if (s.positional == Positional::rope || s.rope.base != RopeSpec{}.base || s.rope.style != RopeSpec{}.style) {
+    j["rope"] = {{"base", s.rope.base}, {"style", rope_style_name(s.rope.style)}};
+  }
+  if (s.num_kv_heads != 0) j["num_kv_heads"] = s.num_kv_heads;
+  if (s.alibi) j["alibi"] = true;
+  if (s.window != 0) j["window"] = s.window;
   j["dropout"] = {{"p", s.dropout.p}, {"training", s.dropout.training}, {"seed", s.dropout.seed}};
   return j;
 }

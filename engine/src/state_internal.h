@@ -10,5 +10,9 @@ namespace detail {
 // memory estimate: everything that bounds how much the engine will allocate.
 Status validate_sizes(const State& s);
 
+// How messages name the width of K and V (G · head_dim): "d_out" while
+// num_kv_heads is num_heads, else "num_kv_heads × head_dim".
+const char* kv_width_name(const State& s);
+
 }  // namespace detail
 }  // namespace attnviz

@@ -91,7 +91,7 @@ long long read_int(const json& obj, const char* key, long long def, long long lo
   };
   if (v->is_number_unsigned()) {
     const auto u = v->get<unsigned long long>();
-    if (u > static_cast<unsigned long long>(hi)) refuse(detail::preview(*v));
+    if (u > static_cast<unsigned long long>(hi) || static_cast<long long>(u) < lo) refuse(detail::preview(*v));
     return static_cast<long long>(u);
   }
   if (v->is_number_integer()) {
@@ -267,27 +267,47 @@ void parse_weights(const json& j, State* s) {
     }
     *dst = read_matrix(*v, rows, cols, field, rm, cm);
   };
-  auto vector = [&](const char* name, bool needed, Tensor* dst) {
+  auto vector = [&](const char* name, int n, const char* nn, bool needed, Tensor* dst) {
     const json* v = find(*w, name);
     const std::string field = std::string("weights.") + name;
     if (v == nullptr) {
       if (needed) fail(Msg::weight_missing, field, {field});
       return;
     }
-    *dst = read_vector(*v, dout, field, "d_out");
+    *dst = read_vector(*v, n, field, nn);
   };
+  // K and V are G · head_dim wide (d_out unless num_kv_heads < num_heads).
+  const int kv = s->kv_dim();
+  const char* kvn = detail::kv_width_name(*s);
   matrix("W_q", dm, dout, "d_model", "d_out", true, &spec.W_q);
-  matrix("W_k", dm, dout, "d_model", "d_out", true, &spec.W_k);
-  matrix("W_v", dm, dout, "d_model", "d_out", true, &spec.W_v);
+  matrix("W_k", dm, kv, "d_model", kvn, true, &spec.W_k);
+  matrix("W_v", dm, kv, "d_model", kvn, true, &spec.W_v);
   matrix("W_o", dout, dout, "d_out", "d_out", s->out_proj, &spec.W_o);
-  vector("b_q", s->qkv_bias, &spec.b_q);
-  vector("b_k", s->qkv_bias, &spec.b_k);
-  vector("b_v", s->qkv_bias, &spec.b_v);
-  vector("b_o", s->out_proj && s->out_bias, &spec.b_o);
+  vector("b_q", dout, "d_out", s->qkv_bias, &spec.b_q);
+  vector("b_k", kv, kvn, s->qkv_bias, &spec.b_k);
+  vector("b_v", kv, kvn, s->qkv_bias, &spec.b_v);
+  vector("b_o", dout, "d_out", s->out_proj && s->out_bias, &spec.b_o);
+}
+
+// positional, and rope's base and style (read whatever positional is: the
+// UI keeps them while RoPE is off).
+void parse_positional(const json& j, State* s) {
+  const std::string pos = read_choice(j, "positional", "none", {"none", "sinusoidal", "rope"}, "");
+  s->positional = pos == "sinusoidal" ? Positional::sinusoidal : pos == "rope" ? Positional::rope : Positional::none;
+  const json* r = find(j, "rope");
+  if (r == nullptr) return;
+  if (!r->is_object()) fail(Msg::must_be_object, "rope", {"rope", type_name(*r)});
+  reject_unknown(*r, {"base", "style"}, "rope");
+  s->rope.base = read_number(*r, "base", s->rope.base, "rope");
+  s->rope.style = read_choice(*r, "style", "half", {"half", "interleaved"}, "rope") == "interleaved"
+                      ? RopeStyle::interleaved
+                      : RopeStyle::half;
 }
 
 void parse_masking(const json& j, State* s) {
   s->causal = read_bool(j, "causal", s->causal, "");
+  s->alibi = read_bool(j, "alibi", s->alibi, "");
+  s->window = static_cast<int>(read_int(j, "window", s->window, 1, Limits::kMaxWindow, ""));
   s->safe_softmax = read_bool(j, "safe_softmax", s->safe_softmax, "");
   if (const json* kp = find(j, "key_padding")) {
     if (!kp->is_array()) {
@@ -342,13 +362,15 @@ void parse_all(const json& j, State* s) {
   parse_version(j);
   reject_unknown(j, {"version", "tokens", "d_model", "d_out", "num_heads", "embedding", "positional",
                      "weights", "qkv_bias", "out_proj", "out_bias", "scale", "temperature",
-                     "causal", "key_padding", "mask_fill", "safe_softmax", "dropout"},
+                     "causal", "key_padding", "mask_fill", "safe_softmax", "dropout", "rope",
+                     "num_kv_heads", "alibi", "window"},
                  "");
   *s = State{};
   parse_tokens(j, s);
   s->d_model = static_cast<int>(read_int(j, "d_model", s->d_model, 1, Limits::kMaxDModel, ""));
   s->d_out = static_cast<int>(read_int(j, "d_out", s->d_out, 1, Limits::kMaxDOut, ""));
   s->num_heads = static_cast<int>(read_int(j, "num_heads", s->num_heads, 1, Limits::kMaxHeads, ""));
+  s->num_kv_heads = static_cast<int>(read_int(j, "num_kv_heads", s->num_kv_heads, 1, Limits::kMaxHeads, ""));
   s->qkv_bias = read_bool(j, "qkv_bias", s->qkv_bias, "");
   s->out_proj = read_bool(j, "out_proj", s->out_proj, "");
   s->out_bias = read_bool(j, "out_bias", s->out_bias, "");
@@ -356,9 +378,7 @@ void parse_all(const json& j, State* s) {
   Status st = detail::validate_sizes(*s);
   if (!st.ok) throw ParseError{st};
   parse_embedding(j, s);
-  s->positional = read_choice(j, "positional", "none", {"none", "sinusoidal"}, "") == "sinusoidal"
-                      ? Positional::sinusoidal
-                      : Positional::none;
+  parse_positional(j, s);
   parse_weights(j, s);
   const std::string scale = read_choice(j, "scale", "head_dim", {"head_dim", "d_out", "none"}, "");
   s->scale = scale == "head_dim" ? ScaleMode::head_dim

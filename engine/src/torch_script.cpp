@@ -218,18 +218,28 @@ class Script {
 struct Names {
   const State& s;
   bool linear, per_head, multi;
+  // Issue 23's options: fewer K/V heads (GQA / MQA), rotary positions, ALiBi, a window.
+  bool gqa, rope, alibi, window;
   // The report's parameters as Python expressions in x @ W orientation.
   std::string W_q, W_k, W_v, W_o, b_q, b_k, b_v, b_o;
   // The keys and values the scores and context read: whole, or split into heads.
   std::string keys, values;
+  // The queries and keys the scores multiply: these, or rotated (q_rot, k_rot).
+  std::string q_scores, k_scores;
 
   explicit Names(const State& st)
       : s(st),
         linear(st.weights.init == WeightInit::torch_linear),
         per_head(linear && st.weights.layout == WeightLayout::per_head),
         multi(st.num_heads > 1),
+        gqa(st.kv_heads() != st.num_heads),
+        rope(st.positional == Positional::rope),
+        alibi(st.alibi),
+        window(st.window > 0),
         keys(multi ? "k_heads" : "keys"),
-        values(multi ? "v_heads" : "values") {
+        values(multi ? "v_heads" : "values"),
+        q_scores(rope ? "q_rot" : multi ? "q_heads" : "queries"),
+        k_scores(rope ? "k_rot" : keys) {
     const char* base[] = {"query", "key", "value"};
     std::string* W[] = {&W_q, &W_k, &W_v};
     std::string* b[] = {&b_q, &b_k, &b_v};
@@ -333,6 +343,7 @@ void write_sizes(Script& py, const Names& n) {
   py.line("d_out = " + std::to_string(s.d_out), PyMsg::d_out);
   py.line("num_heads = " + std::to_string(s.num_heads));
   py.line("head_dim = d_out // num_heads", PyMsg::head_dim);
+  if (n.gqa) py.line("num_kv_heads = " + std::to_string(s.kv_heads()), PyMsg::num_kv_heads);
   if (s.temperature != 1.0) py.line("temperature = " + py_double(s.temperature), PyMsg::temperature);
 }
 
@@ -368,7 +379,11 @@ void write_plain_weights(Script& py, const Names& n) {
   const State& s = n.s;
   const bool rand = s.weights.init == WeightInit::torch_rand;
   py.comment(rand ? PyMsg::weights_rand : PyMsg::weights_values);
+  if (n.gqa) py.comment(PyMsg::weights_kv);
   const WeightSpec& w = s.weights;
+  // K and V are num_kv_heads * head_dim wide (d_out without GQA).
+  const char* kv_matrix = n.gqa ? "d_model, num_kv_heads * head_dim" : "d_model, d_out";
+  const char* kv_vector = n.gqa ? "num_kv_heads * head_dim" : "d_out";
   struct Param {
     const char* name;
     const Tensor* values;
@@ -378,12 +393,12 @@ void write_plain_weights(Script& py, const Names& n) {
   // torch_rand's draw order (docs/engine.md): W_q, W_k, W_v, W_o, b_q, b_k, b_v, b_o.
   const Param params[] = {
       {"W_query", &w.W_q, "d_model, d_out", false, true},
-      {"W_key", &w.W_k, "d_model, d_out", false, true},
-      {"W_value", &w.W_v, "d_model, d_out", false, true},
+      {"W_key", &w.W_k, kv_matrix, false, true},
+      {"W_value", &w.W_v, kv_matrix, false, true},
       {"W_out", &w.W_o, "d_out, d_out", false, s.out_proj},
       {"b_query", &w.b_q, "d_out", true, s.qkv_bias},
-      {"b_key", &w.b_k, "d_out", true, s.qkv_bias},
-      {"b_value", &w.b_v, "d_out", true, s.qkv_bias},
+      {"b_key", &w.b_k, kv_vector, true, s.qkv_bias},
+      {"b_value", &w.b_v, kv_vector, true, s.qkv_bias},
       {"b_out", &w.b_o, "d_out", true, n.out_bias()},
   };
   if (rand) py.line("torch.manual_seed(" + std::to_string(w.seed) + ")");
@@ -402,6 +417,7 @@ void write_linear_weights(Script& py, const Names& n) {
   const std::string bias = s.qkv_bias ? "True" : "False";
   py.comment(n.per_head ? PyMsg::weights_linear_per_head : PyMsg::weights_linear_fused);
   py.comment(PyMsg::linear_orientation);
+  if (n.gqa) py.comment(PyMsg::weights_kv);  // per_head layout needs num_kv_heads == num_heads
   py.line("torch.manual_seed(" + std::to_string(s.weights.seed) + ")");
   const char* names[] = {"W_query", "W_key", "W_value"};
   if (n.per_head) {
@@ -410,7 +426,11 @@ void write_linear_weights(Script& py, const Names& n) {
     for (const char* name : names)
       py.line(std::string("    ") + name + ".append(nn.Linear(d_model, head_dim, bias=" + bias + "))");
   } else {
-    for (const char* name : names) py.line(std::string(name) + " = nn.Linear(d_model, d_out, bias=" + bias + ")");
+    for (const char* name : names) {
+      const bool kv = std::string(name) != "W_query";
+      py.line(std::string(name) + " = nn.Linear(d_model, " + (kv && n.gqa ? "num_kv_heads * head_dim" : "d_out") +
+              ", bias=" + bias + ")");
+    }
   }
   if (s.out_proj)
     py.line(std::string("out_proj = nn.Linear(d_out, d_out, bias=") + (s.out_bias ? "True" : "False") + ")");
@@ -446,16 +466,75 @@ void write_qkv(Script& py, const Names& n) {
   if (n.multi) {
     py.comment(PyMsg::split_heads);
     py.line("q_heads = queries.view(num_tokens, num_heads, head_dim).transpose(0, 1)");
-    py.line("k_heads = keys.view(num_tokens, num_heads, head_dim).transpose(0, 1)");
-    py.line("v_heads = values.view(num_tokens, num_heads, head_dim).transpose(0, 1)");
+    if (n.gqa) py.comment(PyMsg::split_kv_heads);
+    const std::string kv_heads = n.gqa ? "num_kv_heads" : "num_heads";
+    py.line("k_heads = keys.view(num_tokens, " + kv_heads + ", head_dim).transpose(0, 1)");
+    py.line("v_heads = values.view(num_tokens, " + kv_heads + ", head_dim).transpose(0, 1)");
   }
+}
+
+// RoPE: Llama's LlamaRotaryEmbedding + rotate_half, or GPT-J's rotate_every_two with
+// sin/cos repeat_interleave(2); float32 throughout, as tests/fixtures/variants.py defines it.
+void write_rope(Script& py, const Names& n) {
+  const State& s = n.s;
+  const bool half = s.rope.style == RopeStyle::half;
+  py.section(PyMsg::rope);
+  py.comment(half ? PyMsg::rope_half : PyMsg::rope_interleaved);
+  // Written as the models' configs write it (rope_theta = 10000.0), not as 1e4.
+  const double base = s.rope.base;
+  const bool whole = base == std::floor(base) && base < 1e15;
+  py.line("base = " + (whole ? std::to_string(static_cast<long long>(base)) + ".0" : py_double(base)),
+          PyMsg::rope_base);
+  py.line("inv_freq = 1.0 / (base ** (torch.arange(0, head_dim, 2).float() / head_dim))");
+  py.line("t = torch.arange(num_tokens).float()", PyMsg::rope_positions);
+  py.line("freqs = torch.outer(t, inv_freq)", PyMsg::rope_angles);
+  if (half) {
+    py.line("emb = torch.cat((freqs, freqs), dim=-1)", PyMsg::rope_repeat);
+    py.line("cos, sin = emb.cos(), emb.sin()");
+  } else {
+    py.comment(PyMsg::rope_repeat);
+    py.line("sin = freqs.sin().repeat_interleave(2, dim=-1)");
+    py.line("cos = freqs.cos().repeat_interleave(2, dim=-1)");
+  }
+  const std::string rotate = half ? "rotate_half" : "rotate_every_two";
+  py.line("");
+  py.line("");
+  py.line("def " + rotate + "(x):");
+  py.indent(4);
+  if (half) {
+    py.comment(PyMsg::rotate_half_doc);
+    py.line("x1 = x[..., : x.shape[-1] // 2]");
+    py.line("x2 = x[..., x.shape[-1] // 2 :]");
+    py.line("return torch.cat((-x2, x1), dim=-1)");
+  } else {
+    py.comment(PyMsg::rotate_every_two_doc);
+    py.line("x1 = x[..., ::2]");
+    py.line("x2 = x[..., 1::2]");
+    py.line("x = torch.stack((-x2, x1), dim=-1)");
+    py.line("return x.flatten(-2)");
+  }
+  py.indent(-4);
+  py.line("");
+  py.line("");
+  const std::string q = n.multi ? "q_heads" : "queries";
+  py.line("q_rot = " + q + " * cos + " + rotate + "(" + q + ") * sin");
+  py.line("k_rot = " + n.keys + " * cos + " + rotate + "(" + n.keys + ") * sin");
+  py.show(PyMsg::h_q_rot, "q_rot");
+  py.show(PyMsg::h_k_rot, "k_rot");
+}
+
+// GQA / MQA: each K/V head repeated for its group of query heads (Llama's repeat_kv).
+void write_repeat_kv(Script& py, const Names& n) {
+  py.comment(PyMsg::repeat_kv);
+  py.line(n.k_scores + " = " + n.k_scores + ".repeat_interleave(num_heads // num_kv_heads, dim=0)");
+  py.line(n.values + " = " + n.values + ".repeat_interleave(num_heads // num_kv_heads, dim=0)");
 }
 
 // scores and scaled
 void write_scores(Script& py, const Names& n) {
   const State& s = n.s;
   py.section(PyMsg::scores);
-  py.line(n.multi ? "attn_scores = q_heads @ k_heads.transpose(-2, -1)" : "attn_scores = queries @ keys.T");
+  py.line("attn_scores = " + n.q_scores + " @ " + n.k_scores + (n.multi ? ".transpose(-2, -1)" : ".T"));
   py.show(PyMsg::h_scores, "attn_scores");
   // nn.Linear scripts write √ as the tutorials' modules do (`keys.shape[-1] ** 0.5`,
   // `d_out ** 0.5`), the others as tutorial 000 (`math.sqrt`). For the two
@@ -478,23 +557,66 @@ void write_scores(Script& py, const Names& n) {
   py.show(PyMsg::h_scaled, "scaled_scores");
 }
 
+// ALiBi: the paper's get_slopes, then -(slope * |i - j|) per head (float32).
+void write_alibi(Script& py, const Names& n) {
+  py.section(PyMsg::alibi);
+  py.comment(PyMsg::get_slopes_doc);
+  py.line("");
+  py.line("");
+  // ofirpress/attention_with_linear_biases (fairseq), as tests/fixtures/variants.py copies it.
+  py.line("def get_slopes(n):");
+  py.line("    def get_slopes_power_of_2(n):");
+  py.line("        start = (2**(-2**-(math.log2(n)-3)))");
+  py.line("        ratio = start");
+  py.line("        return [start*ratio**i for i in range(n)]");
+  py.line("");
+  py.line("    if math.log2(n).is_integer():");
+  py.line("        return get_slopes_power_of_2(n)");
+  py.line("    else:");
+  py.line("        closest_power_of_2 = 2**math.floor(math.log2(n))");
+  py.line("        return (get_slopes_power_of_2(closest_power_of_2)");
+  py.line("                + get_slopes(2*closest_power_of_2)[0::2][:n-closest_power_of_2])");
+  py.line("");
+  py.line("");
+  py.line("slopes = torch.tensor(get_slopes(num_heads))", PyMsg::alibi_slopes);
+  py.line("idx = torch.arange(num_tokens)");
+  py.line("distance = (idx[:, None] - idx[None, :]).abs().float()", PyMsg::alibi_distance);
+  if (n.multi) py.line("alibi_bias = -(slopes[:, None, None] * distance)", PyMsg::alibi_shape);
+  else py.line("alibi_bias = -(slopes[0] * distance)");
+  py.show(PyMsg::h_bias, "alibi_bias");
+}
+
 void write_mask(Script& py, const Names& n) {
   const State& s = n.s;
   py.section(PyMsg::mask);
   const bool padding = !s.key_padding.empty();
-  if (!s.causal && !padding) {
-    py.line("masked_scores = scaled_scores", PyMsg::no_mask);
+  if (!s.causal && !padding && !n.window) {
+    if (n.alibi) py.line("masked_scores = scaled_scores + alibi_bias", PyMsg::alibi_no_mask);
+    else py.line("masked_scores = scaled_scores", PyMsg::no_mask);
     py.show(PyMsg::h_masked, "masked_scores");
     return;
+  }
+  std::string from = "scaled_scores";
+  if (n.alibi) {
+    py.line("masked_scores = scaled_scores + alibi_bias", PyMsg::alibi_added);
+    from = "masked_scores";
   }
   const bool inf = std::isinf(s.mask_fill);
   const std::string fill = inf ? "-torch.inf" : py_double(s.mask_fill);
   if (inf) py.comment(PyMsg::fill_inf);
   else py.comment(PyMsg::fill_number, {fill});
-  std::string from = "scaled_scores";
   if (s.causal) {
     py.line("mask = torch.triu(torch.ones(num_tokens, num_tokens), diagonal=1).bool()", PyMsg::causal);
     py.line("masked_scores = " + from + ".masked_fill(mask, " + fill + ")");
+    from = "masked_scores";
+  }
+  if (n.window) {
+    // Mistral's sliding window, from position differences (the causal mask above, if any, covers j > i).
+    py.line("window = " + std::to_string(s.window), PyMsg::window);
+    if (!n.alibi) py.line("idx = torch.arange(num_tokens)");
+    py.line("window_mask = (idx[:, None] - idx[None, :]) >= window", PyMsg::window_before);
+    if (!s.causal) py.line("window_mask |= (idx[None, :] - idx[:, None]) >= window", PyMsg::window_after);
+    py.line("masked_scores = " + from + ".masked_fill(window_mask, " + fill + ")");
     from = "masked_scores";
   }
   if (padding) {
@@ -571,11 +693,20 @@ void write_json_report(Script& py, const Names& n) {
   const std::string h = n.multi ? "[h]" : "";
   py.line("report[\"heads\"] = [");
   py.line("    {");
-  const char* stages[][2] = {{"scores", "attn_scores"},     {"scaled", "scaled_scores"},
-                             {"masked", "masked_scores"},   {"weights", "attn_weights"},
-                             {"dropped", "dropped_weights"}, {"context", "context_vec"}};
-  for (const auto& st : stages)
-    py.line(std::string("        \"") + st[0] + "\": matrix(" + st[1] + h + "),");
+  // The report's order (report.h): q_rot, k_rot, scores, scaled, bias, masked, weights, dropped,
+  // context; q_rot, k_rot only with RoPE, bias only with ALiBi.
+  const struct {
+    const char* key;
+    const char* name;
+    bool present;
+  } stages[] = {{"q_rot", "q_rot", n.rope},           {"k_rot", "k_rot", n.rope},
+                {"scores", "attn_scores", true},       {"scaled", "scaled_scores", true},
+                {"bias", "alibi_bias", n.alibi},       {"masked", "masked_scores", true},
+                {"weights", "attn_weights", true},     {"dropped", "dropped_weights", true},
+                {"context", "context_vec", true}};
+  for (const auto& st : stages) {
+    if (st.present) py.line(std::string("        \"") + st.key + "\": matrix(" + st.name + h + "),");
+  }
   py.line("    }");
   if (n.multi) py.line("    for h in range(num_heads)");
   py.line("]");
@@ -598,7 +729,10 @@ std::string torch_script(const State& s, const TorchScriptOptions& options) {
   if (n.linear) write_linear_weights(py, n);
   else write_plain_weights(py, n);
   write_qkv(py, n);
+  if (n.rope) write_rope(py, n);
+  if (n.gqa) write_repeat_kv(py, n);
   write_scores(py, n);
+  if (n.alibi) write_alibi(py, n);
   write_mask(py, n);
   write_softmax_dropout(py, n);
   write_context_output(py, n);

@@ -92,6 +92,46 @@ constexpr PyMsgText kEnglish[] = {
     {PyMsg::h_context, "context vectors:"},
     {PyMsg::h_concat, "the heads concatenated:"},
     {PyMsg::h_output, "output:"},
+    {PyMsg::num_kv_heads, "key/value heads (GQA, or MQA when 1), each shared by several query heads"},
+    {PyMsg::weights_kv,
+     "Grouped-query attention: W_key and W_value (and their biases) are num_kv_heads * head_dim\n"
+     "wide, drawn in the same order as before: only the keys and values have fewer heads."},
+    {PyMsg::split_kv_heads, "The keys and values have num_kv_heads heads: (num_kv_heads, num_tokens, head_dim)."},
+    {PyMsg::rope, "Rotary position embedding (RoPE): the queries and keys rotated by position"},
+    {PyMsg::rope_half,
+     "Nothing is added to X: instead each head's queries and keys turn by their position p.\n"
+     "Columns k and k + head_dim/2 form a pair that turns by the angle p * inv_freq[k]\n"
+     "(rotate_half: GPT-NeoX, Llama's LlamaRotaryEmbedding). Everything in float32, as in the\n"
+     "models' code."},
+    {PyMsg::rope_interleaved,
+     "Nothing is added to X: instead each head's queries and keys turn by their position p.\n"
+     "Columns 2k and 2k+1 form a pair that turns by the angle p * inv_freq[k] (rotate_every_two:\n"
+     "GPT-J, RoFormer). Everything in float32, as in the models' code."},
+    {PyMsg::rope_base, "theta (rope_theta): pair k turns by p / base^(2k / head_dim)"},
+    {PyMsg::rope_positions, "the positions p = 0 ... num_tokens - 1"},
+    {PyMsg::rope_angles, "the angles p * inv_freq[k]: (num_tokens, head_dim // 2)"},
+    {PyMsg::rope_repeat, "each angle for both columns of its pair"},
+    {PyMsg::rotate_half_doc, "(x1, x2) -> (-x2, x1): the halves of each row swapped, the new first half negated"},
+    {PyMsg::rotate_every_two_doc, "(x0, x1, x2, x3, ...) -> (-x1, x0, -x3, x2, ...): each pair swapped, its first negated"},
+    {PyMsg::repeat_kv,
+     "GQA: query head h reads key/value head h // (num_heads // num_kv_heads); each key/value head\n"
+     "is repeated for its group of query heads (Llama's repeat_kv)."},
+    {PyMsg::alibi, "ALiBi: a bias by distance instead of positions"},
+    {PyMsg::get_slopes_doc,
+     "ALiBi (Press et al.): head h adds -slopes[h] * |i - j| to the scaled score of query i and\n"
+     "key j, so farther keys count less; nothing is added to X. The slopes, from the paper's\n"
+     "reference code:"},
+    {PyMsg::alibi_slopes, "one per head: float64, stored as float32"},
+    {PyMsg::alibi_distance, "|i - j|: how far key j is from query i"},
+    {PyMsg::alibi_shape, "(num_heads, num_tokens, num_tokens)"},
+    {PyMsg::alibi_added, "ALiBi's bias is added before the mask"},
+    {PyMsg::alibi_no_mask, "ALiBi's bias added; nothing is masked"},
+    {PyMsg::window, "sliding window (Mistral): a query sees only keys less than window tokens away"},
+    {PyMsg::window_before, "window tokens or more before the query"},
+    {PyMsg::window_after, "and as many after it (no causal mask)"},
+    {PyMsg::h_q_rot, "queries rotated by position (RoPE):"},
+    {PyMsg::h_k_rot, "keys rotated by position (RoPE):"},
+    {PyMsg::h_bias, "ALiBi bias:"},
 };
 
 // 简体中文. Comment lines stay within about 90 columns (a Chinese character is two).
@@ -179,6 +219,45 @@ constexpr PyMsgText kChinese[] = {
     {PyMsg::h_context, "上下文向量："},
     {PyMsg::h_concat, "各个头拼接后的结果："},
     {PyMsg::h_output, "输出："},
+    {PyMsg::num_kv_heads, "键/值的头数（GQA；为 1 时即 MQA），每个由几个查询头共用"},
+    {PyMsg::weights_kv,
+     "分组查询注意力（GQA）：W_key 和 W_value（及其偏置）的宽度为 num_kv_heads * head_dim，\n"
+     "抽取顺序与之前相同：只是键和值的头更少。"},
+    {PyMsg::split_kv_heads, "键和值有 num_kv_heads 个头：形状为 (num_kv_heads, num_tokens, head_dim)。"},
+    {PyMsg::rope, "旋转位置编码（RoPE）：按位置旋转查询和键"},
+    {PyMsg::rope_half,
+     "X 上不加任何东西：每个头的查询和键按其位置 p 旋转。第 k 列和第 k + head_dim/2 列\n"
+     "组成一对，旋转角度为 p * inv_freq[k]\n"
+     "（rotate_half：GPT-NeoX、Llama 的 LlamaRotaryEmbedding）。\n"
+     "全部以 float32 计算，与模型的代码相同。"},
+    {PyMsg::rope_interleaved,
+     "X 上不加任何东西：每个头的查询和键按其位置 p 旋转。第 2k 列和第 2k+1 列\n"
+     "组成一对，旋转角度为 p * inv_freq[k]（rotate_every_two：GPT-J、RoFormer）。\n"
+     "全部以 float32 计算，与模型的代码相同。"},
+    {PyMsg::rope_base, "theta（rope_theta）：第 k 对的旋转角度为 p / base^(2k / head_dim)"},
+    {PyMsg::rope_positions, "位置 p = 0 ... num_tokens - 1"},
+    {PyMsg::rope_angles, "角度 p * inv_freq[k]：(num_tokens, head_dim // 2)"},
+    {PyMsg::rope_repeat, "每个角度用于它那一对中的两列"},
+    {PyMsg::rotate_half_doc, "(x1, x2) -> (-x2, x1)：交换每行的前后两半，并把新的前一半取负"},
+    {PyMsg::rotate_every_two_doc, "(x0, x1, x2, x3, ...) -> (-x1, x0, -x3, x2, ...)：交换每一对，并把其第一个取负"},
+    {PyMsg::repeat_kv,
+     "GQA：第 h 个查询头读取第 h // (num_heads // num_kv_heads) 个键/值头；每个键/值头\n"
+     "为它那一组查询头重复（Llama 的 repeat_kv）。"},
+    {PyMsg::alibi, "ALiBi：按距离加偏置，代替位置编码"},
+    {PyMsg::get_slopes_doc,
+     "ALiBi（Press 等人）：第 h 个头在查询 i 与键 j 的缩放后的分数上加 -slopes[h] * |i - j|，\n"
+     "越远的键权重越小；X 上不加任何东西。斜率来自论文的参考代码："},
+    {PyMsg::alibi_slopes, "每个头一个：以 float64 计算，以 float32 存储"},
+    {PyMsg::alibi_distance, "|i - j|：键 j 与查询 i 的距离"},
+    {PyMsg::alibi_shape, "形状为 (num_heads, num_tokens, num_tokens)"},
+    {PyMsg::alibi_added, "ALiBi 的偏置在掩码之前加上"},
+    {PyMsg::alibi_no_mask, "加上 ALiBi 的偏置；没有任何位置被掩码"},
+    {PyMsg::window, "滑动窗口（Mistral）：查询只看距离小于 window 个词元的键"},
+    {PyMsg::window_before, "在查询之前 window 个或更多词元"},
+    {PyMsg::window_after, "没有因果掩码时，之后同样远的也掩码"},
+    {PyMsg::h_q_rot, "按位置旋转后的查询（RoPE）："},
+    {PyMsg::h_k_rot, "按位置旋转后的键（RoPE）："},
+    {PyMsg::h_bias, "ALiBi 偏置："},
 };
 
 }  // namespace

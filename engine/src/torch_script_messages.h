@@ -14,10 +14,14 @@ namespace detail {
 enum class PyMsg : int {
   intro, usage, made_by,
   show_doc, numbers_doc, digits_note, matrix_doc,
-  sizes, d_model, d_out, head_dim, temperature,
+  sizes, d_model, d_out, head_dim, temperature, num_kv_heads,
   embedding, vocab, embedding_seeded, embedding_values, positional,
   weights, weights_rand, weights_linear_fused, weights_linear_per_head, weights_values, linear_orientation,
-  qkv, split_heads,
+  weights_kv, qkv, split_heads, split_kv_heads,
+  rope, rope_half, rope_interleaved, rope_base, rope_positions, rope_angles, rope_repeat, rotate_half_doc,
+  rotate_every_two_doc, repeat_kv,
+  alibi, get_slopes_doc, alibi_slopes, alibi_distance, alibi_shape, alibi_added, alibi_no_mask,
+  window, window_before, window_after,
   scores, scale_head_dim, scale_d_out, scale_none, scale_temperature,
   mask, no_mask, causal, padding, fill_inf, fill_number,
   softmax, safe_softmax,
@@ -25,7 +29,7 @@ enum class PyMsg : int {
   context, concat, output, output_none,
   json_report,
   h_X, h_param, h_queries, h_keys, h_values, h_scores, h_scaled, h_masked, h_weights, h_dropped,
-  h_context, h_concat, h_output,
+  h_context, h_concat, h_output, h_q_rot, h_k_rot, h_bias,
   count
 };
 constexpr int kPyMsgCount = static_cast<int>(PyMsg::count);

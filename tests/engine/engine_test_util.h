@@ -160,6 +160,15 @@ inline void expect_same_as_fresh(const attnviz::Pipeline& p, const std::string& 
       EXPECT_TRUE(attnviz::tensors_bitwise_equal(*p.matrix(s, h), *fresh.matrix(s, h)))
           << when << ": " << attnviz::stage_name(s) << " head " << h;
     }
+    // The variants' stages (q_rot, k_rot with RoPE; bias with ALiBi): present in both or neither.
+    for (attnviz::Stage s : {attnviz::Stage::q_rot, attnviz::Stage::k_rot, attnviz::Stage::bias}) {
+      const attnviz::Tensor* a = p.matrix(s, h);
+      const attnviz::Tensor* b = fresh.matrix(s, h);
+      ASSERT_EQ(a == nullptr, b == nullptr) << when << ": " << attnviz::stage_name(s) << " head " << h;
+      if (a != nullptr) {
+        EXPECT_TRUE(attnviz::tensors_bitwise_equal(*a, *b)) << when << ": " << attnviz::stage_name(s) << " head " << h;
+      }
+    }
   }
 }
 

@@ -41,8 +41,19 @@
 //          (first-order: error inherited from the inputs, plus rounding on both
 //          sides, hence the factor 2 on every rounding term below).
 //   scores E_Qh |K_h|^T + |Q_h| E_Kh^T + 2 gamma(head_dim) |Q_h||K_h|^T
+//   q_rot  RoPE (issue 23): row i = position i, column c paired with c':
+//   k_rot  E_x[c] + E_x[c'] + (|x_c| + |x_c'|)·4u(i + 2). The angle i·inv_freq is
+//          one float32 product on both sides, but inv_freq (torch: Sleef powf)
+//          may differ by an ulp, moving the angle by ~u·i; torch's cos/sin are
+//          Sleef's 1-ulp ones, the engine's correctly rounded (another u each);
+//          |d cos|, |d sin| <= |d angle|; plus the rounding of two products
+//          and a sum. The scores bound then uses q_rot and k_rot.
 //   scaled E_scores / divisor + 2*3u|scaled| (divisor product, division).
-//   masked the scaled bound where not masked; filled entries are exact.
+//   bias   ALiBi: −(m_h·|i − j|), one float32 product of the float32 slope on
+//          both sides; the slope is a double rounded once (an ulp of double in
+//          pow would almost never survive that): 2u|bias|.
+//   masked the scaled bound (+ the bias bound and the add's 2u|masked| with
+//          ALiBi) where not masked; filled entries are exact.
 //   weights row i, d_i = max_k E_masked[i][k]: softmax moves by at most
 //          w*(e^{2 d_i} - 1) under input perturbations <= d_i, plus its own
 //          rounding w*2((S+4)u + u|m - max m|) (the exp argument m - max m is
@@ -357,9 +368,32 @@ inline void compare_reports(const std::string& name, const json& state, const js
     for (auto it = hg.begin(); it != hg.end(); ++it)
       EXPECT_TRUE(he.contains(it.key())) << name << ": " << hn << it.key() << " is unexpected";
 
-    const Mat Qh = cols_of(Q, h * hd, hd), Kh = cols_of(K, h * hd, hd), Vh = cols_of(V, h * hd, hd);
-    const Mat eQh = cols_of(eQ, h * hd, hd), eKh = cols_of(eK, h * hd, hd),
-              eVh = cols_of(eV, h * hd, hd);
+    // GQA / MQA: query head h reads K/V head g.
+    const int G = state.value("num_kv_heads", H);
+    const int g = h / (H / G);
+    Mat Qh = cols_of(Q, h * hd, hd), Kh = cols_of(K, g * hd, hd);
+    const Mat Vh = cols_of(V, g * hd, hd);
+    Mat eQh = cols_of(eQ, h * hd, hd), eKh = cols_of(eK, g * hd, hd);
+    const Mat eVh = cols_of(eV, g * hd, hd);
+    if (he.contains("q_rot")) {  // RoPE: the scores are q_rot · k_rotᵀ
+      const bool interleaved = state.contains("rope") && state.at("rope").value("style", "half") == "interleaved";
+      auto rotation_bound = [&](const Mat& x, const Mat& ex) {
+        Mat e(x.rows, x.cols);
+        for (int i = 0; i < x.rows; ++i)
+          for (int c = 0; c < x.cols; ++c) {
+            const int cp = interleaved ? (c ^ 1) : (c < hd / 2 ? c + hd / 2 : c - hd / 2);
+            e.at(i, c) = ex.at(i, c) + ex.at(i, cp) + (x.mag(i, c) + x.mag(i, cp)) * 4.0 * kU * (i + 2);
+          }
+        return e;
+      };
+      const Mat e_qr = rotation_bound(Qh, eQh), e_kr = rotation_bound(Kh, eKh);
+      check.compare(hn + "q_rot", he.at("q_rot"), hg.value("q_rot", json()), e_qr);
+      check.compare(hn + "k_rot", he.at("k_rot"), hg.value("k_rot", json()), e_kr);
+      Qh = to_mat(he.at("q_rot"));
+      Kh = to_mat(he.at("k_rot"));
+      eQh = e_qr;
+      eKh = e_kr;
+    }
 
     // scores = Q_h K_h^T
     Mat e_scores = add(abs_mul(eQh, Kh, true), abs_mul(Qh, eKh, true));
@@ -371,11 +405,22 @@ inline void compare_reports(const std::string& name, const json& state, const js
     Mat e_scaled = add(scaled_by(e_scores, 1.0 / divisor), abs_of(scaled), 2.0 * 3.0 * kU);
     check.compare(hn + "scaled", he.at("scaled"), hg.value("scaled", json()), e_scaled);
 
+    // ALiBi's bias, added to scaled before the mask
+    const bool alibi = he.contains("bias");
+    Mat biased = scaled, e_biased = e_scaled;
+    if (alibi) {
+      const Mat bias = to_mat(he.at("bias"));
+      check.compare(hn + "bias", he.at("bias"), hg.value("bias", json()), scaled_by(abs_of(bias), 2.0 * kU));
+      biased = add(scaled, bias);
+      e_biased = add(add(e_scaled, abs_of(bias), 2.0 * kU), abs_of(biased), 2.0 * kU);
+    }
+
     // masked: filled entries are exact constants
     const Mat masked = to_mat(he.at("masked"));
-    Mat e_masked = e_scaled;
+    Mat e_masked = e_biased;
     for (size_t i = 0; i < masked.v.size(); ++i)
-      if (!(masked.v[i] == scaled.v[i])) e_masked.v[i] = 0.0;
+      if (!(std::fabs(masked.v[i] - biased.v[i]) <= e_masked.v[i] * kSafety + kRtol * std::fabs(biased.v[i])))
+        e_masked.v[i] = 0.0;  // a filled entry (not scaled + bias within its bound)
     check.compare(hn + "masked", he.at("masked"), hg.value("masked", json()), e_masked);
 
     // weights = softmax(masked) per row

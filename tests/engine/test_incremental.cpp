@@ -414,6 +414,63 @@ TEST(Incremental, RandomEditSequencesMatchFreshPipelines) {
   }
 }
 
+// Issue 23's options in the random walk: RoPE (style, base), K/V heads,
+// ALiBi and the window switched and combined with the other edits.
+TEST(Incremental, RandomEditsWithTheVariantsMatchFreshPipelines) {
+  std::mt19937 rng(2323);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  auto s = state_from(R"({"tokens": ["the", "cat", "sat", "on", "the", "mat", "and", "ran"],
+    "d_model": 6, "d_out": 8, "num_heads": 4, "qkv_bias": true, "out_proj": true,
+    "weights": {"init": "torch_linear", "seed": 5}})");
+  s = attnviz::materialize_embedding(s);  // an edit changes one X row
+  Pipeline p;
+  run(&p, s);
+  for (int step = 0; step < 160; ++step) {
+    switch (pick(12)) {
+      case 0: s.embedding.values.at(pick(8), pick(6)) = static_cast<float>(pick(200) - 100) / 50.0f; break;
+      case 1: s.causal = !s.causal; break;
+      case 2: s.temperature = 0.5 + pick(4) * 0.5; break;
+      case 3: s.dropout = {pick(3) * 0.25, pick(2) == 1, static_cast<uint64_t>(pick(3))}; break;
+      case 4: s.key_padding = pick(2) ? std::vector<uint8_t>{} : std::vector<uint8_t>{1, 1, 1, 0, 1, 1, 1, 1}; break;
+      case 5: s.positional = static_cast<attnviz::Positional>(pick(3)); break;
+      case 6: s.rope.style = pick(2) ? attnviz::RopeStyle::half : attnviz::RopeStyle::interleaved; break;
+      case 7: s.rope.base = pick(2) ? 10000.0 : 10.0; break;
+      case 8: s.num_kv_heads = pick(4) == 3 ? 0 : 1 << pick(3); break;  // 4, 2, 1 or unset
+      case 9: s.alibi = !s.alibi; break;
+      case 10: s.window = pick(5); break;  // 0: none
+      case 11: s.mask_fill = pick(2) ? -1e9 : -INFINITY; break;
+    }
+    run(&p, s);
+    expect_same_as_fresh(p, "step " + std::to_string(step));
+    if (HasFailure()) return;
+  }
+}
+
+// RoPE: an edited token redoes only its rows of q_rot and k_rot (rotation is
+// row by row), and a new base rotates every row again.
+TEST(Incremental, RopeRotatesOnlyTheChangedRows) {
+  auto s = seeded_tokens_explicit_x(12);
+  s.positional = attnviz::Positional::rope;
+  Pipeline p;
+  run(&p, s);
+  s.embedding.values.at(5, 2) += 1.0f;
+  run(&p, s);
+  EXPECT_EQ(upd(p, Stage::q_rot, 1).kind, UpdateKind::partial);
+  EXPECT_EQ(upd(p, Stage::q_rot, 1).rows, 1);
+  EXPECT_EQ(upd(p, Stage::k_rot, 0).rows, 1);
+  expect_same_as_fresh(p, "one row");
+  s.rope.base = 500000.0;
+  run(&p, s);
+  EXPECT_EQ(upd(p, Stage::q_rot, 0).kind, UpdateKind::full);
+  expect_same_as_fresh(p, "another base");
+  s.window = 3;  // a window on the RoPE state: masked and weights only
+  run(&p, s);
+  EXPECT_EQ(upd(p, Stage::q_rot, 0).kind, UpdateKind::none);
+  EXPECT_EQ(upd(p, Stage::scores, 0).kind, UpdateKind::none);
+  EXPECT_TRUE(upd(p, Stage::weights, 0).changed);
+  expect_same_as_fresh(p, "window");
+}
+
 TEST(Incremental, RenamingTokensWithRandomEmbeddingsMatchesFresh) {
   // torch_randn: X rows follow the vocabulary (distinct tokens in order of
   // first appearance), so renaming a token can move several rows at once.

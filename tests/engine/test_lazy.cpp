@@ -139,7 +139,7 @@ TEST(Lazy, RandomEditsAndReadsMatchAnEagerPipeline) {
   std::map<std::pair<int, int>, Seen> seen;  // (stage, head) -> what the reader saw last
   int checked = 0, unchanged_versions = 0;
   for (int step = 0; step < 300; ++step) {
-    switch (pick(10)) {
+    switch (pick(11)) {
       case 0: s.tokens[static_cast<size_t>(pick(static_cast<int>(s.tokens.size())))] = words[pick(7)]; break;
       case 1: s.causal = !s.causal; break;
       case 2: s.temperature = 0.5 + pick(4) * 0.5; break;
@@ -151,8 +151,17 @@ TEST(Lazy, RandomEditsAndReadsMatchAnEagerPipeline) {
         else s.tokens.pop_back();
         s.key_padding.clear();
         break;
-      case 7: s.num_heads = pick(2) ? 3 : 2; break;
+      case 7:
+        s.num_heads = pick(2) ? 3 : 2;
+        if (s.num_heads == 2) s.positional = attnviz::Positional::none;  // head_dim 3: no RoPE
+        break;
       case 8: s.key_padding.assign(s.tokens.size(), 0); s.key_padding[0] = 1; break;
+      case 9:  // issue 23's options (num_heads 2 or 3: RoPE needs an even head_dim, G divides H)
+        s.alibi = pick(2) == 1;
+        s.window = pick(3);
+        s.num_kv_heads = pick(2) ? 0 : 1;
+        s.positional = s.num_heads == 3 && pick(2) ? attnviz::Positional::rope : attnviz::Positional::none;
+        break;
       default: break;  // no edit: a frame only
     }
     run(&lazy, s);

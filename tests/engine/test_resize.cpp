@@ -150,6 +150,34 @@ TEST(Resize, ATokenInsertedInTheMiddleComputesWhatMoved) {
   }
 }
 
+// RoPE: a row's rotation depends on its position, so only rows that keep
+// their index carry (an appended token: one new row; an inserted one: every
+// row from it on), with GQA and ALiBi on too.
+TEST(Resize, WithRopeOnlyRowsThatKeepTheirPositionCarry) {
+  const Rows all = random_rows(30, 16);
+  std::vector<int> before = iota(20), after = iota(20);
+  after.insert(after.begin() + 8, 25);
+  for (bool causal : {false, true}) {
+    auto variant = [&](attnviz::State st) {
+      st.positional = attnviz::Positional::rope;
+      st.num_kv_heads = 1;
+      st.alibi = true;
+      return st;
+    };
+    Pipeline p;
+    run(&p, variant(pick_state(all, before, causal)));
+    run(&p, variant(pick_state(all, iota(21), causal)));
+    expect_computed_rows(p, 1, "appended, rope");
+    expect_same_as_fresh(p, "appended, rope");
+    run(&p, variant(pick_state(all, before, causal)));
+    run(&p, variant(pick_state(all, after, causal)));
+    expect_computed_rows(p, 21 - 8, "inserted, rope");
+    expect_same_as_fresh(p, "inserted, rope");
+    run(&p, variant(pick_state(all, iota(20, 3), causal)));  // every row moved
+    expect_same_as_fresh(p, "shifted, rope");
+  }
+}
+
 TEST(Resize, ReorderedAndRepeatedTokensAreFoundWhereverTheyWere) {
   const Rows all = random_rows(12, 16);
   Pipeline p;

@@ -47,9 +47,10 @@ TEST(StageTable, EveryStageHasOneRowInOrderWithAUniqueNameThatRoundTrips) {
 }
 
 TEST(StageTable, TheNamesAreTheOnesReportsAndLinksUse) {
-  const char* const want[kStageCount] = {"X",      "W_q",     "W_k",     "W_v",     "W_o",    "b_q",   "b_k",
-                                         "b_v",    "b_o",     "Q",       "K",       "V",      "scores", "scaled",
-                                         "masked", "weights", "dropped", "context", "concat", "output"};
+  const char* const want[kStageCount] = {"X",      "W_q",     "W_k",     "W_v",     "W_o",     "b_q",    "b_k",
+                                         "b_v",    "b_o",     "Q",       "K",       "V",       "q_rot",  "k_rot",
+                                         "scores", "scaled",  "bias",    "masked",  "weights", "dropped", "context",
+                                         "concat", "output"};
   for (int i = 0; i < kStageCount; ++i) EXPECT_STREQ(row(i).name, want[i]);
 }
 
@@ -66,7 +67,7 @@ TEST(StageTable, PerHeadStagesAreHeadSizedAndLevelsGrowAlongThePipeline) {
       EXPECT_NE(r.level, attnviz::StageLevel::inputs) << r.name;
       EXPECT_NE(r.level, attnviz::StageLevel::tail) << r.name;
     } else {
-      EXPECT_NE(r.cols, StageDim::head_dim) << r.name;
+      EXPECT_NE(r.cols, StageDim::head_dim) << r.name;  // K, V, W_k, W_v: kv_dim
       EXPECT_EQ(r.storage, StageStorage::stored) << r.name;  // only per-head stages are derived today
     }
     EXPECT_EQ(attnviz::stage_is_square(r.stage), r.row_axis == StageAxis::query && r.col_axis == StageAxis::key);
@@ -88,6 +89,8 @@ bool wanted(const attnviz::State& s, StageWhen w) {
     case StageWhen::out_proj: return s.out_proj;
     case StageWhen::out_bias: return s.out_proj && s.out_bias;
     case StageWhen::dropout: return s.dropout.training && s.dropout.p > 0;
+    case StageWhen::rope: return s.positional == attnviz::Positional::rope;
+    case StageWhen::alibi: return s.alibi;
   }
   return false;
 }
@@ -107,17 +110,20 @@ void check_against_pipeline(const attnviz::State& s) {
       const bool own = r.storage == StageStorage::stored && wanted(s, r.when);
       EXPECT_EQ(p.holds(r.stage, h), own) << "head " << h;
       const attnviz::Tensor* t = p.matrix(r.stage, h);
-      // A stored stage without its option: an absent parameter, or dropped = weights.
-      const bool present = own || r.storage == StageStorage::derived || r.stage == Stage::dropped;
+      // A stored stage without its option: an absent parameter, no q_rot / k_rot
+      // without RoPE, or dropped = weights; a derived one exists when its option
+      // is on (bias: ALiBi).
+      const bool present = own || (r.storage == StageStorage::derived && wanted(s, r.when)) || r.stage == Stage::dropped;
       if (!present) {
         EXPECT_EQ(t, nullptr) << "head " << h;
         continue;
       }
       ASSERT_NE(t, nullptr) << "head " << h;
-      EXPECT_EQ(t->rows, attnviz::dim_size(r.rows, S, s.d_model, s.d_out, s.num_heads)) << "head " << h;
-      EXPECT_EQ(t->cols, attnviz::dim_size(r.cols, S, s.d_model, s.d_out, s.num_heads)) << "head " << h;
+      const int G = s.kv_heads();
+      EXPECT_EQ(t->rows, attnviz::dim_size(r.rows, S, s.d_model, s.d_out, s.num_heads, G)) << "head " << h;
+      EXPECT_EQ(t->cols, attnviz::dim_size(r.cols, S, s.d_model, s.d_out, s.num_heads, G)) << "head " << h;
       EXPECT_EQ(static_cast<uint64_t>(t->rows) * static_cast<uint64_t>(t->cols) * static_cast<uint64_t>(heads),
-                attnviz::stage_floats(r.stage, S, s.d_model, s.d_out, s.num_heads));
+                attnviz::stage_floats(r.stage, S, s.d_model, s.d_out, s.num_heads, G));
       // A derived stage has a buffer once asked for (materialised).
       if (r.storage == StageStorage::derived) {
         EXPECT_TRUE(p.holds(r.stage, h));
@@ -138,6 +144,17 @@ TEST(StageTable, ShapesAndStorageAgreeWithHeadsAndDOutUnlikeDModel) {
   // Two heads, d_out (8) > d_model (5), out_proj without its bias, causal.
   check_against_pipeline(state_from(R"({"tokens": ["a", "b", "c", "d", "e"],
     "d_model": 5, "d_out": 8, "num_heads": 2, "out_proj": true, "out_bias": false, "causal": true})"));
+}
+
+TEST(StageTable, ShapesAndStorageAgreeWithTheVariants) {
+  // RoPE, 4 query heads on 2 K/V heads (K, V, W_k, W_v, b_k, b_v: 2 · head_dim wide), ALiBi, a window.
+  check_against_pipeline(state_from(R"({"tokens": ["a", "b", "c", "d", "e"], "d_model": 6, "d_out": 8,
+    "num_heads": 4, "num_kv_heads": 2, "qkv_bias": true, "positional": "rope", "alibi": true, "window": 2,
+    "causal": true})"));
+  // MQA with interleaved RoPE and explicit weights of K/V width head_dim.
+  check_against_pipeline(state_from(R"({"tokens": ["a", "b", "c"], "d_model": 2, "d_out": 4, "num_heads": 2,
+    "num_kv_heads": 1, "positional": "rope", "rope": {"style": "interleaved"},
+    "weights": {"W_q": [[1, 2, 3, 4], [5, 6, 7, 8]], "W_k": [[1, 0], [0, 1]], "W_v": [[0.5, 1], [2, -1]]}})"));
 }
 
 TEST(StageTable, TheMemoryEstimateCountsEveryStageOfTheTable) {
@@ -173,9 +190,10 @@ TEST(StageTable, TheReportHoldsEveryDerivedStageOfEveryHead) {
   const nlohmann::json r = attnviz::report_json(p);
   EXPECT_EQ(r["heads"].size(), 2u);
   for (int i = 0; i < kStageCount; ++i) {
-    if (row(i).storage != StageStorage::derived) continue;
+    if (row(i).storage != StageStorage::derived || row(i).when != StageWhen::always) continue;
     for (int h = 0; h < 2; ++h) EXPECT_TRUE(p.holds(row(i).stage, h)) << row(i).name << " h" << h;
   }
+  EXPECT_FALSE(p.holds(Stage::bias, 0));  // no ALiBi: no bias stage
 }
 
 }  // namespace

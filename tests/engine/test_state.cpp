@@ -38,6 +38,38 @@ TEST(State, EmptyObjectIsTheDocumentedDefault) {
   EXPECT_FALSE(s.dropout.training);
 }
 
+// Issue 23's fields: read, kept, and written only when not their defaults.
+TEST(State, VariantFieldsRoundTrip) {
+  const char* text = R"({"tokens": ["a", "b", "c", "d"], "d_model": 8, "d_out": 8, "num_heads": 4,
+    "positional": "rope", "rope": {"base": 500000, "style": "interleaved"}, "num_kv_heads": 2,
+    "alibi": true, "window": 3, "causal": true})";
+  State a, b;
+  const Status st = attnviz::parse_state_text(text, &a);
+  ASSERT_TRUE(st.ok) << st.error;
+  EXPECT_EQ(a.positional, attnviz::Positional::rope);
+  EXPECT_EQ(a.rope.base, 500000.0);
+  EXPECT_EQ(a.rope.style, attnviz::RopeStyle::interleaved);
+  EXPECT_EQ(a.num_kv_heads, 2);
+  EXPECT_EQ(a.kv_dim(), 4);
+  EXPECT_TRUE(a.alibi);
+  EXPECT_EQ(a.window, 3);
+  const json j = attnviz::state_to_json(a);
+  EXPECT_EQ(j["rope"]["style"], "interleaved");
+  EXPECT_EQ(j["num_kv_heads"], 2);
+  ASSERT_TRUE(attnviz::parse_state(j, &b).ok);
+  EXPECT_EQ(attnviz::state_to_json(b), j);
+  // Defaults write nothing new: a state without the options reads and writes as before.
+  State d;
+  ASSERT_TRUE(attnviz::parse_state_text("{}", &d).ok);
+  const json dj = attnviz::state_to_json(d);
+  for (const char* k : {"rope", "num_kv_heads", "alibi", "window"}) EXPECT_EQ(dj.count(k), 0u) << k;
+  EXPECT_EQ(d.kv_heads(), d.num_heads);
+  // rope's settings are kept while RoPE is off (the UI switches back to them).
+  State off;
+  ASSERT_TRUE(attnviz::parse_state_text(R"({"rope": {"base": 10}})", &off).ok);
+  EXPECT_EQ(attnviz::state_to_json(off)["rope"]["base"], 10.0);
+}
+
 TEST(State, SerialisationRoundTrips) {
   const char* text = R"({"version": 1, "tokens": ["a", "b", "a"], "d_model": 2, "d_out": 4,
     "num_heads": 2, "embedding": {"values": [[0.1, -2.5], [3e-8, 1e30], [0, -0.0]]},
@@ -146,6 +178,29 @@ const BadCase kBadCases[] = {
     {"{\"dropout\": {\"p\": -0.1}}", "dropout.p", "from 0 to 1"},
     {"{\"dropout\": {\"training\": 1}}", "dropout.training", "true or false"},
     {"{\"dropout\": 0.1}", "dropout", "must be an object"},
+    // issue 23's options
+    {"{\"positional\": \"rotary\"}", "positional", "\"none\", \"sinusoidal\", \"rope\""},
+    {"{\"positional\": \"rope\", \"d_out\": 6, \"num_heads\": 2}", "positional", "head_dim (d_out / num_heads) must be even, not 3"},
+    {"{\"positional\": \"rope\", \"rope\": {\"base\": 0}}", "rope.base", "positive number"},
+    {"{\"positional\": \"rope\", \"rope\": {\"base\": -10000}}", "rope.base", "positive number"},
+    {"{\"rope\": {\"base\": 1e39}}", "rope.base", "float32's range"},
+    {"{\"rope\": {\"base\": \"10000\"}}", "rope.base", "must be a number"},
+    {"{\"rope\": {\"style\": \"neox\"}}", "rope.style", "\"half\", \"interleaved\""},
+    {"{\"rope\": {\"theta\": 500000}}", "rope.theta", "unknown field \"theta\""},
+    {"{\"rope\": 10000}", "rope", "must be an object"},
+    {"{\"num_kv_heads\": 0}", "num_kv_heads", "from 1 to 64"},
+    {"{\"num_kv_heads\": 1.5}", "num_kv_heads", "whole number"},
+    {"{\"d_out\": 8, \"num_heads\": 4, \"num_kv_heads\": 3}", "num_kv_heads",
+     "num_heads (4) must be divisible by num_kv_heads (3)"},
+    {"{\"d_out\": 8, \"num_heads\": 4, \"num_kv_heads\": 2, \"weights\": {\"init\": \"torch_linear\", \"layout\": \"per_head\"}}",
+     "num_kv_heads", "num_kv_heads must be num_heads (4), not 2"},
+    {"{\"d_model\": 1, \"d_out\": 2, \"num_heads\": 2, \"num_kv_heads\": 1, \"weights\": {\"W_q\": [[1, 2]], \"W_k\": [[1, 2]], \"W_v\": [[1]]}}",
+     "weights.W_k[0]", "1 numbers (num_kv_heads × head_dim)"},
+    {"{\"alibi\": 1}", "alibi", "true or false"},
+    {"{\"window\": 0}", "window", "whole number from 1"},
+    {"{\"window\": -2}", "window", "whole number from 1"},
+    {"{\"window\": 2.5}", "window", "whole number"},
+    {"{\"window\": \"3\"}", "window", "whole number"},
 };
 
 INSTANTIATE_TEST_SUITE_P(State, BadInput, ::testing::ValuesIn(kBadCases));

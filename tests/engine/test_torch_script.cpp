@@ -2,7 +2,7 @@
 // state field becomes, the message tables, escaping. Every build runs these (the
 // page's download is made by the wasm build); running the scripts with python3
 // and torch against the engine is torch_script_check.cpp (native only), and the
-// exact bytes for three states are tests/engine/data/torch_script/*.py (ctest
+// exact bytes for eleven states are tests/engine/data/torch_script/*.py (ctest
 // cli_export_torch_*, native and wasm).
 #include <gtest/gtest.h>
 
@@ -103,10 +103,89 @@ TEST(TorchScript, EachOptionBecomesTheTutorialsLine) {
       {R"({"positional": "sinusoidal"})",
        {"        angle = pos / 10000 ** ((i - i % 2) / d_model)\n", "X = X + pe\n"}},
       {R"({"embedding": {"init": "torch_randn", "seed": -1}})", {"torch.manual_seed(18446744073709551615)\n"}},
+      // Issue 23: as Llama, GPT-J, the ALiBi paper and Mistral write them.
+      {R"({"positional": "rope", "d_out": 8, "num_heads": 2})",
+       {"base = 10000.0  #", "inv_freq = 1.0 / (base ** (torch.arange(0, head_dim, 2).float() / head_dim))\n",
+        "t = torch.arange(num_tokens).float()", "freqs = torch.outer(t, inv_freq)",
+        "emb = torch.cat((freqs, freqs), dim=-1)", "cos, sin = emb.cos(), emb.sin()\n",
+        "def rotate_half(x):\n", "    return torch.cat((-x2, x1), dim=-1)\n",
+        "q_rot = q_heads * cos + rotate_half(q_heads) * sin\n", "k_rot = k_heads * cos + rotate_half(k_heads) * sin\n",
+        "attn_scores = q_rot @ k_rot.transpose(-2, -1)\n", "\"q_rot\": matrix(q_rot[h]),\n            \"k_rot\": matrix(k_rot[h]),\n"
+        "            \"scores\": matrix(attn_scores[h]),"}},
+      {R"({"positional": "rope", "rope": {"base": 500000, "style": "interleaved"}, "d_out": 4})",
+       {"base = 500000.0  #", "sin = freqs.sin().repeat_interleave(2, dim=-1)\n",
+        "cos = freqs.cos().repeat_interleave(2, dim=-1)\n", "def rotate_every_two(x):\n",
+        "    x = torch.stack((-x2, x1), dim=-1)\n    return x.flatten(-2)\n",
+        "q_rot = queries * cos + rotate_every_two(queries) * sin\n", "attn_scores = q_rot @ k_rot.T\n",
+        "\"q_rot\": matrix(q_rot),"}},
+      {R"({"num_heads": 4, "num_kv_heads": 2, "d_out": 8, "qkv_bias": true})",
+       {"num_kv_heads = 2  #", "W_key = torch.rand(d_model, num_kv_heads * head_dim)\n",
+        "b_value = torch.rand(num_kv_heads * head_dim)\n", "W_query = torch.rand(d_model, d_out)\n",
+        "k_heads = keys.view(num_tokens, num_kv_heads, head_dim).transpose(0, 1)\n",
+        "k_heads = k_heads.repeat_interleave(num_heads // num_kv_heads, dim=0)\n",
+        "v_heads = v_heads.repeat_interleave(num_heads // num_kv_heads, dim=0)\n",
+        "attn_scores = q_heads @ k_heads.transpose(-2, -1)\n", "context_vec = dropped_weights @ v_heads\n"}},
+      {R"({"num_heads": 4, "num_kv_heads": 1, "d_out": 8, "positional": "rope",
+          "weights": {"init": "torch_linear", "seed": 1}})",
+       {"W_key = nn.Linear(d_model, num_kv_heads * head_dim, bias=False)\n",
+        "W_query = nn.Linear(d_model, d_out, bias=False)\n",
+        "k_rot = k_rot.repeat_interleave(num_heads // num_kv_heads, dim=0)\n"}},
+      {R"({"alibi": true, "num_heads": 2, "causal": true})",
+       {"def get_slopes(n):\n    def get_slopes_power_of_2(n):\n        start = (2**(-2**-(math.log2(n)-3)))\n",
+        "slopes = torch.tensor(get_slopes(num_heads))", "distance = (idx[:, None] - idx[None, :]).abs().float()",
+        "alibi_bias = -(slopes[:, None, None] * distance)",
+        "masked_scores = scaled_scores + alibi_bias  #", "masked_scores = masked_scores.masked_fill(mask, -torch.inf)\n",
+        "\"scaled\": matrix(scaled_scores[h]),\n            \"bias\": matrix(alibi_bias[h]),\n"}},
+      {R"({"alibi": true})", {"alibi_bias = -(slopes[0] * distance)\n", "masked_scores = scaled_scores + alibi_bias  #"}},
+      {R"({"window": 2})",
+       {"window = 2  #", "idx = torch.arange(num_tokens)\n", "window_mask = (idx[:, None] - idx[None, :]) >= window",
+        "window_mask |= (idx[None, :] - idx[:, None]) >= window",
+        "masked_scores = scaled_scores.masked_fill(window_mask, -torch.inf)\n"}},
+      {R"({"window": 3, "causal": true, "mask_fill": -1e9})",
+       {"masked_scores = scaled_scores.masked_fill(mask, -1e9)\n",
+        "masked_scores = masked_scores.masked_fill(window_mask, -1e9)\n"}},
   };
   for (const Expect& e : cases) {
     const std::string py = torch_script(state_from(e.state));
     for (const char* line : e.lines) EXPECT_TRUE(has(py, line)) << e.state << "\nlacks:\n" << line << "\n--- script:\n" << py;
+  }
+}
+
+TEST(TorchScript, WithoutTheVariantsNoneOfTheirLinesAppear) {
+  for (const char* state : {"{}", R"({"num_heads": 2, "num_kv_heads": 2, "d_out": 4, "causal": true})"}) {
+    const std::string py = torch_script(state_from(state));
+    for (const char* line : {"num_kv_heads", "repeat_interleave", "rotate_half", "q_rot", "alibi", "window", "get_slopes"})
+      EXPECT_FALSE(has(py, line)) << state << " has " << line;
+  }
+  // Only the window masks: its own comment, not "nothing is masked".
+  EXPECT_FALSE(has(torch_script(state_from(R"({"window": 1})")), "nothing is masked"));
+  EXPECT_TRUE(has(torch_script(state_from(R"({"alibi": true})")), "masked_scores = scaled_scores + alibi_bias  # ALiBi's bias "
+                                                                   "added; nothing is masked\n"));
+}
+
+TEST(TorchScript, VariantStagesFollowTheReportsOrder) {
+  const std::string py = torch_script(state_from(R"({"positional": "rope", "alibi": true, "num_heads": 2, "d_out": 4,
+                                                     "num_kv_heads": 1, "window": 2, "causal": true})"));
+  const std::vector<std::string> in_order = {"\"q_rot\"", "\"k_rot\"", "\"scores\"", "\"scaled\"", "\"bias\"",
+                                             "\"masked\"", "\"weights\"", "\"dropped\"", "\"context\""};
+  size_t at = py.find("report[\"heads\"]");
+  ASSERT_NE(at, std::string::npos);
+  for (const std::string& key : in_order) {
+    const size_t found = py.find(key, at);
+    ASSERT_NE(found, std::string::npos) << key << " missing or out of order";
+    at = found;
+  }
+  // RoPE before the K/V heads are repeated (Llama: apply_rotary_pos_emb, then repeat_kv), ALiBi
+  // before the mask, the window after the causal mask.
+  const std::vector<std::string> lines = {"k_rot = k_heads * cos", "k_rot = k_rot.repeat_interleave(",
+                                          "attn_scores = q_rot @ k_rot", "alibi_bias = -(",
+                                          "masked_scores = scaled_scores + alibi_bias", "masked_fill(mask,",
+                                          "masked_fill(window_mask,"};
+  at = 0;
+  for (const std::string& line : lines) {
+    const size_t found = py.find(line, at);
+    ASSERT_NE(found, std::string::npos) << line << " missing or out of order\n" << py;
+    at = found;
   }
 }
 
@@ -160,7 +239,9 @@ TEST(TorchScript, EveryLanguageTableIsComplete) {
 
 TEST(TorchScript, NoCommentOrHeadingIsEmpty) {
   for (const char* state :
-       {"{}", R"({"causal": true, "key_padding": [1, 0, 1, 1, 1], "mask_fill": -5, "safe_softmax": true,
+       {"{}",
+        R"({"positional": "rope", "rope": {"style": "interleaved"}, "num_heads": 2, "num_kv_heads": 1, "alibi": true,
+            "window": 2, "causal": true})", R"({"causal": true, "key_padding": [1, 0, 1, 1, 1], "mask_fill": -5, "safe_softmax": true,
                   "temperature": 2, "dropout": {"p": 0.5, "training": true}, "num_heads": 2, "d_out": 4,
                   "positional": "sinusoidal", "out_proj": true, "qkv_bias": true})",
         R"({"weights": {"init": "torch_linear", "layout": "per_head"}, "scale": "none", "out_proj": true})"}) {
@@ -214,6 +295,10 @@ const char* const kEveryPath[] = {
     R"({"weights": {"init": "torch_linear"}, "scale": "d_out", "causal": true})",
     R"({"tokens": ["a", "b"], "d_model": 2, "d_out": 2, "embedding": {"values": [[0.1, 0.2], [0.3, 0.4]]},
         "weights": {"W_q": [[1, 2], [3, 4]], "W_k": [[1, 0], [0, 1]], "W_v": [[1, 0], [0, 1]]}})",
+    // Issue 23: every variant's lines (RoPE half, GQA, ALiBi, a window on both sides).
+    R"({"positional": "rope", "num_heads": 4, "num_kv_heads": 2, "d_out": 8, "alibi": true, "window": 2,
+        "key_padding": [1, 1, 1, 0, 1], "weights": {"init": "torch_linear"}, "qkv_bias": true})",
+    R"({"positional": "rope", "rope": {"style": "interleaved"}, "num_heads": 2, "num_kv_heads": 1, "alibi": true})",
 };
 
 TEST(TorchScript, InChineseOnlyTheCommentsAndHeadingsChange) {
@@ -256,6 +341,11 @@ TEST(TorchScript, ChineseCommentsUseTheTutorialsTerms) {
                               "significant digits", "Prints one stage"})
     EXPECT_FALSE(has(py, english)) << english;
   EXPECT_TRUE(has(torch_script(state_from(kEveryPath[3]), zh), "dropout.eval()  # 评估模式：Dropout 不改变输入\n"));
+  const std::string variants = torch_script(state_from(kEveryPath[5]), zh);
+  for (const char* term : {"旋转位置编码", "查询头", "滑动窗口", "偏置", "show(\"按位置旋转后的查询（RoPE）：\", q_rot)"})
+    EXPECT_TRUE(has(variants, term)) << term << "\n--- script:\n" << variants;
+  for (const char* english : {"Rotary position", "sliding window", "ALiBi bias:", "is repeated for"})
+    EXPECT_FALSE(has(variants, english)) << english;
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 // [SECTION] The tests
 //
 // For every state below (each preset in assets/presets/, hand-picked states that
-// cover every option, seeded random ones, and four whose script is in 简体中文)
+// cover every option, issue 23's variants, seeded random ones, and five whose script is in 简体中文)
 // torch_script(state) is written to build/native/tests/engine/torch_scripts/<case>.py.
 // One python3 process runs them all (run_torch_scripts.py: torch is imported once),
 // each as `python3 <case>.py --json` and as `python3 <case>.py` would run, and its
@@ -158,6 +158,31 @@ const std::pair<const char*, const char*> kHandPicked[] = {
          "d_model": 32, "d_out": 32, "num_heads": 4, "causal": true, "positional": "sinusoidal",
          "weights": {"init": "torch_linear", "seed": 3, "layout": "per_head"}, "out_proj": true,
          "dropout": {"p": 0.1, "training": true, "seed": 8}})"},
+    // Issue 23 (variant_*): RoPE, GQA / MQA, ALiBi and the sliding window, alone and together.
+    {"variant_rope_half", R"({"positional": "rope", "d_model": 8, "d_out": 8, "num_heads": 2, "causal": true})"},
+    {"variant_rope_interleaved_base500000",
+     R"({"positional": "rope", "rope": {"base": 500000, "style": "interleaved"}, "d_model": 6, "d_out": 8,
+         "qkv_bias": true, "weights": {"init": "torch_linear", "seed": 4, "layout": "fused"}})"},
+    {"variant_rope_one_head_rand", R"({"positional": "rope", "d_out": 6, "temperature": 2})"},
+    {"variant_gqa_rand_every_bias",
+     R"({"d_model": 6, "d_out": 8, "num_heads": 4, "num_kv_heads": 2, "qkv_bias": true, "out_proj": true,
+         "out_bias": true})"},
+    {"variant_gqa_linear_causal",
+     R"({"d_model": 8, "d_out": 12, "num_heads": 6, "num_kv_heads": 3, "causal": true, "qkv_bias": true,
+         "weights": {"init": "torch_linear", "seed": 9, "layout": "fused"}, "out_proj": true})"},
+    {"variant_mqa_padding",
+     R"({"d_model": 8, "d_out": 8, "num_heads": 4, "num_kv_heads": 1, "key_padding": [1, 1, 0, 1, 1],
+         "weights": {"init": "torch_linear", "seed": 2, "layout": "fused"}})"},
+    {"variant_alibi_three_heads", R"({"alibi": true, "d_model": 6, "d_out": 6, "num_heads": 3, "temperature": 0.5})"},
+    {"variant_alibi_one_head_padding_fill", R"({"alibi": true, "key_padding": [1, 0, 1, 1, 1], "mask_fill": -1e9})"},
+    {"variant_window_both_sides", R"({"window": 2, "d_out": 4, "num_heads": 2})"},
+    {"variant_window_causal_dead_row_safe",
+     R"({"window": 1, "causal": true, "key_padding": [1, 1, 0, 1, 1], "safe_softmax": true, "num_heads": 2})"},
+    {"variant_everything",
+     R"({"tokens": ["t0","t1","t2","t3","t4","t5","t6","t7","t8","t9"], "d_model": 8, "d_out": 16,
+         "num_heads": 4, "num_kv_heads": 2, "positional": "rope", "alibi": true, "window": 3, "causal": true,
+         "qkv_bias": true, "out_proj": true, "weights": {"init": "torch_linear", "seed": 23, "layout": "fused"},
+         "dropout": {"p": 0.1, "training": true, "seed": 23}})"},
 };
 
 // Explicit values drawn with torch's generator (so they are the same on every machine).
@@ -265,6 +290,10 @@ std::vector<Case> chinese_cases() {
            "out_proj": true, "out_bias": false, "weights": {"init": "torch_linear", "seed": 3, "layout": "fused"},
            "dropout": {"p": 0.5, "training": false, "seed": 1}})"},
       {"zh_CN_rand_biases_no_mask", R"({"qkv_bias": true, "out_proj": true, "out_bias": true})"},
+      {"zh_CN_variant_rope_interleaved_mqa_alibi_window",
+       R"({"tokens": ["我", "爱", "自然", "语言", "处理", "。"], "d_model": 6, "d_out": 8, "num_heads": 2,
+           "num_kv_heads": 1, "positional": "rope", "rope": {"style": "interleaved"}, "alibi": true, "window": 2,
+           "weights": {"init": "torch_linear", "seed": 5, "layout": "fused"}})"},
   };
   for (const auto& [name, text] : states) out.push_back({name, from_json(name, text), "zh-CN"});
   State v = from_json("zh_CN_explicit_scale_none", R"({"d_model": 3, "d_out": 2, "scale": "none", "temperature": 1.5})");
@@ -435,6 +464,22 @@ TEST(TorchScriptCases, CoverEveryOption) {
   EXPECT_TRUE(any([](const State& s) { return s.embedding.init == attnviz::EmbeddingInit::values; }));
   EXPECT_TRUE(any([](const State& s) { return s.positional == attnviz::Positional::sinusoidal; }));
   EXPECT_TRUE(any([](const State& s) { return s.num_heads >= 4; }));
+  // Issue 23's options.
+  using attnviz::Positional;
+  using attnviz::RopeStyle;
+  EXPECT_TRUE(any([](const State& s) { return s.positional == Positional::rope && s.rope.style == RopeStyle::half; }));
+  EXPECT_TRUE(any([](const State& s) {
+    return s.positional == Positional::rope && s.rope.style == RopeStyle::interleaved;
+  }));
+  EXPECT_TRUE(any([](const State& s) { return s.kv_heads() > 1 && s.kv_heads() < s.num_heads; }));
+  EXPECT_TRUE(any([](const State& s) { return s.kv_heads() == 1 && s.num_heads > 1; }));
+  EXPECT_TRUE(any([](const State& s) { return s.alibi && s.num_heads > 1 && (s.num_heads & (s.num_heads - 1)) != 0; }));
+  EXPECT_TRUE(any([](const State& s) { return s.window > 0 && !s.causal; }));
+  EXPECT_TRUE(any([](const State& s) { return s.window > 0 && s.causal; }));
+  EXPECT_TRUE(any([](const State& s) {
+    return s.positional == Positional::rope && s.alibi && s.window > 0 && s.kv_heads() < s.num_heads &&
+           s.dropout.training && s.causal;
+  }));
 }
 
 }  // namespace

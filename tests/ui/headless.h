@@ -11,9 +11,13 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "app/app.h"
 #include "app/fonts.h"
+#include "app/item_registry.h"
 #include "app/texture_host.h"
+#include "attnviz/pipeline.h"
 #include "imgui.h"
 
 namespace attnviz::ui::testing {
@@ -78,5 +82,14 @@ struct Headless {
     frame(app);
   }
 };
+
+
+// Whether item `label` was drawn in the last frame. (The item registry
+// outlives a test's ImGui context, so App::item_rect can still answer with an item
+// an earlier test drew in a frame whose number this context has not reached.)
+inline bool drawn_now(const char* label) {
+  const ItemRect* r = item_registry().find(label);
+  return r && r->frame == ImGui::GetFrameCount();
+}
 
 }  // namespace attnviz::ui::testing

@@ -124,7 +124,8 @@ TEST(FrameBudget, SteadyFramesAllocateNothingAndUploadNothingOnEveryTab) {
                            {"A/B", "diff h0-h1"},  // sub-tabs of Compare heads
                            {"Row statistics", "Row statistics"},
                            {"Lines", "lines"},
-                           {"Edit values", "Edit values"}};  // 768 columns: too wide for its tables
+                           {"Edit values", "Edit values"},  // 768 columns: too wide for its tables
+                           {"Decode", "decode weights"}};   // the step computed once, then only drawn
   float r[4];
   // In each language: Chinese text comes from the catalogue (i18n.h), looked up every frame.
   for (const char* lang : {"en", "zh-CN"}) {
@@ -141,6 +142,37 @@ TEST(FrameBudget, SteadyFramesAllocateNothingAndUploadNothingOnEveryTab) {
     EXPECT_EQ(steady(h, app, what.c_str()), 0) << what << ": the per-frame path allocated";
     EXPECT_EQ((long)tex.uploads, before_uploads) << what << ": a texture was re-uploaded with nothing changed";
   }
+  }
+  app.set_language("en");
+}
+
+// Issue 23's options on: the RoPE and ALiBi cards, GQA's K/V slices, the window in the
+// mask, the Compare heads sentence about shared K/V heads, every frame allocation-free.
+TEST(FrameBudget, SteadyFramesAllocateNothingWithTheVariantsOn) {
+  Headless h;
+  NullTextures tex;
+  App app(&tex);
+  for (int i = 0; i < 3; ++i) h.frame(app);
+  nlohmann::json s = nlohmann::json::parse(big_state(64, 12, 192));
+  s["positional"] = "rope";
+  s["num_kv_heads"] = 4;
+  s["alibi"] = true;
+  s["window"] = 8;
+  ASSERT_TRUE(app.set_state_text(s.dump()).value("ok", false)) << app.set_state_text(s.dump()).dump();
+  const char* tabs[][2] = {{"Stages", "Q h0"}, {"Compare heads", "All heads"}, {"All heads", "weights h11"},
+                           {"Lines", "lines"}};
+  float r[4];
+  for (const char* lang : {"en", "zh-CN"}) {
+    ASSERT_TRUE(app.set_language(lang).value("ok", false));
+    for (const auto& [tab, shown] : tabs) {
+      h.click(app, tab);
+      h.frame(app);
+      ASSERT_TRUE(app.item_rect(shown, r)) << tab << " shows " << shown;
+      std::string what = std::string("S=64, 12 heads, variants, ") + lang + ", " + tab;
+      ImGui::GetIO().AddMousePosEvent(2, 990);
+      for (int i = 0; i < 10; ++i) h.frame(app);
+      EXPECT_EQ(steady(h, app, what.c_str()), 0) << what << ": the per-frame path allocated";
+    }
   }
   app.set_language("en");
 }

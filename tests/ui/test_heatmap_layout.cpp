@@ -7,9 +7,11 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "app/heatmap_layout.h"
 #include "app/stage_flow.h"
+#include "attnviz/variants.h"
 
 namespace {
 using namespace attnviz::ui;
@@ -213,7 +215,7 @@ TEST(StageFlow, TheLayoutGivesValuesRoomAndUsesTheWindow) {
   FlowOut f = flow_layout(in);
   EXPECT_GE(f.decimals, 4);  // 9 tokens at 1920×1080: PyTorch's 4 decimals, all in view
   EXPECT_GT(f.box_h, 0);
-  const int rows = (kFlowCards + f.cols - 1) / f.cols;
+  const int rows = (in.cards + f.cols - 1) / f.cols;
   EXPECT_LE(rows * f.box_h, in.h + 1);
   // 12 tokens at 1280×720: values still print (the tab may scroll).
   in.square = square(12, 0, 0);
@@ -230,12 +232,144 @@ TEST(StageFlow, TheLayoutGivesValuesRoomAndUsesTheWindow) {
 
 }  // namespace
 
+namespace {
+using attnviz::Stage;
+using attnviz::State;
+
+std::vector<Stage> cards_of(const State& s) {
+  std::vector<Stage> v;
+  for (int k = 0; k < attnviz::ui::flow_cards(s); ++k) v.push_back(attnviz::ui::flow_stage(s, k));
+  return v;
+}
+}  // namespace
+
 TEST(StageFlow, TheCardsAreQThenThePerHeadStagesOfTheTable) {
+  // kFlowCardsMax: card 0 (Q, K, V) and every per-head stage of the table but k_rot,
+  // which shares q_rot's card.
   int per_head = 0;
   for (int i = 0; i < attnviz::kStageCount; ++i) per_head += attnviz::stage_table()[i].per_head ? 1 : 0;
-  EXPECT_EQ(attnviz::ui::kFlowCards, 1 + per_head);
-  EXPECT_EQ(attnviz::ui::flow_stage(0), attnviz::Stage::Q);
-  const attnviz::Stage want[] = {attnviz::Stage::scores,  attnviz::Stage::scaled,  attnviz::Stage::masked,
-                                 attnviz::Stage::weights, attnviz::Stage::dropped, attnviz::Stage::context};
-  for (int k = 1; k < attnviz::ui::kFlowCards; ++k) EXPECT_EQ(attnviz::ui::flow_stage(k), want[k - 1]) << k;
+  EXPECT_EQ(attnviz::ui::kFlowCardsMax, per_head);
+  State s;  // plain attention: the 7 cards of before issue 23
+  const std::vector<Stage> plain = {Stage::Q,       Stage::scores,  Stage::scaled, Stage::masked,
+                                    Stage::weights, Stage::dropped, Stage::context};
+  EXPECT_EQ(cards_of(s), plain);
+  // GQA and the window change what the cards say, not which cards there are.
+  s.num_heads = 2;
+  s.num_kv_heads = 1;
+  s.window = 2;
+  EXPECT_EQ(cards_of(s), plain);
+}
+
+TEST(StageFlow, RopeAddsOneCardForQRotAndKRot) {
+  State s;
+  s.positional = attnviz::Positional::rope;
+  const std::vector<Stage> want = {Stage::Q,      Stage::q_rot,   Stage::scores,  Stage::scaled,
+                                   Stage::masked, Stage::weights, Stage::dropped, Stage::context};
+  EXPECT_EQ(cards_of(s), want);
+  EXPECT_TRUE(attnviz::ui::stage_present(s, Stage::k_rot));
+  EXPECT_FALSE(attnviz::ui::stage_present(s, Stage::bias));
+  char b[300];
+  flow_op(s, 2.0f, Stage::q_rot, b, sizeof b);
+  EXPECT_STREQ(b, "rotate by position: \xCE\xB8 = p \xC2\xB7 10000^(\xE2\x88\x92" "2k/head_dim), pairs (k, k + head_dim/2) (rotate_half)");
+  flow_op(s, 2.0f, Stage::scores, b, sizeof b);
+  EXPECT_STREQ(b, "q_rot \xC2\xB7 k_rot\xE1\xB5\x80");
+  s.rope.style = attnviz::RopeStyle::interleaved;
+  s.rope.base = 500000;
+  flow_op(s, 2.0f, Stage::q_rot, b, sizeof b);
+  EXPECT_NE(std::string(b).find("500000^("), std::string::npos) << b;
+  EXPECT_NE(std::string(b).find("(2k, 2k + 1) (interleaved)"), std::string::npos) << b;
+  flow_torch(s, Stage::q_rot, b, sizeof b);
+  EXPECT_NE(std::string(b).find("rotate_every_two(queries) * sin"), std::string::npos) << b;
+  s.rope.style = attnviz::RopeStyle::half;
+  flow_torch(s, Stage::k_rot, b, sizeof b);
+  EXPECT_NE(std::string(b).find("queries * cos + rotate_half(queries) * sin"), std::string::npos) << b;
+  stage_term(Stage::q_rot, 1, b, sizeof b);
+  EXPECT_STREQ(b, "q_rot h1");
+  stage_term(Stage::k_rot, 0, b, sizeof b);
+  EXPECT_STREQ(b, "k_rot h0");
+}
+
+TEST(StageFlow, AlibiAddsTheBiasCardBeforeMasked) {
+  State s;
+  s.alibi = true;
+  s.num_heads = 4;
+  const std::vector<Stage> want = {Stage::Q,      Stage::scores,  Stage::scaled,  Stage::bias,
+                                   Stage::masked, Stage::weights, Stage::dropped, Stage::context};
+  EXPECT_EQ(cards_of(s), want);
+  // get_slopes(4) = 2^-2, 2^-4, 2^-6, 2^-8; get_slopes(6) = get_slopes(4) + get_slopes(8)[0::2][:2].
+  EXPECT_FLOAT_EQ(flow_alibi_slope(0, 4), 0.25f);
+  EXPECT_FLOAT_EQ(flow_alibi_slope(3, 4), 1.0f / 256);
+  EXPECT_FLOAT_EQ(flow_alibi_slope(4, 6), 0.5f);
+  EXPECT_FLOAT_EQ(flow_alibi_slope(5, 6), 0.125f);
+  for (int H : {1, 2, 3, 5, 6, 8, 12}) {
+    const std::vector<float> want_slopes = attnviz::alibi_slopes(H);
+    for (int h = 0; h < H; ++h) EXPECT_EQ(flow_alibi_slope(h, H), want_slopes[h]) << h << " of " << H;
+  }
+  char b[300];
+  flow_op(s, 2.0f, Stage::bias, b, sizeof b, 0);
+  EXPECT_STREQ(b, "+ ALiBi bias \xE2\x88\x92m_h\xC2\xB7|i \xE2\x88\x92 j|, m_h = 0.25");
+  flow_op(s, 2.0f, Stage::bias, b, sizeof b, 1);
+  EXPECT_STREQ(b, "+ ALiBi bias \xE2\x88\x92m_h\xC2\xB7|i \xE2\x88\x92 j|, m_h = 0.0625");
+  flow_torch(s, Stage::bias, b, sizeof b);
+  EXPECT_NE(std::string(b).find("attn_scores + slopes[h] * -(i - j).abs()"), std::string::npos) << b;
+  // masked adds the bias: no longer "same as scaled" without a mask.
+  flow_op(s, 2.0f, Stage::masked, b, sizeof b);
+  EXPECT_STREQ(b, "scaled + bias");
+  EXPECT_STREQ(flow_identity(s, Stage::masked), "");
+  s.causal = true;
+  flow_op(s, 2.0f, Stage::masked, b, sizeof b);
+  EXPECT_STREQ(b, "+ bias, masked_fill(j > i, \xE2\x88\x92inf)");
+  stage_term(Stage::bias, 2, b, sizeof b);
+  EXPECT_STREQ(b, "bias h2");
+}
+
+TEST(StageFlow, GqaNamesTheKvHeadEachQueryHeadReads) {
+  State s;
+  s.num_heads = 4;
+  s.num_kv_heads = 2;
+  char b[300];
+  flow_op(s, 2.0f, Stage::scores, b, sizeof b, 3);
+  EXPECT_STREQ(b, "Q_h \xC2\xB7 K_g\xE1\xB5\x80, K/V head g = h / (H/G) = 3 / (4/2) = 1");
+  flow_op(s, 2.0f, Stage::Q, b, sizeof b, 1);
+  EXPECT_STREQ(b, "X \xC2\xB7 W_q, W_k, W_v: this head's columns of Q, K/V head 0's of K and V");
+  flow_torch(s, Stage::scores, b, sizeof b);
+  EXPECT_NE(std::string(b).find("repeat_interleave(num_heads // num_kv_heads"), std::string::npos) << b;
+  flow_op(s, 2.0f, Stage::context, b, sizeof b, 3);
+  EXPECT_STREQ(b, "weights \xC2\xB7 V_g");
+  s.num_kv_heads = 1;  // MQA: every head reads K/V head 0
+  flow_op(s, 2.0f, Stage::scores, b, sizeof b, 3);
+  EXPECT_STREQ(b, "Q_h \xC2\xB7 K_g\xE1\xB5\x80, K/V head g = h / (H/G) = 3 / (4/1) = 0");
+  s.num_kv_heads = 0;  // MHA: as before
+  flow_op(s, 2.0f, Stage::scores, b, sizeof b, 3);
+  EXPECT_STREQ(b, "Q_h \xC2\xB7 K_h\xE1\xB5\x80");
+}
+
+TEST(StageFlow, TheWindowJoinsTheMasksRule) {
+  State s;
+  s.window = 3;
+  char b[300];
+  flow_op(s, 2.0f, Stage::masked, b, sizeof b);
+  EXPECT_STREQ(b, "masked_fill(|i \xE2\x88\x92 j| \xE2\x89\xA5 3, \xE2\x88\x92inf)");
+  EXPECT_STREQ(flow_identity(s, Stage::masked), "");
+  s.causal = true;
+  flow_op(s, 2.0f, Stage::masked, b, sizeof b);
+  EXPECT_STREQ(b, "masked_fill(j > i or i \xE2\x88\x92 j \xE2\x89\xA5 3, \xE2\x88\x92inf)");
+  flow_torch(s, Stage::masked, b, sizeof b);
+  EXPECT_NE(std::string(b).find("(j > i) | (i - j >= sliding_window)  # sliding_window = 3"), std::string::npos) << b;
+  s.key_padding = {1, 1, 1, 1, 0};
+  flow_op(s, 2.0f, Stage::masked, b, sizeof b);
+  EXPECT_STREQ(b, "masked_fill(j > i or key j padded or i \xE2\x88\x92 j \xE2\x89\xA5 3, \xE2\x88\x92inf)");
+}
+
+TEST(StageFlow, MoreCardsStillFitTheWindow) {
+  FlowIn in;
+  in.square = square(9, 0, 0);
+  in.w = 1550;
+  in.h = 960;
+  in.cards = 9;  // RoPE and ALiBi
+  FlowOut f = flow_layout(in);
+  EXPECT_GE(f.decimals, 2);
+  EXPECT_GT(f.box_h, 0);
+  const int rows = (in.cards + f.cols - 1) / f.cols;
+  EXPECT_LE(rows * f.box_h, in.h + 1);
 }

@@ -159,13 +159,21 @@ TEST_F(I18n, EveryViewInChineseFindsItsText) {
   s["causal"] = true;
   s["key_padding"] = {1, 1, 1, 1, 0};
   s["dropout"] = {{"p", 0.5}, {"training", true}, {"seed", 7}};
+  // Issue 23's options: the RoPE and ALiBi cards, GQA's K/V heads, the window's mask.
+  s["d_out"] = 8;
+  s["num_heads"] = 2;
+  s["num_kv_heads"] = 1;
+  s["positional"] = "rope";
+  s["alibi"] = true;
+  s["window"] = 2;
   ASSERT_TRUE(app.set_state_text(s.dump()).value("ok", false)) << app.set_state_text(s.dump()).dump();
   for (int i = 0; i < 3; ++i) h.frame(app);
-  for (const char* tab : {"Stages", "Q K V & output", "Compare heads", "Lines", "Edit values", "Stages"}) {
+  for (const char* tab : {"Stages", "Q K V & output", "Compare heads", "Lines", "Edit values", "Decode", "Stages"}) {
     h.click(app, tab);
     for (int i = 0; i < 3; ++i) h.frame(app);
   }
-  for (const char* stage : {"weights h0", "masked h0", "dropped h0", "scores h0", "context h0"}) {
+  for (const char* stage : {"weights h0", "masked h0", "dropped h0", "scores h0", "context h0", "q_rot h0", "k_rot h0",
+                            "bias h0"}) {
     float r[4];
     if (!app.item_rect(stage, r)) continue;
     h.click(app, stage);  // pins its centre cell: the Inspector explains it

@@ -105,10 +105,12 @@ void click_in_parameters(Headless& h, App& app, const char* label, int button = 
 // Opens the collapsed groups of the Parameters panel. A header's open state is kept
 // under its ID, the same in every language; Scaling and softmax starts open on a
 // screen 820 px high or more (panel_params.cpp).
-void open_groups(Headless& h, App& app) {
+// With `variants`, the Variants group too (issue 23's controls).
+void open_groups(Headless& h, App& app, bool variants = false) {
   ImGuiWindow* w = ImGui::FindWindowByName("###Parameters");
   ASSERT_NE(w, nullptr);
-  for (const char* group : {"Scaling and softmax", "Embedding", "Weights"}) {
+  for (const char* group : {"Scaling and softmax", "Embedding", "Weights", "Variants (RoPE, GQA, ALiBi, window)"}) {
+    if (!variants && std::string(group).rfind("Variants", 0) == 0) continue;
     const bool by_default = std::string(group) == "Scaling and softmax" && ImGui::GetIO().DisplaySize.y >= 820.0f;
     if (w->StateStorage.GetInt(w->GetID(L(group)), by_default ? 1 : 0)) continue;
     ImGui::SetScrollY(w, 0.0f);
@@ -149,9 +151,14 @@ TEST_F(I18nParams, ParametersFitAt1280x720InChineseAsInEnglish) {
   EXPECT_LE(opening[1].height, opening[0].height + 0.5f) << "the Chinese panel is taller: a line wrapped";
 
   // Every group open (their IDs are the same in both languages, so they stay open).
-  open_groups(h, app);
+  open_groups(h, app, true);
   s = json::parse(app.state_json());
   s["mask_fill"] = -1e9;  // the fill's number field beside its combo: the widest row
+  s["d_out"] = 8;
+  s["num_heads"] = 4;        // K/V heads offers 4 (MHA), 2 (GQA), 1 (MQA): its widest option
+  s["positional"] = "rope";  // RoPE's base and style combo, the window's field beside its checkbox
+  s["window"] = 3;
+  s["alibi"] = true;
   ASSERT_TRUE(app.set_state_text(s.dump()).value("ok", false));
   for (const char* lang : {"en", "zh-CN"}) {
     ASSERT_TRUE(app.set_language(lang).value("ok", false));
@@ -222,12 +229,18 @@ TEST_F(I18nParams, EveryPanelOfThisPartFindsItsText) {
   s["mask_fill"] = -1e9;
   s["weights"] = {{"init", "torch_linear"}, {"seed", 123}, {"layout", "fused"}};  // Layout shows
   s["out_proj"] = true;  // and its bias
+  s["d_out"] = 4;
+  s["num_heads"] = 2;        // head_dim 2: RoPE pairs it
+  s["positional"] = "rope";  // issue 23's controls, each with its tooltip
+  s["alibi"] = true;
+  s["window"] = 2;
   ASSERT_TRUE(app.set_state_text(s.dump()).value("ok", false)) << app.set_state_text(s.dump()).dump();
   frames(h, app);
-  open_groups(h, app);
+  open_groups(h, app, true);
   hover(h, app, {"Split", "token 0", "token 1", "add token", "Heads", "Causal mask", "Dropout p", "Dropout p value",
-                 "Training", "Scale", "Temperature", "Mask fill", "Safe softmax", "Positional", "Init", "Layout",
-                 "QKV bias", "Output projection", "bias##out"});
+                 "Training", "Scale", "Temperature", "Mask fill", "Safe softmax", "RoPE", "RoPE base", "RoPE style",
+                 "K/V heads", "ALiBi", "Sliding window", "Window", "Positional", "Init", "Layout", "QKV bias",
+                 "Output projection", "bias##out"});
   for (const char* tab : {"Edit values", "Lines", "Compare heads"}) {
     h.click(app, tab);
     frames(h, app);
@@ -239,6 +252,7 @@ TEST_F(I18nParams, EveryPanelOfThisPartFindsItsText) {
   // One head: the tab says how to compare heads.
   s = json::parse(app.state_json());
   s["num_heads"] = 1;
+  s["positional"] = "none";  // 8 heads of d_out 8 below: head_dim 1, which RoPE refuses
   ASSERT_TRUE(app.set_state_text(s.dump()).value("ok", false));
   frames(h, app);
   // 8 heads over 560 tokens: the divergence waits for its button (28 pairs × 560²).

@@ -17,6 +17,7 @@ namespace {
 
 using attnviz::ui::App;
 using attnviz::ui::LayoutRect;
+using attnviz::ui::testing::drawn_now;
 using attnviz::ui::testing::Headless;
 using attnviz::ui::testing::NullTextures;
 namespace L = attnviz::ui;
@@ -110,14 +111,6 @@ TEST(Layout, FitMovesAStrayWindowInAndKeepsAUsableSize) {
 
 const char* const kControls[] = {"Tokens", "Heads", "Causal mask", "Dropout p", "Training"};
 const char* const kWindows[] = {"Parameters window", "Inspector window", "Views window"};
-
-// Whether the item was drawn in the frame just run. (The registry is global and
-// outlives a test's ImGui context, so App::item_rect can still answer with an item
-// an earlier test drew in a frame whose number this context has not reached.)
-bool drawn_now(const char* label) {
-  const attnviz::ui::ItemRect* r = attnviz::ui::item_registry().find(label);
-  return r && r->frame == ImGui::GetFrameCount();
-}
 
 LayoutRect rect_of(const App& app, const char* label) {
   EXPECT_TRUE(drawn_now(label)) << label << " was not drawn in the last frame";

@@ -102,6 +102,62 @@ std::string two_down(float v) {
   return b;
 }
 
+// The RoPE preset's promise: shift every word one place (another "the" in
+// front) and the score between any two of the original words stays the same
+// (RoPE scores see only the offset), to the 4 decimals the maps print.
+TEST(PresetAbout, RopeScoresSeeOnlyTheOffset) {
+  const auto& pre = preset("08-rope");
+  ASSERT_EQ(pre.state["positional"], "rope");
+  ASSERT_EQ(pre.state["tokens"][0], "the");
+  Pipeline p, shifted;
+  run(pre, &p);
+  attnviz::ui::Preset moved = pre;
+  moved.state["tokens"].insert(moved.state["tokens"].begin(), "the");
+  run(moved, &shifted);
+  const int n = static_cast<int>(pre.state["tokens"].size());
+  for (int h = 0; h < p.num_heads(); ++h) {
+    const attnviz::Tensor& a = *p.matrix(Stage::scores, h);
+    const attnviz::Tensor& b = *shifted.matrix(Stage::scores, h);
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < n; ++j) {
+        // float32: the angles (p + 1)·θ round differently from p·θ, a few ulps of the score
+        EXPECT_NEAR(a.at(i, j), b.at(i + 1, j + 1), 1e-5f + 1e-5f * std::fabs(a.at(i, j)))
+            << "head " << h << ", " << i << ", " << j;
+      }
+    }
+  }
+  // Without RoPE (no positions at all the scores would not move either): sinusoidal positions move them.
+  attnviz::ui::Preset sin = pre, sin_moved = moved;
+  sin.state["positional"] = "sinusoidal";
+  sin_moved.state["positional"] = "sinusoidal";
+  Pipeline ps, pm;
+  run(sin, &ps);
+  run(sin_moved, &pm);
+  EXPECT_GT(std::fabs(ps.matrix(Stage::scores, 0)->at(2, 1) - pm.matrix(Stage::scores, 0)->at(3, 2)), 1e-3f);
+}
+
+// GQA and MQA: heads of a group read the same K/V head; ALiBi: the slopes the about quotes.
+TEST(PresetAbout, GqaMqaAndAlibiAreWhatTheySay) {
+  for (const char* id : {"09-gqa", "10-mqa"}) {
+    const auto& pre = preset(id);
+    Pipeline p;
+    run(pre, &p);
+    const int H = pre.state["num_heads"], G = pre.state["num_kv_heads"];
+    EXPECT_EQ(p.matrix(Stage::K)->cols, G * p.head_dim()) << id;
+    EXPECT_EQ(p.matrix(Stage::W_v)->cols, G * p.head_dim()) << id;
+    for (int h = 0; h < H; ++h) {
+      EXPECT_EQ(p.head_slice(Stage::K, h).data, p.head_slice(Stage::K, h / (H / G) * (H / G)).data) << id;
+    }
+  }
+  const auto& alibi = preset("11-alibi");
+  Pipeline p;
+  run(alibi, &p);
+  const float slopes[4] = {1.0f / 4, 1.0f / 16, 1.0f / 64, 1.0f / 256};
+  for (int h = 0; h < 4; ++h) EXPECT_EQ(p.matrix(Stage::bias, h)->at(8, 0), -8.0f * slopes[h]) << h;
+  EXPECT_NE(alibi.about.find("1/4, 1/16, 1/64 and 1/256"), std::string::npos);
+  EXPECT_NE(alibi.about.find("loses 2 in head 0 and only 1/32 in head 3"), std::string::npos);
+}
+
 TEST(PresetAbout, FourHeadsDoTheirFourJobs) {
   const auto& pre = preset("07-heads-worth-comparing");
   Pipeline p;
@@ -116,8 +172,12 @@ TEST(PresetAbout, FourHeadsDoTheirFourJobs) {
     float same_mass = 0;
     for (int j = 0; j <= i; ++j) {
       if (tok[j] == tok[i]) same_mass += w(p, 1, i, j);
-      if (j != i - 1 && i >= 1) EXPECT_LT(w(p, 0, i, j), w(p, 0, i, i - 1)) << "head 0, row " << i;
-      if (j != 0) EXPECT_LT(w(p, 2, i, j), w(p, 2, i, 0)) << "head 2, row " << i;
+      if (j != i - 1 && i >= 1) {
+        EXPECT_LT(w(p, 0, i, j), w(p, 0, i, i - 1)) << "head 0, row " << i;
+      }
+      if (j != 0) {
+        EXPECT_LT(w(p, 2, i, j), w(p, 2, i, 0)) << "head 2, row " << i;
+      }
     }
     same = std::min(same, same_mass);
     first = std::min(first, w(p, 2, i, 0));

@@ -43,6 +43,37 @@ TEST(Stages, AFocusedWeightsCellHighlightsItsQueryAndKeyElsewhere) {
   expect_highlight(w, Stage::W_q, 0, -1, -1);
 }
 
+// Issue 23's stages: bias is a query × key stage like scores; q_rot rows are queries,
+// k_rot rows keys, and their columns the head's columns of Q.
+TEST(Stages, LinkedHighlightingCoversQRotKRotAndBias) {
+  const CellRef f{true, Stage::weights, 1, 4, 2};  // head 1, query 4, key 2
+  expect_highlight(f, Stage::bias, 1, 4, 2);
+  expect_highlight(f, Stage::q_rot, 1, 4, -1);
+  expect_highlight(f, Stage::k_rot, 1, 2, -1);
+  expect_highlight(f, Stage::k_rot, 0, -1, -1);  // another head's
+  const CellRef b{true, Stage::bias, 0, 3, 1};
+  expect_highlight(b, Stage::masked, 0, 3, 1);
+  expect_highlight(b, Stage::q_rot, 0, 3, -1);
+  expect_highlight(b, Stage::K, 0, 1, -1);
+  const CellRef q{true, Stage::q_rot, 1, 4, 2};  // query 4, column 2 of head 1 = column 5 of Q
+  expect_highlight(q, Stage::q_rot, 1, 4, 2);
+  expect_highlight(q, Stage::Q, 0, 4, 5);
+  expect_highlight(q, Stage::scores, 1, 4, -1);
+  expect_highlight(q, Stage::k_rot, 1, -1, -1);
+  expect_highlight(q, Stage::context, 1, 4, -1);
+  const CellRef k{true, Stage::k_rot, 1, 3, 0};  // key 3
+  expect_highlight(k, Stage::weights, 1, -1, 3);
+  expect_highlight(k, Stage::K, 0, 3, -1);
+  expect_highlight(k, Stage::V, 0, 3, -1);
+  expect_highlight(k, Stage::Q, 0, -1, -1);
+  const CellRef kk{true, Stage::K, 0, 2, 1};  // K's row 2 is key 2 of k_rot too
+  expect_highlight(kk, Stage::k_rot, 0, 2, -1);
+  expect_highlight(kk, Stage::q_rot, 0, -1, -1);
+  const CellRef qq{true, Stage::Q, 0, 2, 1};
+  expect_highlight(qq, Stage::q_rot, 1, 2, -1);
+  expect_highlight(qq, Stage::k_rot, 1, -1, -1);
+}
+
 TEST(Stages, OnlyTheParametersHaveRowsThatAreNotTokens) {
   for (int k = 0; k < attnviz::kStageCount; ++k) {
     const Stage s = static_cast<Stage>(k);
@@ -75,7 +106,7 @@ TEST(Stages, ALinkNamesItsStagesAndRefusesACompareStageThatIsNotPerHead) {
   json r = app.set_session_text(link.dump());
   EXPECT_FALSE(r.value("ok", true));
   EXPECT_EQ(r.value("error", std::string()),
-            "The link's view.compare_stage must be one of scores, scaled, masked, weights, dropped, context.");
+            "The link's view.compare_stage must be one of q_rot, k_rot, scores, scaled, bias, masked, weights, dropped, context.");
   EXPECT_EQ(r.value("field", std::string()), "view.compare_stage");
 
   link["view"]["compare_stage"] = "context";

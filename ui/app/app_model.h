@@ -30,8 +30,9 @@ struct CellRef {
 
 struct CompareCache;  // panel_compare.cpp: analysis results keyed by stage versions
 struct LinesCache;    // panel_lines.cpp: heads shown and the lines worth drawing
+struct DecodeCache;   // panel_decode.cpp: the KV-cache step shown, keyed by state, head and step
 
-enum class MainTab : int { stages = 0, data, compare, lines, values };
+enum class MainTab : int { stages = 0, data, compare, lines, values, decode };
 
 // How a state change came about (AppModel::apply): a control's edit (merged into one
 // undo step while that control stays active), a whole replacement (paste, link,
@@ -52,6 +53,7 @@ struct AppModel {
   int decimals = 0;                    // View → Decimals: 0 = auto (what fits, up to 4), or 2, 3, 4
   bool show_torch = false;             // Stages: the PyTorch line of each step under its operation
   bool help_open = false;              // the keyboard shortcuts window (help.cpp)
+  int decode_t = -1;                   // Decode: the step shown (query position); -1 = the last token
 
   // --- linked inspection: the hovered cell this frame, or the pinned one
   CellRef hover;       // written while drawing, read next frame
@@ -95,6 +97,7 @@ struct AppModel {
   // first draw (shared_ptr because the types are private to those files)
   std::shared_ptr<CompareCache> compare_cache;
   std::shared_ptr<LinesCache> lines_cache;
+  std::shared_ptr<DecodeCache> decode_cache;
 
   // --- sharing and history (share.h, history.h, menu_edit.cpp)
   History history;              // undo/redo of the state

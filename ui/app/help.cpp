@@ -37,6 +37,7 @@ constexpr Shortcut kShortcuts[] = {
     {NO_TR("Ctrl+Shift+Z / Ctrl+Y"), false, N_("redo")},                             // menu_edit.cpp
     {N_("Ctrl+V (outside a field)"), true, N_("paste a share link or a state")},  // menu_edit.cpp
     {N_("Shift+Arrow keys"), true, N_("move the pinned cell (pins the hovered one first)")},  // help.cpp
+    {NO_TR("\xE2\x86\x90 / \xE2\x86\x92"), false, N_("Decode tab: the previous / next step")},  // panel_decode.cpp
     {N_("Click a cell"), true, N_("pin it in the Inspector; click again to release")},
     {N_("Mouse wheel"), true, N_("zoom a heatmap about the pointer")},
     {N_("Right or middle drag"), true, N_("pan a zoomed heatmap")},

@@ -98,8 +98,8 @@ static const CatalogueEntry kZhCN[] = {
     {"The link's view.tab must be one of stages, data, compare, lines, values.",
      "链接中的 view.tab 必须是 stages、data、compare、lines、values 之一。"},
     {"The link's view.{0} must be a head number (0, 1, …).", "链接中的 view.{0} 必须是头的编号（0、1、…）。"},
-    {"The link's view.compare_stage must be one of scores, scaled, masked, weights, dropped, context.",
-     "链接中的 view.compare_stage 必须是 scores、scaled、masked、weights、dropped、context 之一。"},
+    {"The link's view.compare_stage must be one of q_rot, k_rot, scores, scaled, bias, masked, weights, dropped, context.",
+     "链接中的 view.compare_stage 必须是 q_rot、k_rot、scores、scaled、bias、masked、weights、dropped、context 之一。"},
     {"The link's view.cmap must be viridis or cividis.", "链接中的 view.cmap 必须是 viridis 或 cividis。"},
     {"The link's view.decimals must be 0 (auto), 2, 3 or 4.", "链接中的 view.decimals 必须是 0（自动）、2、3 或 4。"},
     {"The link's view.torch must be true or false.", "链接中的 view.torch 必须是 true 或 false。"},
@@ -226,9 +226,11 @@ static const CatalogueEntry kZhCN[] = {
     {"Embedding seed", "嵌入随机种子"},
     {"Positional", "位置编码"},
     {"sinusoidal", "正弦 sinusoidal"},
-    {"positional encoding added to the embedding: none, or the sinusoidal one of \"Attention Is All You Need\"",
-     "加到嵌入上的位置编码：无，或《Attention Is All You "
-     "Need》中的正弦位置编码"},
+    {"positional encoding: none; the sinusoidal one of \"Attention Is All You Need\", added to the embedding; or "
+     "RoPE, which rotates Q and K instead (its base and style: Variants)",
+     "位置编码：无；《Attention Is All You Need》中的正弦位置编码，加到嵌入上；或旋转位置编码 "
+     "RoPE，它改为旋转 Q 和 K（其 base 与方式见“变体”）"},
+    {"rope (RoPE)", "旋转位置编码 RoPE"},
     {"Weights", "投影权重"},
     {"explicit values", "显式数值"},
     {"Init", "初始化"},
@@ -257,6 +259,51 @@ static const CatalogueEntry kZhCN[] = {
      "out_proj：各头拼接之后的一个 nn.Linear(d_out, d_out)"},
     {"bias", "偏置"},
     {"the output projection's bias b_o", "输出投影的偏置 b_o"},
+    // Issue 23's variants (panel_params.cpp variants_group)
+    {"Variants (RoPE, GQA, ALiBi, window)", "变体（RoPE、GQA、ALiBi、滑动窗口）"},
+    {"RoPE", "旋转位置编码 RoPE"},
+    {"Rotary position embedding: each head's Q and K are rotated by position before the scores, as Llama's "
+     "apply_rotary_pos_emb: q * cos + rotate_half(q) * sin, the angle θ = position · base^(-2k/head_dim) for the "
+     "pair k. It takes the place of a positional encoding added to X (Embedding → Positional).",
+     "旋转位置编码：在计算注意力分数之前，按位置旋转每个头的 Q 和 K，如 Llama 的 "
+     "apply_rotary_pos_emb：q * cos + rotate_half(q) * sin，第 k 对的角度 θ = position · base^(-2k/head_dim)。"
+     "它取代加到 X 上的位置编码（嵌入 → 位置编码）。"},
+    {"RoPE base", "RoPE 基数 base"},
+    {"base (rope_theta in Llama's config, 10000 in most models): inv_freq = 1.0 / (base ** "
+     "(torch.arange(0, head_dim, 2).float() / head_dim))",
+     "基数 base（Llama 配置中的 rope_theta，多数模型取 10000）：inv_freq = 1.0 / (base ** "
+     "(torch.arange(0, head_dim, 2).float() / head_dim))"},
+    {"RoPE style", "RoPE 配对方式"},
+    {"half", "半分 half"},
+    {"interleaved", "交错 interleaved"},
+    {"half: rotate_half pairs column k with k + head_dim/2 (GPT-NeoX, Llama)\n"
+     "interleaved: pairs columns 2k and 2k + 1 (GPT-J, RoFormer: rotate_every_two)",
+     "half：rotate_half 把第 k 列与第 k + head_dim/2 列配成一对（GPT-NeoX、Llama）\n"
+     "interleaved：把第 2k 列与第 2k + 1 列配成一对（GPT-J、RoFormer：rotate_every_two）"},
+    {"K/V heads", "键/值头数"},
+    {"%d (MHA)", "%d（多头注意力 MHA）"},
+    {"%d (GQA)", "%d（分组查询注意力 GQA）"},
+    {"%d (MQA)", "%d（多查询注意力 MQA）"},
+    {"num_key_value_heads: fewer K and V heads than query heads, each shared by num_heads / num_kv_heads query "
+     "heads, as Llama's repeat_kv: keys.repeat_interleave(num_heads // num_kv_heads, dim=1), likewise values. "
+     "num_heads of them is ordinary multi-head attention (MHA), 1 is multi-query attention (MQA), in between "
+     "grouped-query attention (GQA).",
+     "num_key_value_heads：键/值头比查询头少，每个键/值头由 num_heads / num_kv_heads 个查询头共用，如 Llama 的 "
+     "repeat_kv：keys.repeat_interleave(num_heads // num_kv_heads, dim=1)，values 同理。等于 num_heads "
+     "是普通的多头注意力（MHA），1 是多查询注意力（MQA），介于两者之间是分组查询注意力（GQA）。"},
+    {"ALiBi", "ALiBi 线性偏置"},
+    {"Attention with Linear Biases (BLOOM, MPT): each head adds -m_h·|i - j| to its scaled scores before the "
+     "mask, attn_scores + slopes[h] * -(i - j).abs(), the slopes from get_slopes(num_heads). Such models use no "
+     "positional encoding.",
+     "线性偏置注意力 ALiBi（BLOOM、MPT）：每个头在掩码之前给缩放后的分数加上 -m_h·|i - j|，即 attn_scores + "
+     "slopes[h] * -(i - j).abs()，斜率来自 get_slopes(num_heads)。这类模型不用位置编码。"},
+    {"Sliding window", "滑动窗口"},
+    {"Sliding-window attention, as Mistral's sliding_window: query i sees only the keys j with i - j < window "
+     "(and j - i < window without the causal mask); the others are masked with masked_fill like the causal mask's.",
+     "滑动窗口注意力，如 Mistral 的 sliding_window：查询 i 只看到满足 i - j < window 的键 j（没有因果掩码时还要 "
+     "j - i < window）；其余的键像因果掩码一样用 masked_fill 掩码。"},
+    {"sliding_window: how many keys, counting the query's own, each query sees",
+     "sliding_window：每个查询能看到多少个键（包括它自己的位置）"},
     {"Type a number and press Enter. The first edit switches that input from its seed to explicit "
      "values (exactly the numbers shown), so nothing else changes.",
      "输入数字后按回车。第一次编辑会把该输入从随机种子生成切换为显式数值（正是所显示的数），因此其他数值都不会变。"},
@@ -285,6 +332,19 @@ static const CatalogueEntry kZhCN[] = {
     {"queries = x @ W_query%s   # likewise keys, values", "queries = x @ W_query%s   # keys、values 同理"},
     {"queries = queries.view(S, num_heads, head_dim).transpose(0, 1)  # head h: queries[h]",
      "queries = queries.view(S, num_heads, head_dim).transpose(0, 1)  # 第 h 个头：queries[h]"},
+    {"q_rot h%d", "旋转后的查询 q_rot，头 %d"},
+    {"k_rot h%d", "旋转后的键 k_rot，头 %d"},
+    {"bias h%d", "ALiBi 偏置 bias，头 %d"},
+    {"%s, K/V head %d", "%s，键/值头 %d"},
+    {"%s or %s", "%s 或 %s"},
+    {"rotate by position: θ = p · %s^(−2k/head_dim), pairs (k, k + head_dim/2) (rotate_half)",
+     "按位置旋转：θ = p · %s^(−2k/head_dim)，配对 (k, k + head_dim/2)（rotate_half）"},
+    {"rotate by position: θ = p · %s^(−2k/head_dim), pairs (2k, 2k + 1) (interleaved)",
+     "按位置旋转：θ = p · %s^(−2k/head_dim)，配对 (2k, 2k + 1)（交错 interleaved）"},
+    {"%s, K/V head g = h / (H/G) = %d / (%d/%d) = %d", "%s，键/值头 g = h / (H/G) = %d / (%d/%d) = %d"},
+    {"X · W_q, W_k, W_v%s: this head's columns of Q, K/V head %d's of K and V",
+     "X · W_q, W_k, W_v%s：取本头在 Q 中的列，以及键/值头 %d 在 K、V 中的列"},
+    {"+ ALiBi bias −m_h·|i − j|, m_h = %s", "+ ALiBi 偏置 −m_h·|i − j|，m_h = %s"},
     {"Q h%d", "Q，头 %d"},
     {"K h%d", "K，头 %d"},
     {"V h%d", "V，头 %d"},
@@ -329,6 +389,29 @@ static const CatalogueEntry kZhCN[] = {
     {"masked[%d][%d] = mask_fill %s (causal)", "masked[%d][%d] = mask_fill %s（因果掩码）"},
     {"masked[%d][%d] = mask_fill %s (padding)", "masked[%d][%d] = mask_fill %s（键填充）"},
     {"masked[%d][%d] = mask_fill %s (causal and padding)", "masked[%d][%d] = mask_fill %s（因果掩码与键填充）"},
+    {"masked[%d][%d] = scaled[%d][%d] + bias[%d][%d] (not masked)",
+     "masked[%d][%d] = scaled[%d][%d] + bias[%d][%d]（未被掩码）"},
+    {"masked[%d][%d] = mask_fill %s (window)", "masked[%d][%d] = mask_fill %s（滑动窗口）"},
+    {"masked[%d][%d] = mask_fill %s (window and padding)", "masked[%d][%d] = mask_fill %s（滑动窗口与键填充）"},
+    {" (head %d)", "（头 %d）"},
+    {" (head %d, K/V head %d)", "（头 %d，键/值头 %d）"},
+    {"scores[%d][%d] = %s%d · %s%d = Σ_d %s%d[d] · %s%d[d] (head %d)",
+     "scores[%d][%d] = %s%d · %s%d = Σ_d %s%d[d] · %s%d[d]（头 %d）"},
+    {"scores[%d][%d] = %s%d · %s%d = Σ_d %s%d[d] · %s%d[d] (head %d, K/V head %d)",
+     "scores[%d][%d] = %s%d · %s%d = Σ_d %s%d[d] · %s%d[d]（头 %d，键/值头 %d）"},
+    {"context[%d][%d] = Σ_s dropped[%d][s] · v_s[%d] (head %d, K/V head %d)",
+     "context[%d][%d] = Σ_s dropped[%d][s] · v_s[%d]（头 %d，键/值头 %d）"},
+    {"Not masked: scaled %s + ALiBi bias %s = %s.", "未被掩码：缩放后的值 %s + ALiBi 偏置 %s = %s。"},
+    {"Inside the sliding window of %d keys.", "位于 %d 个键的滑动窗口之内。"},
+    {"Masked: key %d is outside the sliding window: %s, so the value %s is replaced by the fill %s.",
+     "已掩码（滑动窗口）：键 %d 在滑动窗口之外：%s，因此值 %s 被替换为填充值 mask_fill %s。"},
+    {"Key %d is padding as well.", "键 %d 同时也是填充。"},
+    {"Columns %d and %d turn together as a pair (frequency k = %d).", "第 %d 列与第 %d 列成对旋转（频率序号 k = %d）。"},
+    {"ALiBi slope of head %d: m_%d = %s (get_slopes(%d)[%d])", "头 %d 的 ALiBi 斜率：m_%d = %s（get_slopes(%d)[%d]）"},
+    {"The farther the key, the lower its score: masked = scaled + bias.",
+     "键离得越远，分数越低：masked = scaled + bias。"},
+    {"Reads K/V head %d = %d / (%d/%d), which query heads %d–%d share.",
+     "读取键/值头 %d = %d / (%d/%d)，查询头 %d–%d 共用它。"},
     {"output[%d][%d] = concat (no output projection)", "output[%d][%d] = concat（无输出投影）"},
     {"X[%d][%d] = embedding of \"%s\", column %d%s", "X[%d][%d] = 词元“%s”的嵌入，第 %d 列%s"},
     {" + sinusoidal position", " + 正弦位置编码"},
@@ -434,6 +517,57 @@ static const CatalogueEntry kZhCN[] = {
     {"queries", "查询"},
     {"keys", "键"},
     {"opaque line = weight %s", "不透明的线 = 权重 %s"},
+
+    {"%s, K/V head %d  (%d×%d)", "%s，键/值头 %d  (%d×%d)"},
+    {"%d K/V heads for %d query heads: query head h reads K/V head h / %d, so heads %d at a time share their K and V.",
+     "%d 个键/值头对应 %d 个查询头：查询头 h 读取键/值头 h / %d，所以每 %d 个头共用同一组 K 和 V。"},
+    // [SECTION] Decode: generation with a KV cache (panel_decode.cpp)
+    {"Decode", "解码"},
+    {"Step t", "步 t"},
+    {"Head", "头"},
+    {"reads K/V head %d", "读取 K/V 头 %d"},
+    {"Tokens so far:", "已生成的词元："},
+    {"… %d earlier", "…… 之前还有 %d 个"},
+    {"Turn on Causal mask", "打开因果掩码"},
+    {"Decode tab: the previous / next step", "解码标签页：上一步 / 下一步"},
+    {"Decoding is causal: at step {0} the keys after {0} do not exist yet. This state has no causal mask, so row {0} "
+     "of the full result also weighs later keys and differs from this step. Turn on Causal mask to compare.",
+     "解码是因果的：在第 {0} 步，{0} 之后的键还不存在。当前状态没有因果掩码，所以完整结果的第 {0} 行也会给后面的键分配权重，"
+     "与这一步不同。打开因果掩码即可比较。"},
+    {"mask_fill = {0} is not far enough below this row's largest score: its exp is not 0, so the full result gives "
+     "the masked later keys some weight and its row {1} differs from this step. Use -inf (or -1e9).",
+     "mask_fill = {0} 没有比这一行最大的分数小得足够多：它的 exp 不是 0，所以完整结果会给被掩码的后面的键一些权重，"
+     "其第 {1} 行与这一步不同。请用 -inf（或 -1e9）。"},
+    {"= row {0} of the full causal result, bit for bit: the query, the caches and the scores, masked, weights and "
+     "context rows equal the Stages tab's (compared with memcmp).",
+     "= 完整因果结果的第 {0} 行，逐位相同：查询、缓存以及注意力分数、掩码后的分数、注意力权重和上下文向量各行都与"
+     "“各个阶段”标签页中的相等（用 memcmp 比较）。"},
+    {"This step does not equal row {0} of the full result bit for bit: the full pipeline computes something else for "
+     "this set-up.",
+     "这一步与完整结果的第 {0} 行并非逐位相同：对这种设置，完整的流水线算的是别的东西。"},
+    {"KV cache per layer: 2 × S × G × head_dim × 4 bytes = 2 × {0} × {1} × {2} × 4 = {3}",
+     "每层的 KV 缓存：2 × S × G × head_dim × 4 字节 = 2 × {0} × {1} × {2} × 4 = {3}"},
+    {"MHA (a K/V head per query head, G = H = {0}): 2 × {1} × {0} × {2} × 4 = {3}",
+     "MHA（每个查询头一个 K/V 头，G = H = {0}）：2 × {1} × {0} × {2} × 4 = {3}"},
+    {"Plain multi-head attention: G = H, nothing saved. Set K/V heads below Heads (GQA) or to 1 (MQA) to shrink the "
+     "cache.",
+     "普通多头注意力：G = H，没有节省。把 K/V 头数设得比头数少（GQA）或设为 1（MQA），缓存就会变小。"},
+    {"MQA (one K/V head for all {0} query heads) saves {1} of the cache.",
+     "MQA（{0} 个查询头共用一个 K/V 头）节省了 {1} 的缓存。"},
+    {"GQA ({0} query heads share {2} K/V heads) saves {1} of the cache.",
+     "GQA（{0} 个查询头共用 {2} 个 K/V 头）节省了 {1} 的缓存。"},
+    {"Sliding window of {0}: a rolling cache keeps only the last {1} keys (Mistral): 2 × {1} × {2} × {3} × 4 = {4}",
+     "滑动窗口 {0}：滚动缓存只保留最后 {1} 个键（Mistral）：2 × {1} × {2} × {3} × 4 = {4}"},
+    {"this set-up", "当前设置"},
+    {"window", "窗口"},
+    {"K cache (%d×%d): row %d appended", "K 缓存（%d×%d）：追加了第 %d 行"},
+    {"V cache (%d×%d)", "V 缓存（%d×%d）"},
+    {"new query q_%d (1×%d)", "新的查询 q_%d（1×%d）"},
+    {"scores: q_%d · k_j (1×%d)", "注意力分数：q_%d · k_j（1×%d）"},
+    {"masked: scores ÷ divisor (+ bias), masked (1×%d)", "掩码后的分数：分数 ÷ 除数（+ 偏置），再掩码（1×%d）"},
+    {"weights: softmax (1×%d)", "注意力权重：softmax（1×%d）"},
+    {"dropped: dropout (1×%d)", "丢弃后的权重：dropout（1×%d）"},
+    {"context: weights · V cache (1×%d)", "上下文向量：权重 · V 缓存（1×%d）"},
 
     // [SECTION] Trained weights (weights_import.cpp, weights_text.cpp)
     {"Open weights…", "打开训练好的权重…"},
@@ -547,6 +681,14 @@ static const CatalogueEntry kZhCN[] = {
     {"mask_fill must be \"-inf\" or a number within float32's range (about ±3.4e38), like -1e9 or -1e20, not {0}",
      "mask_fill 必须是 \"-inf\" 或 float32 范围内（约 ±3.4e38）的数值，例如 -1e9 或 -1e20，而不是 {0}"},
     {"dropout.p must be a number from 0 to 1, not {0}", "dropout.p 必须是 0 到 1 之间的数值，而不是 {0}"},
+    {"num_heads ({0}) must be divisible by num_kv_heads ({1}): each K/V head serves the same number of query heads",
+     "num_heads（{0}）必须能被 num_kv_heads（{1}）整除：每个键/值头服务相同数量的查询头"},
+    {"the per_head weight layout draws one K and V per head, so num_kv_heads must be num_heads ({0}), not {1}",
+     "per_head 权重布局为每个头各抽取一组 K 和 V，因此 num_kv_heads 必须等于 num_heads（{0}），而不是 {1}"},
+    {"RoPE rotates pairs of dimensions, so head_dim (d_out / num_heads) must be even, not {0}",
+     "RoPE 成对旋转维度，因此 head_dim（d_out / num_heads）必须是偶数，而不是 {0}"},
+    {"rope.base must be a positive number within float32's range (10000 in most models), not {0}",
+     "rope.base 必须是 float32 范围内的正数（多数模型取 10000），而不是 {0}"},
     {"unknown field {0} in a session state (known fields: {1})", "会话状态中有未知字段 {0}（已知字段：{1}）"},
     {"unknown field {0} in {1} (known fields: {2})", "{1} 中有未知字段 {0}（已知字段：{2}）"},
     {"{0} must be true or false, not {1}", "{0} 必须是 true 或 false，而不是 {1}"},

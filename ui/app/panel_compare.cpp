@@ -18,6 +18,7 @@
 #include "app/item_registry.h"
 #include "app/links.h"
 #include "app/panels.h"
+#include "app/stage_flow.h"
 #include "attnviz/pipeline.h"
 #include "attnviz/analysis.h"
 #include "imgui.h"
@@ -148,12 +149,15 @@ static void head_combo(const char* label, int* head, int H) {
 // The stage combo shared by the grid and the A/B view (m.compare_stage): every
 // per-head stage, in pipeline order. Stages go by their PyTorch names in every language.
 static void stage_combo(AppModel& m) {
+  const State& st = m.engine.pipeline().state();
+  // A stage the state no longer has (q_rot after RoPE was turned off): back to weights.
+  if (!stage_present(st, m.compare_stage)) m.compare_stage = Stage::weights;
   ImGui::SetNextItemWidth(ImGui::CalcTextSize(stage_name(Stage::weights)).x + ImGui::GetFrameHeight() * 2.5f);
   if (ImGui::BeginCombo(L("Stage"), stage_name(m.compare_stage))) {
     char name[32];
     for (int k = 0; k < kStageCount; ++k) {
       const Stage s = static_cast<Stage>(k);
-      if (!stage_is_per_head(s)) continue;
+      if (!stage_is_per_head(s) || !stage_present(st, s)) continue;  // q_rot, k_rot: RoPE; bias: ALiBi
       if (ImGui::Selectable(stage_name(s), m.compare_stage == s)) m.compare_stage = s;
       std::snprintf(name, sizeof name, "Stage: %s", stage_name(s));  // e.g. "Stage: scores", for tests
       item_register(name);
@@ -231,7 +235,12 @@ static void grid_map(AppModel& m, const CompareCache& c, Stage stage, int h, flo
   char label[48], title[96];
   std::snprintf(label, sizeof label, "%s h%d", stage_name(stage), h);
   MatrixView v = m.engine.matrix(stage, h);
-  std::snprintf(title, sizeof title, "%s  (%d×%d)", label, v.rows, v.cols);
+  const State& st = m.engine.pipeline().state();
+  const int H = st.num_heads, G = st.kv_heads();
+  if (G != H && G > 0 && H % G == 0)  // GQA / MQA: the K/V head this query head reads
+    std::snprintf(title, sizeof title, tr("%s, K/V head %d  (%d\xC3\x97%d)"), label, h / (H / G), v.rows, v.cols);
+  else
+    std::snprintf(title, sizeof title, "%s  (%d×%d)", label, v.rows, v.cols);
   HeatmapSpec spec;
   spec.label = label;
   spec.exports = &m.exports;
@@ -272,6 +281,14 @@ static void all_heads(AppModel& m, CompareCache& c) {
   ImGui::TextDisabled("%s", c.grid_signed ? tr("one scale for every head, white = 0") : tr("one scale for every head"));
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
   ImGui::TextWrapped("%s", tr("Click a map to select that head (the Stages tab follows); hover a cell for its value."));
+  {
+    const State& st = m.engine.pipeline().state();
+    const int G = st.kv_heads();
+    if (G != H && G > 0 && H % G == 0)
+      ImGui::TextWrapped(tr("%d K/V heads for %d query heads: query head h reads K/V head h / %d, so heads %d at a "
+                            "time share their K and V."),
+                         G, H, H / G, H / G);
+  }
   ImGui::PopStyleColor();
 
   // Columns: the count that gives the largest cells, filling the width and the height.

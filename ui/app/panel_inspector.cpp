@@ -307,6 +307,8 @@ static int scaled_formula(const Explanation& e, char* buf, size_t n) {
 
 static int masked_formula(const Explanation& e, char* buf, size_t n) {
   const int i = e.i, j = e.j;
+  if (!e.masked && e.alibi)
+    return std::snprintf(buf, n, tr("masked[%d][%d] = scaled[%d][%d] + bias[%d][%d] (not masked)"), i, j, i, j, i, j);
   if (!e.masked) return std::snprintf(buf, n, tr("masked[%d][%d] = scaled[%d][%d] (not masked)"), i, j, i, j);
   char fill[32];
   num6(e.fill, fill, sizeof fill);
@@ -315,6 +317,9 @@ static int masked_formula(const Explanation& e, char* buf, size_t n) {
     case MaskReason::padding: return std::snprintf(buf, n, tr("masked[%d][%d] = mask_fill %s (padding)"), i, j, fill);
     case MaskReason::causal_and_padding:
       return std::snprintf(buf, n, tr("masked[%d][%d] = mask_fill %s (causal and padding)"), i, j, fill);
+    case MaskReason::window: return std::snprintf(buf, n, tr("masked[%d][%d] = mask_fill %s (window)"), i, j, fill);
+    case MaskReason::window_and_padding:
+      return std::snprintf(buf, n, tr("masked[%d][%d] = mask_fill %s (window and padding)"), i, j, fill);
     default: return std::snprintf(buf, n, NO_TR("masked[%d][%d] = mask_fill %s"), i, j, fill);
   }
 }
@@ -338,6 +343,7 @@ static int dot_formula(const Pipeline& p, const Explanation& e, char* buf, size_
 int inspector_formula(const Pipeline& p, const Explanation& e, char* buf, size_t n) {
   const int i = e.i, j = e.j, h = e.head;
   const State& s = p.state();
+  const bool kv = s.kv_heads() != s.num_heads;  // GQA / MQA: name the K/V head a query head reads
   switch (e.stage) {
     case Stage::X:
       return std::snprintf(buf, n, tr("X[%d][%d] = embedding of \"%s\", column %d%s"), i, j,
@@ -345,9 +351,39 @@ int inspector_formula(const Pipeline& p, const Explanation& e, char* buf, size_t
                            s.positional == Positional::sinusoidal ? tr(" + sinusoidal position") : "");
     case Stage::Q: case Stage::K: case Stage::V: case Stage::output:
       return dot_formula(p, e, buf, n);
-    case Stage::scores:
+    case Stage::q_rot:
+    case Stage::k_rot: {
+      const char src = e.stage == Stage::q_rot ? 'Q' : 'K';
+      const bool first = j < e.rope_partner;  // the pair's first: x·cos − partner·sin; second: + partner·sin
+      int len = std::snprintf(buf, n,
+                              NO_TR("%s[%d][%d] = %c[%d][%d] \xC2\xB7 cos \xCE\xB8 %s %c[%d][%d] \xC2\xB7 sin \xCE\xB8, \xCE\xB8 = %d "
+                                    "\xC2\xB7 inv_freq[%d]"),
+                              stage_name(e.stage), i, j, src, i, j, first ? "\xE2\x88\x92" : "+", src, i, e.rope_partner, i,
+                              e.rope_k);
+      if (len < 0 || (size_t)len >= n) return len;
+      if (e.stage == Stage::k_rot && kv)
+        return len + std::snprintf(buf + len, n - (size_t)len, tr(" (head %d, K/V head %d)"), h, e.kv_head);
+      return len + std::snprintf(buf + len, n - (size_t)len, tr(" (head %d)"), h);
+    }
+    case Stage::bias: {
+      char m[32];
+      num6(e.slope, m, sizeof m);
+      return std::snprintf(buf, n, NO_TR("bias[%d][%d] = \xE2\x88\x92m_%d \xC2\xB7 |%d \xE2\x88\x92 %d| = \xE2\x88\x92%s \xC2\xB7 %d (ALiBi)"),
+                           i, j, h, i, j, m, e.distance);
+    }
+    case Stage::scores: {
+      const char* q = s.positional == Positional::rope ? "q_rot_" : "q_";
+      const char* k = s.positional == Positional::rope ? "k_rot_" : "k_";
+      if (kv)
+        return std::snprintf(buf, n,
+                             tr("scores[%d][%d] = %s%d \xC2\xB7 %s%d = \xCE\xA3_d %s%d[d] \xC2\xB7 %s%d[d] (head %d, K/V head %d)"),
+                             i, j, q, i, k, j, q, i, k, j, h, e.kv_head);
+      if (s.positional == Positional::rope)
+        return std::snprintf(buf, n, tr("scores[%d][%d] = %s%d \xC2\xB7 %s%d = \xCE\xA3_d %s%d[d] \xC2\xB7 %s%d[d] (head %d)"),
+                             i, j, q, i, k, j, q, i, k, j, h);
       return std::snprintf(buf, n, tr("scores[%d][%d] = q_%d \xC2\xB7 k_%d = \xCE\xA3_d q_%d[d] \xC2\xB7 k_%d[d] (head %d)"),
                            i, j, i, j, i, j, h);
+    }
     case Stage::scaled: return scaled_formula(e, buf, n);
     case Stage::masked: return masked_formula(e, buf, n);
     case Stage::weights:
@@ -363,6 +399,9 @@ int inspector_formula(const Pipeline& p, const Explanation& e, char* buf, size_t
                                     i, j, i, j)
                     : std::snprintf(buf, n, tr("dropped[%d][%d] = weights[%d][%d] \xC3\x97 0 (dropped)"), i, j, i, j);
     case Stage::context:
+      if (kv)
+        return std::snprintf(buf, n, tr("context[%d][%d] = \xCE\xA3_s dropped[%d][s] \xC2\xB7 v_s[%d] (head %d, K/V head %d)"),
+                             i, j, i, j, h, e.kv_head);
       return std::snprintf(buf, n, tr("context[%d][%d] = \xCE\xA3_s dropped[%d][s] \xC2\xB7 v_s[%d] (head %d)"), i, j, i, j, h);
     case Stage::concat: {
       const int hd = std::max(p.head_dim(), 1);
@@ -410,11 +449,25 @@ static void weights_body(const Explanation& e) {
                  "does the same). Safe softmax gives zeros instead."));
 }
 
+// The window's test for this cell, with its numbers: "i − j = 5 ≥ 3" (a key too far
+// back) or "j − i = 4 ≥ 3" (too far ahead, without the causal mask).
+static void window_words(const Explanation& e, char* buf, size_t n) {
+  if (e.i >= e.j) std::snprintf(buf, n, NO_TR("i \xE2\x88\x92 j = %d \xE2\x88\x92 %d = %d \xE2\x89\xA5 %d"), e.i, e.j, e.i - e.j, e.window);
+  else std::snprintf(buf, n, NO_TR("j \xE2\x88\x92 i = %d \xE2\x88\x92 %d = %d \xE2\x89\xA5 %d"), e.j, e.i, e.j - e.i, e.window);
+}
+
 static void masked_body(const Explanation& e, const CellRef& c) {
   Nums f;
+  char w[96];
   switch (e.masked ? e.reason : MaskReason::none) {
     case MaskReason::none:
+      if (e.alibi) {  // masked = scaled + bias when the cell is kept
+        flow(tr("Not masked: scaled %s + ALiBi bias %s = %s."), f(e.input), f(e.alibi_bias), f(e.value));
+        if (e.window > 0) flow(tr("Inside the sliding window of %d keys."), e.window);
+        break;
+      }
       flow(tr("Not masked: the scaled value %s passes through."), f(e.input));
+      if (e.window > 0) flow(tr("Inside the sliding window of %d keys."), e.window);
       break;
     case MaskReason::padding:
       flow(tr("Masked (padding): key %d is padding, so the value %s is replaced by the fill %s."), c.col, f(e.input),
@@ -429,7 +482,47 @@ static void masked_body(const Explanation& e, const CellRef& c) {
               "%s."),
            c.col, f(e.input), f(e.fill));
       break;
+    case MaskReason::window:
+    case MaskReason::window_and_padding:
+      window_words(e, w, sizeof w);
+      flow(tr("Masked: key %d is outside the sliding window: %s, so the value %s is replaced by the fill %s."), c.col, w,
+           f(e.input), f(e.fill));
+      if (e.reason == MaskReason::window_and_padding) flow(tr("Key %d is padding as well."), c.col);
+      break;
   }
+}
+
+// q_rot / k_rot: the pair the component turns with, its angle and the sum.
+static void rotation_body(const Explanation& e) {
+  Nums f;
+  const char src = e.stage == Stage::q_rot ? 'Q' : 'K';
+  const bool first = e.j < e.rope_partner;
+  flow(tr("Columns %d and %d turn together as a pair (frequency k = %d)."), std::min(e.j, e.rope_partner),
+       std::max(e.j, e.rope_partner), e.rope_k);
+  flow(NO_TR("\xCE\xB8 = %d \xC2\xB7 inv_freq[%d] = %d \xC2\xB7 %s = %s"), e.i, e.rope_k, e.i, f(e.inv_freq), f(e.angle));
+  flow(NO_TR("cos \xCE\xB8 = %s, sin \xCE\xB8 = %s"), f(e.cos), f(e.sin));
+  flow(NO_TR("%c[%d][%d] = %s, %c[%d][%d] = %s"), src, e.i, e.j, f(e.x_self), src, e.i, e.rope_partner, f(e.x_partner));
+  flow(NO_TR("%s \xC2\xB7 %s %s %s \xC2\xB7 %s = %s"), f(e.x_self), f(e.cos), first ? "\xE2\x88\x92" : "+", f(e.x_partner),
+       f(e.sin), f(e.value));
+}
+
+// bias: ALiBi's −m_h·|i − j| with this head's slope.
+static void bias_body(const Explanation& e, int H) {
+  Nums f;
+  flow(tr("ALiBi slope of head %d: m_%d = %s (get_slopes(%d)[%d])"), e.head, e.head, f(e.slope), H, e.head);
+  flow(NO_TR("\xE2\x88\x92m_%d \xC2\xB7 |%d \xE2\x88\x92 %d| = \xE2\x88\x92%s \xC2\xB7 %d = %s"), e.head, e.i, e.j, f(e.slope),
+       e.distance, f(e.value));
+  flow_text(tr("The farther the key, the lower its score: masked = scaled + bias."), true);
+}
+
+// Under GQA / MQA: which K/V head this query head reads, and who shares it.
+static void kv_line(const AppModel& m, const Explanation& e) {
+  const State& s = m.engine.pipeline().state();
+  const int H = s.num_heads, G = s.kv_heads();
+  if (G == H || G <= 0 || H % G != 0) return;
+  const int per = H / G, first = e.kv_head * per;
+  flow(tr("Reads K/V head %d = %d / (%d/%d), which query heads %d\xE2\x80\x93%d share."), e.kv_head, e.head, H, G, first,
+       first + per - 1);
 }
 
 static void explain_body(const AppModel& m, const Explanation& e, const CellRef& c) {
@@ -451,12 +544,25 @@ static void explain_body(const AppModel& m, const Explanation& e, const CellRef&
       std::snprintf(nm.rhs, sizeof nm.rhs, "W_o[d][%d]", c.col);
       dot_table(e, nm);
       break;
-    case Stage::scores:
+    case Stage::scores: {
       flow(tr("query \"%s\" (row %d) \xC2\xB7 key \"%s\" (row %d), head %d, over d = 0 \xE2\x80\xA6 %d"),
            token_at(m, c.row), c.row, token_at(m, c.col), c.col, c.head, (int)e.terms.size() - 1);
-      std::snprintf(nm.lhs, sizeof nm.lhs, "q_%d[d]", c.row);
-      std::snprintf(nm.rhs, sizeof nm.rhs, "k_%d[d]", c.col);
+      kv_line(m, e);
+      const bool rot = m.engine.pipeline().state().positional == Positional::rope;
+      std::snprintf(nm.lhs, sizeof nm.lhs, rot ? "q_rot_%d[d]" : "q_%d[d]", c.row);
+      std::snprintf(nm.rhs, sizeof nm.rhs, rot ? "k_rot_%d[d]" : "k_%d[d]", c.col);
       dot_table(e, nm);
+      break;
+    }
+    case Stage::q_rot:
+      rotation_body(e);
+      break;
+    case Stage::k_rot:  // the K/V head's K, rotated: which one, under GQA / MQA
+      rotation_body(e);
+      kv_line(m, e);
+      break;
+    case Stage::bias:
+      bias_body(e, m.engine.num_heads());
       break;
     case Stage::scaled:
       scaled_body(e);
@@ -479,6 +585,7 @@ static void explain_body(const AppModel& m, const Explanation& e, const CellRef&
     case Stage::context:
       flow(tr("weight \xC3\x97 value over the keys s = 0 \xE2\x80\xA6 %d (head %d, value column %d)"),
            (int)e.terms.size() - 1, c.head, c.col);
+      kv_line(m, e);
       nm.index = "s";
       std::snprintf(nm.lhs, sizeof nm.lhs, "dropped[%d][s]", c.row);
       std::snprintf(nm.rhs, sizeof nm.rhs, "v_s[%d]", c.col);

@@ -87,7 +87,14 @@ const char* scale_shown(ScaleMode s) {
     default: return N_("none");
   }
 }
-const char* positional_shown(Positional p) { return p == Positional::sinusoidal ? N_("sinusoidal") : N_("none"); }
+const char* positional_shown(Positional p) {
+  switch (p) {
+    case Positional::sinusoidal: return N_("sinusoidal");
+    case Positional::rope: return N_("rope (RoPE)");
+    default: return N_("none");
+  }
+}
+const char* rope_style_shown(RopeStyle r) { return r == RopeStyle::interleaved ? N_("interleaved") : N_("half"); }
 const char* weight_init_shown(WeightInit w) { return w == WeightInit::torch_rand ? N_("torch_rand") : N_("torch_linear"); }
 const char* weight_layout_shown(WeightLayout l) { return l == WeightLayout::per_head ? N_("per_head") : N_("fused"); }
 
@@ -282,7 +289,8 @@ void token_chips(AppModel& m) {
 
 // --- [SECTION] the groups of the panel, top to bottom. What a learner toggles most
 // (the tokens, heads, mask and dropout) comes first and is always open; the rarer
-// set-up (scaling, embedding, weight initialisation) sits in collapsing headers below.
+// set-up (scaling, the variants, embedding, weight initialisation) sits in collapsing
+// headers below.
 
 // Split: how the box's text becomes tokens (tokenize.h). Choosing a mode splits
 // the box's text again at once, so the two can be compared.
@@ -355,7 +363,15 @@ void shapes_group(AppModel& m) {
   error_line(m, "d_model");
   int_field(m, N_("d_out"), &d.d_out);
   error_line(m, "d_out");
-  int_field(m, N_("Heads"), &d.num_heads);
+  // Heads: K/V heads that no longer divide the new number of heads go back to one K/V
+  // head per head (MHA), so a head change is never refused for GQA's sake.
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+  if (ImGui::InputInt(L("Heads"), &d.num_heads, 1, 4)) {
+    if (d.num_kv_heads > 0 && (d.num_heads <= 0 || d.num_kv_heads >= d.num_heads || d.num_heads % d.num_kv_heads != 0))
+      d.num_kv_heads = 0;
+    m.apply_draft();
+  }
+  item_register("Heads");
   ImGui::SameLine();
   // head_dim is PyTorch's name in every language; the tooltip says what it is.
   if (d.num_heads > 0 && d.d_out % d.num_heads == 0) ImGui::TextDisabled(NO_TR("head_dim %d"), d.d_out / d.num_heads);
@@ -474,6 +490,114 @@ void scaling_group(AppModel& m) {
              "safe softmax (newer scaled_dot_product_attention) gives zeros instead."));
 }
 
+// --- [SECTION] issue 23's variants: RoPE, GQA / MQA, ALiBi, the sliding window
+
+// What the K/V heads combo shows for G of H: "4 (MHA)", "2 (GQA)", "1 (MQA)".
+void kv_heads_shown(int G, int H, char* buf, size_t n) {
+  std::snprintf(buf, n, G >= H ? tr("%d (MHA)") : G == 1 ? tr("%d (MQA)") : tr("%d (GQA)"), G);
+}
+
+// K/V heads: a combo of the divisors of num_heads, largest first (MHA ... MQA).
+void kv_heads_control(AppModel& m) {
+  State& d = m.draft;
+  const int H = d.num_heads;
+  if (H <= 0) return;
+  char shown[48], reg[48];
+  float text_w = 0;
+  for (int g = H; g >= 1; --g) {
+    if (H % g) continue;
+    kv_heads_shown(g, H, shown, sizeof shown);
+    text_w = std::max(text_w, ImGui::CalcTextSize(shown).x);
+  }
+  const int cur = d.kv_heads();
+  kv_heads_shown(cur, H, shown, sizeof shown);
+  ImGui::SetNextItemWidth(std::max(ImGui::GetFontSize() * 7, text_w + combo_room()));
+  if (ImGui::BeginCombo(L("K/V heads"), shown)) {
+    for (int g = H; g >= 1; --g) {
+      if (H % g) continue;
+      kv_heads_shown(g, H, shown, sizeof shown);
+      if (ImGui::Selectable(shown, g == cur) && g != cur) {
+        d.num_kv_heads = g == H ? 0 : g;  // num_heads K/V heads: plain MHA, written as 0 (the default)
+        m.apply_draft();
+      }
+      std::snprintf(reg, sizeof reg, "K/V heads: %d", g);
+      item_register(reg);
+    }
+    ImGui::EndCombo();
+  }
+  item_register("K/V heads");
+  tooltip(N_("num_key_value_heads: fewer K and V heads than query heads, each shared by num_heads / num_kv_heads "
+             "query heads, as Llama's repeat_kv: keys.repeat_interleave(num_heads // num_kv_heads, dim=1), likewise "
+             "values. num_heads of them is ordinary multi-head attention (MHA), 1 is multi-query attention (MQA), "
+             "in between grouped-query attention (GQA)."));
+  error_line(m, "num_kv_heads");
+}
+
+void rope_controls(AppModel& m) {
+  State& d = m.draft;
+  bool rope = d.positional == Positional::rope;
+  if (ImGui::Checkbox(L("RoPE"), &rope)) {
+    d.positional = rope ? Positional::rope : Positional::none;
+    m.apply_draft();
+  }
+  item_register("RoPE");
+  tooltip(N_("Rotary position embedding: each head's Q and K are rotated by position before the scores, as Llama's "
+             "apply_rotary_pos_emb: q * cos + rotate_half(q) * sin, the angle θ = position · base^(-2k/head_dim) for "
+             "the pair k. It takes the place of a positional encoding added to X (Embedding → Positional)."));
+  if (m.draft.positional == Positional::rope) {
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+    if (ImGui::InputDouble(L("RoPE base"), &m.draft.rope.base, 0, 0, "%.6g")) m.apply_draft();
+    item_register("RoPE base");
+    tooltip(N_("base (rope_theta in Llama's config, 10000 in most models): inv_freq = 1.0 / (base ** "
+               "(torch.arange(0, head_dim, 2).float() / head_dim))"));
+    error_line(m, "rope");
+    enum_field(m, N_("RoPE style"), &m.draft.rope.style, {RopeStyle::half, RopeStyle::interleaved}, rope_style_name,
+               rope_style_shown,
+               N_("half: rotate_half pairs column k with k + head_dim/2 (GPT-NeoX, Llama)\n"
+                  "interleaved: pairs columns 2k and 2k + 1 (GPT-J, RoFormer: rotate_every_two)"));
+  }
+  error_line(m, "positional");
+}
+
+// Sliding window: a checkbox and, while it is on, the number of keys a query sees.
+void window_control(AppModel& m) {
+  State& d = m.draft;
+  bool on = d.window > 0;
+  if (ImGui::Checkbox(L("Sliding window"), &on)) {
+    d.window = on ? std::max(1, std::min(3, d.seq_len() - 1)) : 0;
+    m.apply_draft();
+  }
+  item_register("Sliding window");
+  tooltip(N_("Sliding-window attention, as Mistral's sliding_window: query i sees only the keys j with i - j < window "
+             "(and j - i < window without the causal mask); the others are masked with masked_fill like the causal "
+             "mask's."));
+  if (m.draft.window > 0) {
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+    if (ImGui::InputInt(L("keys##window"), &m.draft.window, 1, 4)) {
+      if (m.draft.window < 0) m.draft.window = 0;  // 0 turns the window off
+      m.apply_draft();
+    }
+    item_register("Window");
+    tooltip(N_("sliding_window: how many keys, counting the query's own, each query sees"));
+  }
+  error_line(m, "window");
+}
+
+void variants_group(AppModel& m) {
+  if (!group_header(m, N_("Variants (RoPE, GQA, ALiBi, window)"), false,
+                    {"rope", "positional", "num_kv_heads", "alibi", "window"}))
+    return;
+  rope_controls(m);
+  kv_heads_control(m);
+  checkbox(m, N_("ALiBi"), &m.draft.alibi);
+  tooltip(N_("Attention with Linear Biases (BLOOM, MPT): each head adds -m_h·|i - j| to its scaled scores before the "
+             "mask, attn_scores + slopes[h] * -(i - j).abs(), the slopes from get_slopes(num_heads). Such models use "
+             "no positional encoding."));
+  error_line(m, "alibi");
+  window_control(m);
+}
+
 void embedding_group(AppModel& m) {
   if (!group_header(m, N_("Embedding"), false, {"embedding", "positional"})) return;
   EmbeddingSpec& emb = m.draft.embedding;
@@ -488,10 +612,11 @@ void embedding_group(AppModel& m) {
     seed_field(m, N_("Embedding seed"), &emb.seed);
   }
   error_line(m, "embedding");
-  enum_field(m, N_("Positional"), &m.draft.positional, {Positional::none, Positional::sinusoidal}, positional_name,
-             positional_shown, N_("positional encoding added to the embedding: none, or the sinusoidal one of "
-                                  "\"Attention Is All You Need\""));
-  error_line(m, "positional");
+  enum_field(m, N_("Positional"), &m.draft.positional, {Positional::none, Positional::sinusoidal, Positional::rope},
+             positional_name, positional_shown,
+             N_("positional encoding: none; the sinusoidal one of \"Attention Is All You Need\", added to the "
+                "embedding; or RoPE, which rotates Q and K instead (its base and style: Variants)"));
+  if (m.draft.positional != Positional::rope) error_line(m, "positional");  // RoPE's refusals: under Variants
 }
 
 void weights_group(AppModel& m) {
@@ -539,6 +664,7 @@ void parameters_panel(AppModel& m) {
   mask_dropout_group(m);
   ImGui::Spacing();
   scaling_group(m);
+  variants_group(m);
   embedding_group(m);
   weights_group(m);
   error_line(m, "");
@@ -555,7 +681,7 @@ float parameters_height_wanted() {
   const float section = text + 2 * st.ItemSpacing.y + st.SeparatorTextPadding.y * 2;
   const float scaling = row + (scaling_open_by_default() ? 4 * row : 0.0f);
   const float controls = row /* Tokens and Split */ + row + chips + 2 * section + 3 * row + 4 * row + st.ItemSpacing.y +
-                         scaling + 2 * row;
+                         scaling + 3 * row /* Variants, Embedding, Weights */;
   return title + 2 * st.WindowPadding.y + controls;
 }
 

@@ -1,6 +1,7 @@
 // panel_stages.cpp: the Stages tab, the selected head's computation drawn as a flow
-// (stage_flow.h: Q_h K_h V_h → scores → scaled → masked → weights → dropped →
-// context, each step labelled with its operation and numbers), and the Q K V &
+// (stage_flow.h: Q_h K_h V_h [→ q_rot k_rot] → scores → scaled [→ bias] → masked →
+// weights → dropped → context, each step labelled with its operation and numbers;
+// the bracketed cards only with RoPE, ALiBi), and the Q K V &
 // output tab's shared matrices; all linked to the inspector.
 // [SECTION] one map (matrix_view, map)
 // [SECTION] the flow's cards
@@ -32,6 +33,7 @@ struct MapReq {
   float max_w = 0, max_h = 0, max_cell = 64.0f;
   bool small = false;       // no values, no colour bar (the Compare grid)
   bool row_labels = true;
+  bool kv = false;          // a slice of K or V under GQA/MQA: `head` is the K/V head
 };
 
 static int decimals_max(const AppModel& m) { return m.decimals > 0 ? m.decimals : 4; }
@@ -57,9 +59,11 @@ static void map(AppModel& m, const MapReq& r) {
   // every language); the title is what a learner reads ("注意力权重 weights，头 0").
   char label[48], term[96], title[128];
   const int head = per_head || r.slice ? r.head : -1;
-  if (head >= 0) std::snprintf(label, sizeof label, "%s h%d", name, head);
+  if (r.kv) std::snprintf(label, sizeof label, "%s kv%d", name, head);  // "K kv0": shared by the heads that read it
+  else if (head >= 0) std::snprintf(label, sizeof label, "%s h%d", name, head);
   else std::snprintf(label, sizeof label, "%s", name);
-  stage_term(r.stage, head, term, sizeof term);
+  if (r.kv) std::snprintf(term, sizeof term, tr("%s, K/V head %d"), name, head);
+  else stage_term(r.stage, head, term, sizeof term);
   MatrixView v;
   if (r.slice) {
     TensorView t = p.head_slice(r.stage, r.head);
@@ -76,7 +80,7 @@ static void map(AppModel& m, const MapReq& r) {
   spec.title = title;
   const auto& toks = m.engine.tokens();
   spec.row_labels = r.row_labels && v.rows == (int)toks.size() ? &toks : nullptr;
-  spec.col_labels = per_head && r.stage != Stage::context ? &toks : nullptr;
+  spec.col_labels = stage_is_square(r.stage) ? &toks : nullptr;  // not context, q_rot, k_rot: their columns are features
   colours(m, r.stage, spec);
   if (r.stage == Stage::dropped && p.dropout_active()) spec.keep = p.dropout_keep(r.head);
   const int hd = m.engine.has_result() ? p.head_dim() : 1;
@@ -160,7 +164,7 @@ struct OpText {
 static void op_text(const AppModel& m, Stage st, bool wrapped, OpText& t) {
   const State& s = m.engine.pipeline().state();
   char op[256];
-  flow_op(s, m.engine.pipeline().divisor(), st, op, sizeof op);
+  flow_op(s, m.engine.pipeline().divisor(), st, op, sizeof op, m.head);
   std::snprintf(t.op, sizeof t.op, "%s%s", wrapped ? "\xE2\x86\xB3 " : "", op);  // ↳ after a wrap
   flow_torch(s, st, t.torch, sizeof t.torch);
   const char* same = flow_identity(s, st);
@@ -207,20 +211,51 @@ static void op_lines(AppModel& m, Stage st, const OpText& t, float width) {
   }
 }
 
-// Card 0: the head's columns of Q, K and V side by side (row labels on Q only).
+// The K/V head query head h reads (GQA/MQA: h / (H/G); plain attention: h itself).
+static int kv_head(const AppModel& m, int h) {
+  const State& s = m.engine.pipeline().state();
+  const int H = std::max(s.num_heads, 1), G = std::max(s.kv_heads(), 1);
+  return H % G == 0 ? h / (H / G) : h;
+}
+
+// Card 0: the head's columns of Q, K and V side by side (row labels on Q only). Under
+// GQA/MQA, K and V show the columns of the K/V head this query head reads.
 static void qkv_card(AppModel& m, float w, float h) {
   char q[32];
   std::snprintf(q, sizeof q, "Q h%d", m.head);
   const float gap = 10.0f, labels = m.heatmap_cache(q).row_label_w + 6.0f;
   const float cells = std::max(30.0f, (w - 2 * gap - labels) / 3.0f);
   const Stage st[3] = {Stage::Q, Stage::K, Stage::V};
+  const State& s = m.engine.pipeline().state();
   for (int k = 0; k < 3; ++k) {
     if (k) ImGui::SameLine(0, gap);
     ImGui::BeginGroup();
     MapReq r;
     r.stage = st[k];
-    r.head = m.head;
+    r.head = k == 0 ? m.head : kv_head(m, m.head);
+    r.kv = k > 0 && s.kv_heads() != s.num_heads;
     r.slice = true;
+    r.row_labels = k == 0;
+    r.max_w = k == 0 ? cells + labels : cells;
+    r.max_h = h;
+    map(m, r);
+    ImGui::EndGroup();
+  }
+}
+
+// The RoPE card: this head's q_rot and k_rot side by side (row labels on q_rot only).
+static void rot_card(AppModel& m, float w, float h) {
+  char q[32];
+  std::snprintf(q, sizeof q, "q_rot h%d", m.head);
+  const float gap = 10.0f, labels = m.heatmap_cache(q).row_label_w + 6.0f;
+  const float cells = std::max(30.0f, (w - gap - labels) / 2.0f);
+  const Stage st[2] = {Stage::q_rot, Stage::k_rot};
+  for (int k = 0; k < 2; ++k) {
+    if (k) ImGui::SameLine(0, gap);
+    ImGui::BeginGroup();
+    MapReq r;
+    r.stage = st[k];
+    r.head = m.head;
     r.row_labels = k == 0;
     r.max_w = k == 0 ? cells + labels : cells;
     r.max_h = h;
@@ -254,6 +289,7 @@ static FlowIn flow_input(AppModel& m, float w, float h) {
   sq.stats.any_finite = true;  // weights: in [0, 1]
   sq.stats.hi = sq.stats.maxabs = 0.99f;
   in.prefer_all_decimals = m.decimals > 0;
+  in.cards = flow_cards(m.engine.pipeline().state());
   return in;
 }
 
@@ -323,9 +359,11 @@ void stages_tab(AppModel& m) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 top = ImGui::GetCursorScreenPos();
   float row_y = top.y, row_h = 0, prev_right = 0, op_y = 0, head_h = 0;
-  OpText ops[kFlowCards];
-  for (int k = 0; k < kFlowCards; ++k) op_text(m, flow_stage(k), k % out.cols == 0 && k > 0, ops[k]);
-  for (int k = 0; k < kFlowCards; ++k) {
+  const State& s = m.engine.pipeline().state();
+  const int cards = in.cards;
+  static OpText ops[kFlowCardsMax];  // static: 9 cards' text is too much for the stack of a wasm frame
+  for (int k = 0; k < cards; ++k) op_text(m, flow_stage(s, k), k % out.cols == 0 && k > 0, ops[k]);
+  for (int k = 0; k < cards; ++k) {
     const int col = k % out.cols;
     if (col == 0 && k > 0) {
       row_y += row_h + in.vgap;
@@ -333,13 +371,14 @@ void stages_tab(AppModel& m) {
     }
     if (col == 0) {  // maps of a row start at one height, below the tallest operation's lines
       head_h = in.card_head_h - ImGui::GetTextLineHeightWithSpacing();
-      for (int c = k; c < std::min(k + out.cols, kFlowCards); ++c) head_h = std::max(head_h, op_height(m, ops[c], out.box_w));
+      for (int c = k; c < std::min(k + out.cols, cards); ++c) head_h = std::max(head_h, op_height(m, ops[c], out.box_w));
     }
     const float x = top.x + (float)col * (out.box_w + in.gutter);
     ImGui::SetCursorScreenPos(ImVec2(x, row_y));
     ImGui::BeginGroup();
     op_y = row_y + ImGui::GetTextLineHeight() * 0.5f;
-    op_lines(m, flow_stage(k), ops[k], out.box_w);
+    const Stage st = flow_stage(s, k);
+    op_lines(m, st, ops[k], out.box_w);
     if (ImGui::GetCursorScreenPos().y < row_y + head_h) {
       ImGui::SetCursorScreenPos(ImVec2(x, row_y + head_h));
     }
@@ -347,9 +386,11 @@ void stages_tab(AppModel& m) {
     const float map_h = out.box_h > 0 ? out.box_h - used : 0.0f;
     if (k == 0) {
       qkv_card(m, out.box_w, map_h);
+    } else if (st == Stage::q_rot) {
+      rot_card(m, out.box_w, map_h);
     } else {
       MapReq r;
-      r.stage = flow_stage(k);
+      r.stage = st;
       r.head = m.head;
       r.max_w = out.box_w;
       r.max_h = map_h;
@@ -361,7 +402,7 @@ void stages_tab(AppModel& m) {
     prev_right = x + out.box_w;
   }
   // Onwards: in the last row's next slot when there is one, else under the flow.
-  const int next = kFlowCards % out.cols;
+  const int next = cards % out.cols;
   if (next != 0) {
     const float x = top.x + (float)next * (out.box_w + in.gutter);
     arrow(dl, prev_right + 4.0f, x - 4.0f, op_y);

@@ -1,6 +1,6 @@
 // panels.cpp: the frame's layout: menu bar, the Parameters column with the
 // Inspector under it, and the main area's tabs (Stages, Q K V & output, Compare
-// heads, Lines). The default arrangement is made for the screen at hand, with
+// heads, Lines, Edit values, Decode). The default arrangement is made for the screen at hand, with
 // Parameters as tall as its controls need (layout.h); users move and resize
 // windows freely, the layout is remembered (platform layer) and fitted back onto
 // a smaller screen; View > Reset layout brings the default back.
@@ -258,7 +258,8 @@ void draw_panels(AppModel& m) {
                                  {N_("Q K V & output"), MainTab::data, data_tab},
                                  {N_("Compare heads"), MainTab::compare, compare_tab},
                                  {N_("Lines"), MainTab::lines, lines_tab},
-                                 {N_("Edit values"), MainTab::values, values_tab}};
+                                 {N_("Edit values"), MainTab::values, values_tab},
+                                 {N_("Decode"), MainTab::decode, decode_tab}};
       for (const Tab& t : tabs) {
         // A restored view (share link, paste) selects its tab; meanwhile the bar's old one must not win.
         bool restore = m.view_restoring > 0 && m.tab == t.id;
@@ -266,7 +267,9 @@ void draw_panels(AppModel& m) {
         item_register(t.name);
         if (open) {
           if (m.view_restoring == 0) m.tab = t.id;
-          ImGui::BeginChild("tab body");
+          // Decode moves its step with ←/→: keyboard navigation must not take them too.
+          ImGui::BeginChild("tab body", ImVec2(0, 0), 0,
+                            t.id == MainTab::decode ? ImGuiWindowFlags_NoNavInputs : ImGuiWindowFlags_None);
           t.draw(m);
           ImGui::EndChild();
           ImGui::EndTabItem();

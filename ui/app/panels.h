@@ -29,6 +29,7 @@ void data_tab(AppModel& m);          // panel_stages.cpp
 void compare_tab(AppModel& m);       // panel_compare.cpp
 void lines_tab(AppModel& m);         // panel_lines.cpp
 void values_tab(AppModel& m);        // panel_values.cpp
+void decode_tab(AppModel& m);        // panel_decode.cpp: generation with a KV cache
 
 // One matrix view with linked inspection: label "weights h0" / "Q"; hover and
 // click feed the inspector; the focused cell's row/column are outlined.

@@ -13,7 +13,7 @@ using json = nlohmann::json;
 
 namespace {
 
-const char* const kTabNames[] = {"stages", "data", "compare", "lines", "values"};  // MainTab order
+const char* const kTabNames[] = {"stages", "data", "compare", "lines", "values", "decode"};  // MainTab order
 
 // Nesting depth of JSON text, counted without parsing (strings skipped), so hostile
 // text such as 10^6 '[' never reaches a recursive algorithm. Stops past `limit`.
@@ -88,7 +88,7 @@ ShareResult read_view(const json& v, View* out) {
       (k == "head" ? out->has_head : out->has_head_b) = true;
     } else if (k == "compare_stage") {
       if (!stage_of(x, &out->compare_stage) || !stage_is_per_head(out->compare_stage))
-        return fail(tr("The link's view.compare_stage must be one of scores, scaled, masked, weights, dropped, context."),
+        return fail(tr("The link's view.compare_stage must be one of q_rot, k_rot, scores, scaled, bias, masked, weights, dropped, context."),
                     "view.compare_stage");
       out->has_stage = true;
     } else if (k == "cmap") {

@@ -13,8 +13,11 @@
 
 namespace attnviz {
 
-enum class MaskReason { none, causal, padding, causal_and_padding };
-const char* mask_reason_name(MaskReason r);  // "none", "causal", "padding", "causal and padding"
+// Why a cell is masked. The sliding window is named only when neither the
+// causal mask nor padding covers the cell (it is the reason left).
+enum class MaskReason { none, causal, padding, causal_and_padding, window, window_and_padding };
+// "none", "causal", "padding", "causal and padding", "window", "window and padding"
+const char* mask_reason_name(MaskReason r);
 
 struct Explanation {
   bool ok = false;      // false when there is no result or stage/head/i/j is out of range
@@ -55,6 +58,20 @@ struct Explanation {
   float exp_term = 0.0f;    // exp(input − row_max)
   float normaliser = 0.0f;  // Σ over the row of exp(masked[i][s] − row_max)
   bool safe_zeroed = false; // whole row −inf and safe_softmax: the row is zeros
+
+  // q_rot / k_rot (RoPE): value = fl(fl(x_a·cos) + fl(∓x_b·sin)) with the pair (a, b) of
+  // column j (rope_partner), the angle = position · inv_freq[k] (position = the row).
+  int rope_partner = -1;    // the column paired with j
+  int rope_k = -1;          // the frequency index of the pair
+  float inv_freq = 0.0f, angle = 0.0f, cos = 0.0f, sin = 0.0f;
+  float x_self = 0.0f, x_partner = 0.0f;  // Q_h / K_g at (i, j) and at (i, partner)
+  // Which K/V head a query head reads (scores, context; always set for per-head stages).
+  int kv_head = 0;
+  // bias (ALiBi) and masked under ALiBi: bias = −(slope · distance), distance = |i − j|.
+  bool alibi = false;
+  float slope = 0.0f, alibi_bias = 0.0f;
+  int distance = 0;
+  int window = 0;           // the sliding window (0: none)
 
   // dropped = input · (kept ? scale : 0); identity when dropout is inactive
   bool dropout_active = false;

@@ -105,6 +105,49 @@ inline bool is_masked(int i, int j, bool causal, const uint8_t* key_padded) {
   return (causal && j > i) || (key_padded != nullptr && key_padded[j] != 0);
 }
 
+// One head's rule from scores to the masked stage (issue 23 adds the window
+// and ALiBi): cell (i, j) is masked when causal and j > i, key j is padded, or
+// it lies outside the sliding window (i − j ≥ window, and without the causal
+// mask also j − i ≥ window); a masked cell holds fill, any other
+// scores / divisor + alibi_bias(slope, i, j) (the bias only when slope ≠ 0).
+struct MaskRule {
+  float divisor = 1.0f;
+  bool causal = false;
+  const uint8_t* key_padded = nullptr;  // (n) or null
+  float fill = 0.0f;
+  int window = 0;      // 0: no window
+  float slope = 0.0f;  // ALiBi's m_h; 0: no bias
+  // The rule for columns j0 … of the same rows (key_padded moved on by j0; the
+  // caller passes i − j0 as the row, as for the blocks of masked_row).
+  MaskRule from_column(int j0) const {
+    MaskRule r = *this;
+    if (key_padded != nullptr) r.key_padded = key_padded + j0;
+    return r;
+  }
+  bool plain() const { return window == 0 && slope == 0.0f; }  // the pre-issue-23 rule
+};
+
+// ALiBi's bias of cell (i, j): −(m_h · |i − j|), the product rounded to float32
+// once (torch: -(slopes[h] * (i - j).abs().float())).
+inline float alibi_bias(float slope, int i, int j) {
+  return -(slope * static_cast<float>(i > j ? i - j : j - i));
+}
+
+inline bool outside_window(int i, int j, int window, bool causal) {
+  return window > 0 && (i - j >= window || (!causal && j - i >= window));
+}
+
+inline bool is_masked(int i, int j, const MaskRule& m) {
+  return is_masked(i, j, m.causal, m.key_padded) || outside_window(i, j, m.window, m.causal);
+}
+
+// Cell (i, j) of the masked stage from its score.
+inline float masked_value(float score, int i, int j, const MaskRule& m) {
+  if (is_masked(i, j, m)) return m.fill;
+  const float x = score / m.divisor;
+  return m.slope == 0.0f ? x : x + alibi_bias(m.slope, i, j);
+}
+
 // One row i of masked_fill: y[j] = masked(i, j) ? fill : x[j] for j < n.
 //   x, y: (n); key_padded: (n) or null
 void masked_fill_row(const float* x, float* y, int n, int i, bool causal,
@@ -116,6 +159,9 @@ void masked_fill_row(const float* x, float* y, int n, int i, bool causal,
 //   scores, y: (n), must not alias; key_padded: (n) or null
 void masked_row(const float* scores, float* y, int n, int i, float divisor, bool causal,
                 const uint8_t* key_padded, float fill);
+// The same under a MaskRule: y[j] = masked_value(scores[j], i, j, m), j < n.
+// Bit for bit the row above when m.plain().
+void masked_row(const float* scores, float* y, int n, int i, const MaskRule& m);
 
 // ---- softmax ---------------------------------------------------------------
 

@@ -35,6 +35,10 @@ enum class Msg : int {
   key_padding_value,      // {0} field
   mask_fill_range,        // {0} given
   dropout_p_range,        // {0} given
+  kv_heads_not_divisor,   // {0} num_heads, {1} num_kv_heads
+  kv_heads_per_head,      // {0} num_heads, {1} num_kv_heads
+  rope_odd_head_dim,      // {0} head_dim
+  rope_base_range,        // {0} given
   // --- types and names (state_parse.cpp)
   unknown_field_in_state, // {0} the name (quoted), {1} the known fields
   unknown_field,          // {0} the name (quoted), {1} the object's path, {2} the known fields

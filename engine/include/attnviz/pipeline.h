@@ -98,7 +98,8 @@ class Pipeline {
   // (W_o/b_o without out_proj, b_q/b_k/b_v without qkv_bias, no result yet).
   const Tensor* matrix(Stage stage, int head = 0) const;
   const Tensor* matrix(std::string_view name, int head = 0) const;  // by stage_name()
-  // Head h's columns of Q, K or V: (S × head_dim), row stride d_out.
+  // Query head h's columns of Q, or of K and V those of the K/V head it reads
+  // (h / (num_heads / num_kv_heads)): (S × head_dim), row stride d_out (kv_dim for K, V).
   TensorView head_slice(Stage qkv, int head) const;
 
   // A stamp that changes exactly when that buffer's contents change (unique

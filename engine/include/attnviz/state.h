@@ -41,6 +41,7 @@ struct Limits {
   static constexpr uint64_t kMaxPipelineBytes = uint64_t{1536} << 20;  // 1.5 GiB
   static constexpr double kMinTemperature = 1e-6;
   static constexpr double kMaxTemperature = 1e6;
+  static constexpr int kMaxWindow = 1 << 20;    // window (a window ≥ S masks nothing)
   // JSON nesting (objects and lists inside each other). A state needs 4
   // (state → weights → W_q → row); deeper text is refused while it is parsed,
   // before anything recursive could exhaust the stack (5 MiB in wasm).
@@ -50,7 +51,8 @@ struct Limits {
 enum class EmbeddingInit { torch_randn, values };
 enum class WeightInit { torch_linear, torch_rand, values };
 enum class WeightLayout { fused, per_head };
-enum class Positional { none, sinusoidal };
+enum class Positional { none, sinusoidal, rope };
+enum class RopeStyle { half, interleaved };
 enum class ScaleMode { head_dim, d_out, none };
 
 struct EmbeddingSpec {
@@ -77,6 +79,15 @@ struct DropoutSpec {
   uint64_t seed = 123;    // torch.manual_seed(seed) right before the dropout call
 };
 
+// Rotary positions (positional == rope): inv_freq[k] = 1 / base^(2k / head_dim),
+// angle = position · inv_freq[k]; `half` rotates the pairs (k, k + head_dim/2)
+// (rotate_half: GPT-NeoX, Llama), `interleaved` the pairs (2k, 2k + 1) (GPT-J,
+// RoFormer). Kept when positional is not rope, so switching back restores it.
+struct RopeSpec {
+  double base = 10000.0;  // θ, positive, within float32's range
+  RopeStyle style = RopeStyle::half;
+};
+
 struct State {
   int version = Limits::kStateVersion;
   std::vector<std::string> tokens = {"Once", "upon", "a", "time", "there"};  // S of them
@@ -85,6 +96,8 @@ struct State {
   int num_heads = 1;  // must divide d_out; head_dim = d_out / num_heads
   EmbeddingSpec embedding;
   Positional positional = Positional::none;
+  RopeSpec rope;          // read when positional == rope
+  int num_kv_heads = 0;   // K/V heads G (GQA; 1 = MQA); 0: num_heads of them (plain MHA)
   WeightSpec weights;
   bool qkv_bias = false;  // b_q, b_k, b_v
   bool out_proj = false;  // output = concat · W_o (+ b_o); else output = concat
@@ -95,10 +108,15 @@ struct State {
   std::vector<uint8_t> key_padding;  // empty: no padding; else (S), 1 = real key, 0 = padded key
   double mask_fill = -std::numeric_limits<double>::infinity();  // "-inf" or a float32-range number
   bool safe_softmax = false;
+  bool alibi = false;     // per-head linear bias −m_h·|i − j| added to scaled before the mask
+  int window = 0;         // sliding window: key j masked for query i when i − j ≥ window
+                          // (and j − i ≥ window without the causal mask); 0: no window
   DropoutSpec dropout;
 
   int seq_len() const { return static_cast<int>(tokens.size()); }
   int head_dim() const { return num_heads > 0 ? d_out / num_heads : 0; }
+  int kv_heads() const { return num_kv_heads > 0 ? num_kv_heads : num_heads; }  // G
+  int kv_dim() const { return kv_heads() * head_dim(); }  // width of K and V: G · head_dim
 };
 
 // JSON → State. On error *out is untouched and the status names the field.
@@ -120,7 +138,9 @@ Status parse_json_text(std::string_view text, nlohmann::json* out);
 // The meaning checks parse_state() ends with; Pipeline::set_state() runs it too.
 Status validate_state(const State& s);
 
-// State → JSON, canonical: every field written, explicit values as the
+// State → JSON, canonical: every field written (the fields of issue 23 —
+// rope, num_kv_heads, alibi, window — only when they differ from their
+// defaults, so states without them read as before), explicit values as the
 // shortest decimals that round-trip their float32 values, only the explicit
 // matrices the flags use. parse_state(state_to_json(s)) gives s back.
 nlohmann::json state_to_json(const State& s);
@@ -131,6 +151,7 @@ uint64_t estimate_pipeline_bytes(const State& s);
 // Names used in JSON, messages and docs.
 const char* scale_mode_name(ScaleMode m);
 const char* positional_name(Positional p);
+const char* rope_style_name(RopeStyle r);
 const char* weight_init_name(WeightInit w);
 const char* weight_layout_name(WeightLayout l);
 

@@ -84,7 +84,11 @@
 // Several heads split queries, keys and values into (num_heads, num_tokens,
 // head_dim) with view + transpose and concatenate the context the same way
 // back; nn.Linear weights (fused or one set per head), biases, the output
-// projection, positions, masks, safe softmax and dropout each add their lines.
+// projection, positions, masks, safe softmax and dropout each add their lines,
+// and so do issue 23's variants, as the models write them: RoPE (Llama's
+// rotate_half or GPT-J's rotate_every_two, giving q_rot and k_rot), fewer K/V
+// heads (repeat_interleave, as Llama's repeat_kv), ALiBi (the paper's
+// get_slopes; alibi_bias added before the mask) and Mistral's sliding window.
 //
 // Comments and printed headings come from a table of messages per language
 // (torch_script_messages.cpp: English and 简体中文): adding a language is adding a table.
