@@ -148,8 +148,15 @@ export async function openApp(t, opts = {}) {
     // have been drawn (the UI reacts to input on the next frame). Input can queue up:
     // ImGui trickles a key's down and up, or a key and then text, that arrived within
     // one frame over a frame each, so fast typing runs ahead of a fixed frame count.
+    // Long typing (hundreds of keys) drains at one change per frame, which on a loaded
+    // machine takes longer than one wait's 30 s: the wait goes on while the queue
+    // shrinks and fails only when 30 s pass with no input taken in.
     frames: async (n = 2) => {
-      await page.waitForFunction(() => window.attnviz.frameStats().input_pending === 0);
+      for (;;) {
+        const pending = await page.evaluate(() => window.attnviz.frameStats().input_pending);
+        if (pending === 0) break;
+        await page.waitForFunction((p) => window.attnviz.frameStats().input_pending < p, pending);
+      }
       const start = (await app.stats()).frames;
       await page.waitForFunction((s) => window.attnviz.frameStats().frames >= s, start + n);
     },
