@@ -112,7 +112,7 @@ TEST(DecodeTab, TheStepFitsTheViewsWindowAt1280x720) {
       const Rect views = rect(app, "Views window");
       const Rect screen{0, 0, 1280, 720};
       ASSERT_TRUE(inside(views, screen));
-      for (const char* item : {"Decode step", "Decode previous", "Decode next", "Decode equality", "kv cache bytes",
+      for (const char* item : {"Decode step", "Decode previous", "Decode next", "Decode equality", "Decode appended", "kv cache bytes",
                                "kv cache bar", "kv cache bar MHA", "decode query", "decode scores", "decode masked", "decode weights",
                                "decode context", "decode K cache", "decode V cache"}) {
         const Rect r = rect(app, item);

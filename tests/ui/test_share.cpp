@@ -79,6 +79,33 @@ TEST(Share, SessionRoundTripsThroughAFreshApp) {
   EXPECT_EQ(b.session_json(), payload) << "state and every view field restored, and kept after frames";
 }
 
+// The Decode tab's step travels with the link: the receiving app shows step 3,
+// not the last one; other tabs' links do not carry it.
+TEST(Share, TheDecodeStepRoundTrips) {
+  Headless h;
+  NullTextures tex;
+  App a(&tex);
+  const json s = {{"tokens", {"w0", "w1", "w2", "w3", "w4", "w5", "w6", "w7"}}, {"d_model", 8}, {"d_out", 8},
+                  {"num_heads", 2}, {"causal", true}};  // 8 steps: the last one is not step 3
+  ASSERT_TRUE(a.set_state_text(s.dump()).value("ok", false));
+  EXPECT_FALSE(a.session_json()["view"].contains("decode_t")) << "not on the Stages tab";
+  json payload = a.session_json();
+  payload["view"]["tab"] = "decode";
+  payload["view"]["decode_t"] = 3;
+  App b(&tex);
+  ASSERT_TRUE(b.set_session_text(payload.dump()).value("ok", false));
+  for (int i = 0; i < 4; ++i) h.frame(b);
+  EXPECT_EQ(b.session_json()["view"].value("decode_t", -1), 3);
+  nlohmann::json w = b.heatmap_info("decode weights");
+  ASSERT_FALSE(w.is_null()) << "the Decode tab is shown";
+  EXPECT_EQ(w.value("cols", -1), 4) << "step 3 weighs keys 0…3";
+  json bad = payload;
+  bad["view"]["decode_t"] = "last";
+  json r = b.set_session_text(bad.dump());
+  EXPECT_FALSE(r.value("ok", true));
+  EXPECT_EQ(r.value("field", std::string()), "view.decode_t");
+}
+
 TEST(Share, VersionsAndHostileTextGetASentenceAndChangeNothing) {
   Headless h;
   NullTextures tex;

@@ -46,6 +46,7 @@ struct DecodeCache {
   float panel_h = 0;                // the cache size panel's height last frame
   // Sentences in the interface's language, made with the step (tr_args allocates).
   std::string equality;             // "= row t of the full causal result …" or why not
+  std::string appended;             // "Row t (token) is appended to both caches …"
   std::string bytes_line, mha_line, saving_line, window_line;
   char bar_this[64] = "", bar_mha[64] = "", bar_window[64] = "";
 };
@@ -99,6 +100,11 @@ void word(DecodeCache& c, const State& s) {
                          "computes something else for this set-up.",
                          {t});
   }
+  const std::string tok = c.query.empty() ? std::string() : c.query[0];
+  c.appended = d.t == 0 ? tr_args("Step 0: row 0 ({0}) starts both caches.", {tok})
+                        : tr_args("Row {0} ({1}) is appended to both caches; rows 0–{2} were cached at earlier steps "
+                                  "and are not computed again.",
+                                  {t, tok, std::to_string(d.t - 1)});
   const KvCacheBytes& b = c.bytes;
   const std::string S = std::to_string(b.S), G = std::to_string(b.G), H = std::to_string(b.H),
                     hd = std::to_string(b.head_dim);
@@ -320,6 +326,10 @@ void maps(AppModel& m, DecodeCache& c) {
     std::snprintf(title, sizeof title, tr("new query q_%d (1×%d)"), t, hd);
     step_map(m, c, "decode query", title, d.query, &c.query, nullptr, -1, -1, true, 1.0f, std::min(w, 80.0f + hd * 48.0f),
              0, row_cell, CellRef{true, qs, d.rope ? h : 0, t, d.rope ? 0 : h * hd}, false);
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + w);
+    ImGui::TextDisabled("%s", c.appended.c_str());
+    ImGui::PopTextWrapPos();
+    item_register("Decode appended");
     // The caches take what is left above the size panel (its lines and bars).
     // The size panel's height as drawn last frame (its sentences wrap), or a guess.
     const float line = ImGui::GetFrameHeightWithSpacing();
@@ -327,14 +337,14 @@ void maps(AppModel& m, DecodeCache& c) {
     const float hmax = std::max(100.0f, ImGui::GetContentRegionAvail().y - panel_h);
     const float half = w * 0.5f - 6.0f;
     ImGui::BeginGroup();
-    std::snprintf(title, sizeof title, tr("K cache (%d×%d): row %d appended"), t + 1, hd, t);
-    step_map(m, c, "decode K cache", title, d.keys, &c.keys, nullptr, t, -1, true, 1.0f, half, hmax, 40.0f,
+    std::snprintf(title, sizeof title, tr("K cache (%d×%d)"), t + 1, hd);
+    step_map(m, c, "decode K cache", title, d.keys, &c.keys, nullptr, t, -1, true, 1.0f, half, hmax, 56.0f,
              CellRef{true, ks, d.rope ? h : 0, 0, d.rope ? 0 : d.kv_head * hd}, true);
     ImGui::EndGroup();
     ImGui::SameLine(0, 12);
     ImGui::BeginGroup();
     std::snprintf(title, sizeof title, tr("V cache (%d×%d)"), t + 1, hd);
-    step_map(m, c, "decode V cache", title, d.values, &c.keys, nullptr, t, -1, true, 1.0f, half, hmax, 40.0f,
+    step_map(m, c, "decode V cache", title, d.values, &c.keys, nullptr, t, -1, true, 1.0f, half, hmax, 56.0f,
              CellRef{true, Stage::V, 0, 0, d.kv_head * hd}, true);
     ImGui::EndGroup();
     const float y0 = ImGui::GetCursorScreenPos().y;
@@ -376,8 +386,14 @@ void cache_size(const DecodeCache& c) {
   const float fh = ImGui::GetTextLineHeight() + 4.0f;
   const double mha = b.mha_bytes > 0 ? static_cast<double>(b.mha_bytes) : 1.0;
   // One bar a line, the sentence beside it (wrapped within the column).
+  // A light track, a mid-blue fill and dark text: the label reads the same over
+  // the filled and the empty part (white on the default orange did not).
   auto bar = [&](float frac, const char* overlay, const char* label, const std::string& text) {
+    ImGui::PushStyleColor(ImGuiCol_FrameBg, IM_COL32(214, 218, 224, 255));
+    ImGui::PushStyleColor(ImGuiCol_PlotHistogram, IM_COL32(120, 170, 235, 255));
+    ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(16, 20, 28, 255));
     ImGui::ProgressBar(frac, ImVec2(w, fh), overlay);
+    ImGui::PopStyleColor(3);
     item_register(label);
     ImGui::SameLine(0, 8);
     ImGui::TextWrapped("%s", text.c_str());

@@ -41,7 +41,8 @@ int json_depth(std::string_view t, int limit) {
 struct View {
   bool has_tab = false, has_head = false, has_head_b = false, has_stage = false, has_cmap = false,
        has_pinned = false, has_decimals = false, has_torch = false, has_split = false,
-       has_lang = false;
+       has_lang = false, has_decode_t = false;
+  int decode_t = -1;     // Decode: the step shown (written with tab "decode" only)
   Lang lang = Lang::en;  // the interface language (i18n.h)
   int decimals = 0;   // View → Decimals: 0 = auto
   bool torch = false; // Stages: the PyTorch line under each step
@@ -77,7 +78,7 @@ ShareResult read_view(const json& v, View* out) {
       auto f = x.is_string() ? std::find(std::begin(kTabNames), std::end(kTabNames), x.get<std::string>())
                              : std::end(kTabNames);
       if (f == std::end(kTabNames))
-        return fail(tr("The link's view.tab must be one of stages, data, compare, lines, values."), "view.tab");
+        return fail(tr("The link's view.tab must be one of stages, data, compare, lines, values, decode."), "view.tab");
       out->tab = (MainTab)(f - std::begin(kTabNames));
       out->has_tab = true;
     } else if (k == "head" || k == "head_b") {
@@ -101,6 +102,10 @@ ShareResult read_view(const json& v, View* out) {
         return fail(tr("The link's view.decimals must be 0 (auto), 2, 3 or 4."), "view.decimals");
       out->decimals = x.get<int>();
       out->has_decimals = true;
+    } else if (k == "decode_t") {
+      if (!small_int(x, &out->decode_t))
+        return fail(tr("The link's view.decode_t must be a step number (0, 1, …)."), "view.decode_t");
+      out->has_decode_t = true;
     } else if (k == "torch") {
       if (!x.is_boolean()) return fail(tr("The link's view.torch must be true or false."), "view.torch");
       out->torch = x.get<bool>();
@@ -139,6 +144,7 @@ void apply_view(AppModel& m, const View& v) {
   if (v.has_stage) m.compare_stage = v.compare_stage;
   if (v.has_cmap) m.weights_cmap = v.cmap;
   if (v.has_decimals) m.decimals = v.decimals;
+  if (v.has_decode_t) m.decode_t = v.decode_t;  // past the last token: the Decode tab shows the last step
   if (v.has_torch) m.show_torch = v.torch;
   if (v.has_split) m.split = v.split;
   if (v.has_lang) change_language(m, v.lang);
@@ -178,6 +184,7 @@ json view_to_json(const AppModel& m) {
             {"split", split_mode_name(m.split)},
             {"lang", lang_code(language())},
             {"pinned", nullptr}};
+  if (m.tab == MainTab::decode && m.decode_t >= 0) v["decode_t"] = m.decode_t;
   if (m.pinned.valid)
     v["pinned"] = {{"stage", stage_name(m.pinned.stage)}, {"head", m.pinned.head}, {"row", m.pinned.row},
                    {"col", m.pinned.col}};
