@@ -172,13 +172,17 @@ void export_request_png(ExportQueue& q, std::string label, std::string filename,
 
 // --- [SECTION] The heatmaps' export menu
 
-void export_context_menu(ExportQueue& q, const char* label, const MatrixView& m, const MatrixLabels& labels) {
+void export_context_menu(ExportQueue& q, const char* label, const char* shown, const MatrixView& m,
+                         const MatrixLabels& labels) {
   // Right-drag pans the map: only a right-click that did not move opens the menu.
   if (ImGui::IsItemHovered() && ImGui::IsMouseReleased(ImGuiMouseButton_Right) &&
       !ImGui::IsMouseDragPastThreshold(ImGuiMouseButton_Right, 2.0f))
     ImGui::OpenPopup("export menu");
   if (!ImGui::BeginPopup("export menu")) return;
-  ImGui::TextDisabled("%s  (%d×%d)", label, m.rows, m.cols);
+  char heading[256];
+  if (shown && shown[0]) std::snprintf(heading, sizeof heading, "%s", shown);
+  else std::snprintf(heading, sizeof heading, "%s  (%d×%d)", label, m.rows, m.cols);
+  ImGui::TextDisabled("%s", heading);
   const std::string stem = export_file_stem(label);
   if (menu_item("Export PNG (2×)")) export_request_png(q, label, stem + ".png", 2.0f);
   if (menu_item("Export CSV")) export_request_file(q, stem + ".csv", "text/csv", matrix_csv(m, labels));

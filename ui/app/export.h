@@ -104,7 +104,10 @@ void export_request_png(ExportQueue& q, std::string label, std::string filename,
 
 // Called by heatmap() right after its cells (the last item): a right-click without
 // dragging opens the panel's menu (Export PNG (2×), Export CSV, Export JSON, Copy as TSV).
-void export_context_menu(ExportQueue& q, const char* label, const MatrixView& m, const MatrixLabels& labels);
+// `shown`: the map's title as the learner reads it, in the interface's language (the
+// menu's heading); "" = the label and the shape. Files and the copy notice keep `label`.
+void export_context_menu(ExportQueue& q, const char* label, const char* shown, const MatrixView& m,
+                         const MatrixLabels& labels);
 // Called by heatmap() once the whole panel (title to colour bar) is laid out.
 void export_panel_drawn(ExportQueue* q, const char* label, ImVec2 min, ImVec2 max);
 

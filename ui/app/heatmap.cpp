@@ -477,7 +477,7 @@ HeatmapHover heatmap(const HeatmapSpec& spec, const MatrixView& m, uint64_t vers
   hover = handle_input(c, lay, vp);
   MatrixView dense{c.rows, c.cols, c.values.data()};
   if (spec.exports)  // right-click: export
-    export_context_menu(*spec.exports, spec.label, dense, MatrixLabels{spec.row_labels, spec.col_labels});
+    export_context_menu(*spec.exports, spec.label, spec.title, dense, MatrixLabels{spec.row_labels, spec.col_labels});
 
   draw_col_labels(c, lay, det, vp, origin, spec.highlight_col);
   draw_row_labels(c, lay, det, vp, origin, spec.highlight_row);

@@ -294,10 +294,12 @@ void weights_dialog(AppModel& m) {
                         ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable,
                         ImVec2(0, list_h))) {
     ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn(tr("tensor"), ImGuiTableColumnFlags_WidthStretch);
+    // Names and roles share what the fixed columns leave: a fused in_proj_weight is
+    // "W_q (1/3), W_k (2/3), W_v (3/3)", wider than any fixed width would be.
+    ImGui::TableSetupColumn(tr("tensor"), ImGuiTableColumnFlags_WidthStretch, 1.5f);
     ImGui::TableSetupColumn(tr("shape"), ImGuiTableColumnFlags_WidthFixed, 120);
     ImGui::TableSetupColumn(NO_TR("dtype"), ImGuiTableColumnFlags_WidthFixed, 150);
-    ImGui::TableSetupColumn(tr("used as"), ImGuiTableColumnFlags_WidthFixed, 130);
+    ImGui::TableSetupColumn(tr("used as"), ImGuiTableColumnFlags_WidthStretch, 1.0f);
     ImGui::TableHeadersRow();
     ImGuiListClipper clip;
     clip.Begin(static_cast<int>(g.order.size()));
@@ -310,6 +312,8 @@ void weights_dialog(AppModel& m) {
         const bool unsupported = t.type == DType::unsupported;
         if (unsupported) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
         ImGui::TextUnformatted(t.name.c_str());
+        if (ImGui::IsItemHovered() && ImGui::CalcTextSize(t.name.c_str()).x > ImGui::GetContentRegionAvail().x)
+          ImGui::SetTooltip("%s", t.name.c_str());  // a long layer path the column cuts
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(shape_text(t.shape).c_str());
         ImGui::TableNextColumn();
@@ -325,6 +329,8 @@ void weights_dialog(AppModel& m) {
           if (c.part >= 0) used += " (" + std::to_string(c.part + 1) + "/3)";
         }
         ImGui::TextUnformatted(used.c_str());
+        if (ImGui::IsItemHovered() && ImGui::CalcTextSize(used.c_str()).x > ImGui::GetContentRegionAvail().x)
+          ImGui::SetTooltip("%s", used.c_str());  // the column is narrower than the roles
         if (unsupported) ImGui::PopStyleColor();
       }
     }
