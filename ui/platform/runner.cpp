@@ -1,6 +1,7 @@
 // runner.cpp: see runner.h.
 #include "platform/runner.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 
@@ -113,6 +114,11 @@ void Runner::frame() {
 
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplSDL2_NewFrame();
+  // A frame's clock step is at most 0.1 s. ImGui counts a key held for longer than
+  // KeyRepeatDelay (0.275 s) as repeating: on a loaded machine one slow frame between a
+  // key's press and its release made a single ← move the Decode step three places
+  // (seen in CI's browser tests). Tooltip and double-click timing only slow down.
+  ImGui::GetIO().DeltaTime = std::min(ImGui::GetIO().DeltaTime, 0.1f);
   ImGui::NewFrame();
   app->frame();
   ImGui::Render();
