@@ -71,11 +71,11 @@ void imgui_free(void* p, void*) { std::free(p); }
 // The shared headless app (headless.h), with ImGui's allocations counted too and a
 // screen the size the bench uses.
 struct Headless : attnviz::ui::testing::Headless {
-  static ImVec2 counted_size() {
+  static ImVec2 counted_size(ImVec2 size) {
     ImGui::SetAllocatorFunctions(imgui_alloc, imgui_free);
-    return ImVec2(1600, 1000);
+    return size;
   }
-  Headless() : attnviz::ui::testing::Headless(counted_size()) {}
+  explicit Headless(ImVec2 size = ImVec2(1600, 1000)) : attnviz::ui::testing::Headless(counted_size(size)) {}
 };
 
 std::string big_state(int S, int heads, int d) {
@@ -172,6 +172,34 @@ TEST(FrameBudget, SteadyFramesAllocateNothingWithTheVariantsOn) {
       ImGui::GetIO().AddMousePosEvent(2, 990);
       for (int i = 0; i < 10; ++i) h.frame(app);
       EXPECT_EQ(steady(h, app, what.c_str()), 0) << what << ": the per-frame path allocated";
+    }
+  }
+  app.set_language("en");
+}
+
+// A pinned cell keeps the Inspector explaining it every frame: the explanation is
+// asked of the engine once per cell and result, not once per frame.
+TEST(FrameBudget, APinnedCellsExplanationAllocatesNothingPerFrame) {
+  Headless h(ImVec2(1920, 1080));  // every Stages map of 8 tokens in view
+  NullTextures tex;
+  App app(&tex);
+  for (int i = 0; i < 3; ++i) h.frame(app);
+  nlohmann::json s = nlohmann::json::parse(big_state(8, 2, 16));
+  s["causal"] = true;
+  s["dropout"] = {{"p", 0.25}, {"training", true}};
+  ASSERT_TRUE(app.set_state_text(s.dump()).value("ok", false));
+  for (const char* lang : {"en", "zh-CN"}) {
+    ASSERT_TRUE(app.set_language(lang).value("ok", false));
+    for (const char* map : {"weights h0", "dropped h0", "masked h0", "context h0"}) {
+      h.click(app, "Stages");
+      for (int i = 0; i < 3; ++i) h.frame(app);
+      h.click(app, map);  // pins the cell under the pointer
+      ASSERT_TRUE(app.session_json()["view"]["pinned"].is_object()) << map;
+      ImGui::GetIO().AddMousePosEvent(2, 990);
+      for (int i = 0; i < 10; ++i) h.frame(app);
+      const std::string what = std::string("pinned ") + map + ", " + lang;
+      EXPECT_EQ(steady(h, app, what.c_str()), 0) << what << ": the Inspector allocated per frame";
+      h.click(app, "Unpin");
     }
   }
   app.set_language("en");

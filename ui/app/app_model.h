@@ -31,6 +31,7 @@ struct CellRef {
 struct CompareCache;  // panel_compare.cpp: analysis results keyed by stage versions
 struct LinesCache;    // panel_lines.cpp: heads shown and the lines worth drawing
 struct DecodeCache;   // panel_decode.cpp: the KV-cache step shown, keyed by state, head and step
+struct ExplainCache;  // panel_inspector.cpp: the Explanation shown, keyed by cell and result
 
 enum class MainTab : int { stages = 0, data, compare, lines, values, decode };
 
@@ -98,6 +99,7 @@ struct AppModel {
   std::shared_ptr<CompareCache> compare_cache;
   std::shared_ptr<LinesCache> lines_cache;
   std::shared_ptr<DecodeCache> decode_cache;
+  std::shared_ptr<ExplainCache> explain_cache;
 
   // --- sharing and history (share.h, history.h, menu_edit.cpp)
   History history;              // undo/redo of the state

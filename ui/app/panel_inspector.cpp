@@ -616,6 +616,37 @@ static void header(const AppModel& m, const CellRef& c) {
   }
 }
 
+// The focused cell's Explanation, asked of the engine when the cell or the result
+// changes, not every frame (explain() builds strings and vectors: allocations).
+struct ExplainCache {
+  CellRef cell;
+  uint64_t state_serial = 0, version = 0, q_version = 0, k_version = 0, v_version = 0;
+  bool computed = false;
+  Explanation e;
+};
+
+namespace {
+const Explanation& explanation_of(AppModel& m, const CellRef& c) {
+  if (!m.explain_cache) m.explain_cache = std::make_shared<ExplainCache>();
+  ExplainCache& x = *m.explain_cache;
+  const uint64_t v = m.engine.version(c.stage, c.head), qv = m.engine.version(Stage::Q, 0),
+                 kv = m.engine.version(Stage::K, 0), vv = m.engine.version(Stage::V, 0);
+  if (x.computed && x.cell.stage == c.stage && x.cell.head == c.head && x.cell.row == c.row && x.cell.col == c.col &&
+      x.state_serial == m.state_serial && x.version == v && x.q_version == qv && x.k_version == kv &&
+      x.v_version == vv)
+    return x.e;
+  x.e = m.engine.pipeline().explain(c.stage, c.head, c.row, c.col);
+  x.cell = c;
+  x.state_serial = m.state_serial;
+  x.version = v;
+  x.q_version = qv;
+  x.k_version = kv;
+  x.v_version = vv;
+  x.computed = true;
+  return x.e;
+}
+}  // namespace
+
 void inspector_panel(AppModel& m) {
   g_log.len = 0;
   g_log.text[0] = '\0';
@@ -630,7 +661,7 @@ void inspector_panel(AppModel& m) {
                  "pinned cell again (or Unpin) to release."));
     return;
   }
-  Explanation e = m.engine.pipeline().explain(c.stage, c.head, c.row, c.col);
+  const Explanation& e = explanation_of(m, c);
   if (!e.ok) {
     flow_text(tr("(that cell no longer exists)"), true);
     return;
