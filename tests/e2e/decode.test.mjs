@@ -106,3 +106,42 @@ test('decode: the weights row of a step reads as the Stages tab\'s weights row t
   for (let j = tt + 1; j < S; ++j) assert.equal(W.data[tt * S + j], 0, `the later keys weigh 0 (${j})`);
   await app.close();
 });
+
+// In 简体中文 at 1280×720 with GQA and a window (the widest set-up of the tab): the
+// share link carries the step, every map and bar is inside the window, and each
+// one-row map prints all its cells.
+test('decode: 简体中文 at 1280×720 with GQA and a window, and a link that keeps the step', async (t) => {
+  const viewport = { width: 1280, height: 720 };
+  const app = await openApp(t, { viewport, query: 'lang=zh-CN' });
+  const res = await app.setState({ ...state, num_heads: 4, num_kv_heads: 2, window: 4 });
+  assert.ok(res.ok, res.error);
+  await app.click('Decode');
+  await app.click('Decode previous');
+  assert.equal(await step(app), S - 2);
+  for (const item of ['Decode appended', 'kv cache bytes', 'kv cache bar', 'kv cache bar MHA', 'kv cache bar window',
+                      'decode query', 'decode K cache', 'decode V cache', 'decode scores', 'decode masked',
+                      'decode weights', 'decode context']) {
+    const r = await app.rect(item);
+    assert.ok(r, `${item} is drawn`);
+    assert.ok(r.x >= 0 && r.y >= 0 && r.x + r.w <= viewport.width && r.y + r.h <= viewport.height,
+              `${item} inside the window: ${JSON.stringify(r)}`);
+  }
+  for (const map of ['decode scores', 'decode weights', 'decode context']) {
+    const m = await app.heatmap(map);
+    assert.ok(m.cells[0].every((c) => c !== ''), `${map}: every cell prints (${m.cells[0].join(' ')})`);
+  }
+  // The rows over the keys line up: one cell width, one left edge.
+  const sc = await app.heatmap('decode scores'), wt = await app.heatmap('decode weights');
+  assert.equal(wt.cell_w, sc.cell_w, 'weights cells as wide as scores cells');
+  assert.equal(wt.x, sc.x, 'and starting at the same x');
+  await app.shot('decode-zh-1280x720');
+  // The address bar's link opens a second page on the same step.
+  await app.frames(2);
+  await app.page.waitForFunction(async () =>
+    window.location.hash === '#' + (await window.attnviz.shareLink()).split('#')[1], null, { polling: 100 });
+  const url = await app.page.evaluate(() => location.href);
+  const other = await openApp(t, { viewport, hash: url.split('#')[1] });
+  assert.equal(await step(other), S - 2, 'the link opened on step t = S − 2, not the last');
+  await other.close();
+  await app.close();
+});

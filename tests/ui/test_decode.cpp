@@ -97,11 +97,12 @@ TEST(DecodeTab, NotCausalOffersTheCausalMaskAndTurnsItOn) {
   EXPECT_TRUE(nlohmann::json::parse(app.state_json()).value("causal", false));
 }
 
-TEST(DecodeTab, TheStepFitsTheViewsWindowAt1280x720) {
+TEST(DecodeTab, TheStepFitsTheViewsWindowAt1280x720And1920x1080) {
+  for (const ImVec2 size : {ImVec2(1280, 720), ImVec2(1920, 1080)})
   for (const char* extra : {"", ", \"dropout\": {\"p\": 0.2, \"training\": true}, \"window\": 4"}) {
     for (int S : {5, 24, 120}) {
-      SCOPED_TRACE(std::to_string(S) + extra);
-      Headless h(ImVec2(1280, 720));
+      SCOPED_TRACE(std::to_string(S) + extra + " at " + std::to_string((int)size.x));
+      Headless h(size);
       NullTextures tex;
       App app(&tex);
       for (int i = 0; i < 3; ++i) h.frame(app);
@@ -110,7 +111,7 @@ TEST(DecodeTab, TheStepFitsTheViewsWindowAt1280x720) {
       h.click(app, "Decode");
       for (int i = 0; i < 3; ++i) h.frame(app);
       const Rect views = rect(app, "Views window");
-      const Rect screen{0, 0, 1280, 720};
+      const Rect screen{0, 0, size.x, size.y};
       ASSERT_TRUE(inside(views, screen));
       for (const char* item : {"Decode step", "Decode previous", "Decode next", "Decode equality", "Decode appended", "kv cache bytes",
                                "kv cache bar", "kv cache bar MHA", "decode query", "decode scores", "decode masked", "decode weights",

@@ -96,6 +96,26 @@ TEST(HeatmapLayout, NineTokensInAGenerousBoxPrintFourDecimalsAndEveryLabel) {
   EXPECT_GE(L.cell_w, 6 * 7.2f + 2);
 }
 
+// One-row maps stacked under each other (the Decode tab's scores, masked and weights
+// rows) ask for one cell width so their columns line up and narrow values keep a gap.
+TEST(HeatmapLayout, AMinimumCellWidthWidensARowUpToTheRoomThereIs) {
+  HeatmapLayoutIn in = square(1, 900, 15 + 4 + 24);  // a label line over 24 px cells
+  in.cols = 11;
+  in.max_cell = 90;
+  in.bar_h = 0;
+  in.col_label_w = 30;  // "w10": narrower than the values
+  HeatmapLayout natural = heatmap_layout(in);
+  EXPECT_NEAR(natural.cell_w, 6 * 7.2f + 2, 0.01f) << "0.6100: just its value's width";
+  in.min_cell_w = 58;
+  HeatmapLayout wide = heatmap_layout(in);
+  EXPECT_NEAR(wide.cell_w, 58, 0.01f);
+  EXPECT_EQ(heatmap_detail(in, wide, wide.cell_w, wide.cell_h).decimals, 4);
+  in.avail_w = 11 * 50 + 54;  // room for 50 px cells beside the row label band
+  HeatmapLayout tight = heatmap_layout(in);
+  EXPECT_NEAR(tight.cell_w, 50, 0.01f) << "never wider than the room";
+  EXPECT_LE(tight.total_w, in.avail_w + 0.01f);
+}
+
 TEST(HeatmapLayout, PrecisionDropsBeforeValuesVanish) {
   // 9 columns of 36 px: 0.6100 (46 px) does not fit, 0.61 (32 px) does.
   HeatmapLayoutIn in = square(9, 9 * 36 + 54, 0);

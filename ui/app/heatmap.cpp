@@ -188,6 +188,7 @@ static HeatmapLayoutIn layout_input(const HeatmapSpec& spec, const HeatmapCache&
   in.avail_w = avail_w;
   in.avail_h = avail_h;
   in.max_cell = spec.max_cell;
+  in.min_cell_w = spec.min_cell_w;
   heatmap_text_metrics(in);
   in.row_label_w = c.row_label_w;
   in.col_label_w = c.col_label_w;

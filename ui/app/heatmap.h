@@ -81,6 +81,7 @@ struct HeatmapSpec {
   float max_width = 0;       // 0: use the available width
   float max_height = 0;      // 0: unbounded (the map takes the height its cells need)
   float max_cell = 64.0f;    // largest cell side in pixels
+  float min_cell_w = 0;      // > 0: cells at least this wide where they fit (heatmap_layout.h)
   int decimals_max = 4;      // View → Decimals
   bool show_values = true;   // print values inside cells when they fit
   bool show_colour_bar = true;

@@ -107,6 +107,7 @@ HeatmapLayout heatmap_layout(const HeatmapLayoutIn& in) {
     if (in.show_values && (ch >= in.value_h || tall)) want_w = std::max(want_w, need_w);
     if (in.show_labels && ch >= in.line_h * 0.9f) want_w = std::max(want_w, std::min(in.col_label_w + 4.0f, 2.5f * ch));
     cw = std::min(cw, want_w);
+    if (in.min_cell_w > 0) cw = std::max(cw, std::min(in.min_cell_w, fit_w));
     // Taller than wide only for a line of text, where the column holds a value.
     const bool value_fits_w = in.show_values && cw >= value_width(in, min_decimals(in.stats));
     if (ch > cw) ch = value_fits_w ? std::max(cw, std::min(ch, need_h)) : cw;

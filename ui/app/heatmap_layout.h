@@ -57,6 +57,8 @@ struct HeatmapLayoutIn {
   float avail_w = 0;         // width for labels + cells (the colour bar goes below)
   float avail_h = 0;         // height for header + cells + bar; <= 0: unbounded
   float max_cell = 64.0f;    // largest cell side
+  float min_cell_w = 0;      // > 0: cells at least this wide where the width allows (maps stacked so
+                             // their columns line up; the Decode tab's rows)
   float min_cell_h = 6.0f;   // a taller-than-wide matrix scrolls rather than go below this
   float line_h = 15.0f;      // height of a label's line of text
   float value_char_w = 7.2f; // advance of one character of the (monospaced) cell font

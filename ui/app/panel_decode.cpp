@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "app/app_model.h"
+#include "app/heatmap_layout.h"
 #include "app/i18n.h"
 #include "app/item_registry.h"
 #include "app/panels.h"
@@ -259,7 +260,7 @@ void tokens_so_far(AppModel& m, int t) {
 void step_map(AppModel& m, const DecodeCache& c, const char* label, const char* title, const Tensor& v,
               const std::vector<std::string>* rows, const std::vector<std::string>* cols, int hl_row, int hl_col,
               bool signed_values, float hi, float width, float height, float max_cell, CellRef link_of_cell,
-              bool link_rows) {
+              bool link_rows, float min_cell_w = 0) {
   HeatmapSpec spec;
   spec.label = label;
   spec.title = title;
@@ -280,6 +281,7 @@ void step_map(AppModel& m, const DecodeCache& c, const char* label, const char* 
   spec.max_width = width;
   spec.max_height = height;
   spec.max_cell = max_cell;
+  spec.min_cell_w = min_cell_w;
   HeatmapCache& hc = m.heatmap_cache(label);
   if (height == 0 && v.rows == 1) {
     // A one-row map: cells a line of digits tall but as wide as the values want
@@ -290,7 +292,7 @@ void step_map(AppModel& m, const DecodeCache& c, const char* label, const char* 
     // the widest band column labels can take, rotated, for a frame.
     const bool squashed = hc.drawn.frame >= 0 && hc.drawn.cell_h < max_cell * 0.5f;
     const float band = squashed || hc.drawn.frame < 0 ? std::min(c.key_label_w, 110.0f) + 6.0f : hc.drawn.lay.header_h;
-    spec.max_cell = 56.0f;
+    spec.max_cell = 56.0f * max_cell / 24.0f;  // as wide as 4 decimals want at 24 px, wider with taller cells
     spec.max_height = ImGui::GetTextLineHeightWithSpacing() + band + max_cell;
   }
   spec.decimals_max = m.decimals > 0 ? m.decimals : 4;
@@ -307,6 +309,28 @@ void step_map(AppModel& m, const DecodeCache& c, const char* label, const char* 
 
 void cache_size(const DecodeCache& c);
 
+// Width for a 1 × head_dim map (the query, the context): what its cells want, but
+// never narrower than its title (in Chinese a head_dim of 2 made it "上下文向量：权重 · V 缓存（1…").
+float head_dim_row_w(float avail, int hd, const char* title) {
+  return std::min(avail, std::max(80.0f + static_cast<float>(hd) * 48.0f, ImGui::CalcTextSize(title).x + 8.0f));
+}
+
+// One cell width for the rows over the keys 0 … t (scores, masked, weights, dropped):
+// the widest row's value at the decimals shown plus a gap, so their columns line up
+// and a row of 0.0000s does not run together. O(t) per frame, no allocation.
+float key_row_cell_w(const AppModel& m, const DecodeStep& d) {
+  HeatmapLayoutIn metrics;
+  heatmap_text_metrics(metrics);
+  const int dmax = m.decimals > 0 ? m.decimals : 4;
+  int chars = 0;
+  for (const Tensor* t : {&d.scores, &d.masked, &d.weights, &d.dropped}) {
+    if (t->rows != 1 || t->cols <= 0) continue;
+    const ValueStats st = value_stats(t->data.data(), 1, t->cols, t->cols);
+    chars = std::max(chars, value_chars(st, std::max(dmax, min_decimals(st))));
+  }
+  return static_cast<float>(chars) * metrics.value_char_w + metrics.value_pad + 6.0f;
+}
+
 // Left: the new query over the K and V caches (side by side, as tall as the tab
 // allows: a long cache scrolls), and the cache's size. Right: the step's rows,
 // scores → masked → weights (→ dropped) → context, one under the other with the
@@ -316,7 +340,9 @@ void maps(AppModel& m, DecodeCache& c) {
   const int hd = d.head_dim, t = d.t, h = d.head;
   char title[128];
   const Stage qs = d.rope ? Stage::q_rot : Stage::Q, ks = d.rope ? Stage::k_rot : Stage::K;
-  const float row_cell = 24.0f;  // one-row maps: cells this tall (values widen them)
+  // One-row maps: cells this tall (values widen them), taller where the tab is tall
+  // (24 px at 720 px of screen, 36 px at 1080), so a large window is not left empty.
+  const float row_cell = std::clamp(ImGui::GetContentRegionAvail().y / 22.0f, 24.0f, 36.0f);
   if (!ImGui::BeginTable("decode maps", 2, ImGuiTableFlags_SizingStretchProp)) return;
   ImGui::TableSetupColumn("caches", ImGuiTableColumnFlags_WidthStretch, 1.0f);
   ImGui::TableSetupColumn("rows", ImGuiTableColumnFlags_WidthStretch, 1.4f);
@@ -324,7 +350,7 @@ void maps(AppModel& m, DecodeCache& c) {
   {
     const float w = ImGui::GetContentRegionAvail().x;
     std::snprintf(title, sizeof title, tr("new query q_%d (1×%d)"), t, hd);
-    step_map(m, c, "decode query", title, d.query, &c.query, nullptr, -1, -1, true, 1.0f, std::min(w, 80.0f + hd * 48.0f),
+    step_map(m, c, "decode query", title, d.query, &c.query, nullptr, -1, -1, true, 1.0f, head_dim_row_w(w, hd, title),
              0, row_cell, CellRef{true, qs, d.rope ? h : 0, t, d.rope ? 0 : h * hd}, false);
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + w);
     ImGui::TextDisabled("%s", c.appended.c_str());
@@ -354,24 +380,25 @@ void maps(AppModel& m, DecodeCache& c) {
   ImGui::TableNextColumn();
   {
     const float w = ImGui::GetContentRegionAvail().x;
+    const float key_w = key_row_cell_w(m, d);
     std::snprintf(title, sizeof title, tr("scores: q_%d · k_j (1×%d)"), t, t + 1);
     step_map(m, c, "decode scores", title, d.scores, &c.query, &c.keys, -1, t, true, 1.0f, w, 0, row_cell,
-             CellRef{true, Stage::scores, h, t, 0}, false);
+             CellRef{true, Stage::scores, h, t, 0}, false, key_w);
     std::snprintf(title, sizeof title, tr("masked: scores ÷ divisor (+ bias), masked (1×%d)"), t + 1);
     step_map(m, c, "decode masked", title, d.masked, &c.query, &c.keys, -1, t, true, 1.0f, w, 0, row_cell,
-             CellRef{true, Stage::masked, h, t, 0}, false);
+             CellRef{true, Stage::masked, h, t, 0}, false, key_w);
     std::snprintf(title, sizeof title, tr("weights: softmax (1×%d)"), t + 1);
     step_map(m, c, "decode weights", title, d.weights, &c.query, &c.keys, -1, t, false, 1.0f, w, 0, row_cell,
-             CellRef{true, Stage::weights, h, t, 0}, false);
+             CellRef{true, Stage::weights, h, t, 0}, false, key_w);
     if (d.dropout) {
       std::snprintf(title, sizeof title, tr("dropped: dropout (1×%d)"), t + 1);
       const float hi = m.engine.pipeline().dropout_scale() > 0 ? m.engine.pipeline().dropout_scale() : 1.0f;
       step_map(m, c, "decode dropped", title, d.dropped, &c.query, &c.keys, -1, t, false, hi, w, 0, row_cell,
-               CellRef{true, Stage::dropped, h, t, 0}, false);
+               CellRef{true, Stage::dropped, h, t, 0}, false, key_w);
     }
     std::snprintf(title, sizeof title, tr("context: weights · V cache (1×%d)"), hd);
     step_map(m, c, "decode context", title, d.context, &c.query, nullptr, -1, -1, true, 1.0f,
-             std::min(w, 80.0f + hd * 48.0f), 0, row_cell, CellRef{true, Stage::context, h, t, 0}, false);
+             head_dim_row_w(w, hd, title), 0, row_cell, CellRef{true, Stage::context, h, t, 0}, false);
   }
   ImGui::EndTable();
 }
