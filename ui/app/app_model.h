@@ -30,6 +30,15 @@ struct CellRef {
 
 struct CompareCache;  // panel_compare.cpp: analysis results keyed by stage versions
 struct LinesCache;    // panel_lines.cpp: heads shown and the lines worth drawing
+// What a panel's cached derivation of the result (the Decode step, the Inspector's
+// explanation) depends on: the state and the Q, K, V versions. Equal keys: reuse it.
+struct ResultKey {
+  uint64_t state_serial = 0, q = 0, k = 0, v = 0;
+  bool operator==(const ResultKey& o) const {
+    return state_serial == o.state_serial && q == o.q && k == o.k && v == o.v;
+  }
+};
+
 struct DecodeCache;   // panel_decode.cpp: the KV-cache step shown, keyed by state, head and step
 struct ExplainCache;  // panel_inspector.cpp: the Explanation shown, keyed by cell and result
 
@@ -104,6 +113,9 @@ struct AppModel {
   // --- sharing and history (share.h, history.h, menu_edit.cpp)
   History history;              // undo/redo of the state
   uint64_t state_serial = 0;    // changes with every applied state change
+  ResultKey result_key() const {
+    return {state_serial, engine.version(Stage::Q, 0), engine.version(Stage::K, 0), engine.version(Stage::V, 0)};
+  }
   uint64_t session_serial = 0;  // ... and with every view change (App::session_serial)
   uint64_t session_seen_state = 0;
   std::string session_seen_view;  // view_to_json as last seen, compact

@@ -33,7 +33,7 @@ namespace attnviz::ui {
 
 struct DecodeCache {
   // What the step below was computed for.
-  uint64_t state_serial = 0, q_version = 0, k_version = 0, v_version = 0;
+  ResultKey result;
   int head = -1, t = -1, lang_gen = -1;
   bool computed = false;
   uint64_t serial = 0;              // changes with every recompute: the maps' version
@@ -144,10 +144,8 @@ DecodeCache& cache_of(AppModel& m) {
 
 // Brings the step up to date with the state, the head and t (cheap checks per frame).
 void update(AppModel& m, DecodeCache& c, int head, int t) {
-  const uint64_t qv = m.engine.version(Stage::Q, 0), kv = m.engine.version(Stage::K, 0),
-                 vv = m.engine.version(Stage::V, 0);
-  if (c.computed && c.state_serial == m.state_serial && c.q_version == qv && c.k_version == kv && c.v_version == vv &&
-      c.head == head && c.t == t && c.lang_gen == language_generation())
+  const ResultKey key = m.result_key();
+  if (c.computed && c.result == key && c.head == head && c.t == t && c.lang_gen == language_generation())
     return;
   const Pipeline& p = m.engine.pipeline();
   decode_step(p, head, t, &c.step);
@@ -159,10 +157,7 @@ void update(AppModel& m, DecodeCache& c, int head, int t) {
   c.key_label_w = 0;
   for (const std::string& k : c.keys) c.key_label_w = std::max(c.key_label_w, ImGui::CalcTextSize(k.c_str()).x);
   word(c, p.state());
-  c.state_serial = m.state_serial;
-  c.q_version = qv;
-  c.k_version = kv;
-  c.v_version = vv;
+  c.result = key;
   c.head = head;
   c.t = t;
   c.lang_gen = language_generation();

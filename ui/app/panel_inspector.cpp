@@ -620,7 +620,8 @@ static void header(const AppModel& m, const CellRef& c) {
 // changes, not every frame (explain() builds strings and vectors: allocations).
 struct ExplainCache {
   CellRef cell;
-  uint64_t state_serial = 0, version = 0, q_version = 0, k_version = 0, v_version = 0;
+  ResultKey result;
+  uint64_t version = 0;  // the cell's stage's
   bool computed = false;
   Explanation e;
 };
@@ -629,19 +630,15 @@ namespace {
 const Explanation& explanation_of(AppModel& m, const CellRef& c) {
   if (!m.explain_cache) m.explain_cache = std::make_shared<ExplainCache>();
   ExplainCache& x = *m.explain_cache;
-  const uint64_t v = m.engine.version(c.stage, c.head), qv = m.engine.version(Stage::Q, 0),
-                 kv = m.engine.version(Stage::K, 0), vv = m.engine.version(Stage::V, 0);
+  const ResultKey key = m.result_key();
+  const uint64_t v = m.engine.version(c.stage, c.head);
   if (x.computed && x.cell.stage == c.stage && x.cell.head == c.head && x.cell.row == c.row && x.cell.col == c.col &&
-      x.state_serial == m.state_serial && x.version == v && x.q_version == qv && x.k_version == kv &&
-      x.v_version == vv)
+      x.result == key && x.version == v)
     return x.e;
   x.e = m.engine.pipeline().explain(c.stage, c.head, c.row, c.col);
   x.cell = c;
-  x.state_serial = m.state_serial;
+  x.result = key;
   x.version = v;
-  x.q_version = qv;
-  x.k_version = kv;
-  x.v_version = vv;
   x.computed = true;
   return x.e;
 }
