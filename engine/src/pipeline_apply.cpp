@@ -109,8 +109,12 @@ void update_rotations(Pipeline::Impl& im, Updater& up, const ChangeSet& cs, Proj
     qr = up.rows_stage_each(Stage::q_rot, h, hb.q_rot, qin, [&](int r, float* out) {
       detail::rotate_row(p, buf.Q.row(r) + static_cast<size_t>(h) * hd, r, out);
     });
+    // The first query head of K/V head g rotates its rows; the others copy them
+    // (heads go in order, so the lead's rows are already this change's).
+    const detail::HeadBuffers& lead = buf.heads[static_cast<size_t>(h - h % per)];
     kr = up.rows_stage_each(Stage::k_rot, h, hb.k_rot, kin, [&](int r, float* out) {
-      detail::rotate_row(p, buf.K.row(r) + static_cast<size_t>(g) * hd, r, out);
+      if (h % per == 0) detail::rotate_row(p, buf.K.row(r) + static_cast<size_t>(g) * hd, r, out);
+      else std::memcpy(out, lead.k_rot.row(r), sizeof(float) * static_cast<size_t>(hd));
     });
     for (int r : qr) detail::put_columns(p, hb.q_rot.row(r), r, h * hd, &buf.QT);
     if (h % per == 0) {

@@ -67,16 +67,23 @@ void put_columns(const Plan& p, const float* row, int r, int col0, Tensor* T) {
   for (int c = 0; c < p.head_dim; ++c) T->data[static_cast<size_t>(col0 + c) * p.S + r] = row[c];
 }
 
+// Every head's q_rot and k_rot (and QT, KT). A K/V head's rows are rotated once, by
+// the first query head of its group; the others copy them (the same bits).
 void rotate_all(const Plan& p, Buffers& b) {
   const int hd = p.head_dim, per = p.H / p.G;
   for (int h = 0; h < p.H; ++h) {
     HeadBuffers& hb = b.heads[static_cast<size_t>(h)];
     const int g = p.kv_head(h);
+    const HeadBuffers& lead = b.heads[static_cast<size_t>(h - h % per)];
     for (int r = 0; r < p.S; ++r) {
       rotate_row(p, b.Q.row(r) + static_cast<size_t>(h) * hd, r, hb.q_rot.row(r));
       put_columns(p, hb.q_rot.row(r), r, h * hd, &b.QT);
-      rotate_row(p, b.K.row(r) + static_cast<size_t>(g) * hd, r, hb.k_rot.row(r));
-      if (h % per == 0) put_columns(p, hb.k_rot.row(r), r, g * hd, &b.KT);
+      if (h % per == 0) {
+        rotate_row(p, b.K.row(r) + static_cast<size_t>(g) * hd, r, hb.k_rot.row(r));
+        put_columns(p, hb.k_rot.row(r), r, g * hd, &b.KT);
+      } else {
+        std::memcpy(hb.k_rot.row(r), lead.k_rot.row(r), sizeof(float) * static_cast<size_t>(hd));
+      }
     }
   }
 }
