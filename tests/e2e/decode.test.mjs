@@ -54,13 +54,10 @@ test('decode: the step slider and the arrow keys move the step; each row is the 
   assert.ok(Math.abs(t0 - want) <= 1, `the slider moved to about t = ${want} (got ${t0})`);
 
   // The arrow keys, with the pointer away from any control (the Views window keeps the focus).
-  await app.page.keyboard.press('ArrowLeft');
-  await app.frames(3);
+  await app.tap('ArrowLeft', 3);
   assert.equal(await step(app), t0 - 1, '← goes back one step');
-  await app.page.keyboard.press('ArrowRight');
-  await app.frames(2);
-  await app.page.keyboard.press('ArrowRight');
-  await app.frames(3);
+  await app.tap('ArrowRight');
+  await app.tap('ArrowRight', 3);
   const t1 = await step(app);
   assert.equal(t1, t0 + 1, '→ goes forward one step');
   await app.click('Decode next');

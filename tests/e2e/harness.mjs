@@ -102,6 +102,15 @@ function sharedBrowser() {
 // other script, importing node:test's hooks would start a test run of its own.
 if (process.env.NODE_TEST_CONTEXT || /\.test\.mjs$/.test(process.argv[1] || '')) after(closeShared);
 
+// The keys app.tap can press: DOM key and code, Windows virtual key code, modifier bit.
+const TAP_KEYS = {
+  ArrowLeft: { key: 'ArrowLeft', code: 'ArrowLeft', vk: 37 },
+  ArrowUp: { key: 'ArrowUp', code: 'ArrowUp', vk: 38 },
+  ArrowRight: { key: 'ArrowRight', code: 'ArrowRight', vk: 39 },
+  ArrowDown: { key: 'ArrowDown', code: 'ArrowDown', vk: 40 },
+  Shift: { key: 'Shift', code: 'ShiftLeft', vk: 16, location: 1, bit: 8 },
+};
+
 // Opens the app and waits for window.attnviz.ready. Options: {viewport, deviceScaleFactor, hash,
 // query (e.g. 'threads=1', 'lang=zh-CN'), permissions (e.g. ['clipboard-read', 'clipboard-write']),
 // locale (the browser's language, 'en-US' unless given)}.
@@ -159,6 +168,24 @@ export async function openApp(t, opts = {}) {
       }
       const start = (await app.stats()).frames;
       await page.waitForFunction((s) => window.attnviz.frameStats().frames >= s, start + n);
+    },
+    // One press of a key or chord ('ArrowDown', 'Shift+ArrowRight'), its downs and ups
+    // sent to Chrome's Input domain (what page.keyboard drives) in one go, then n frames.
+    // page.keyboard.press sends the release only once the press is acknowledged; on a
+    // loaded machine frames pass in between, and past ImGui's 0.275 s repeat delay the
+    // one press counts twice (a keyboard test walked past "Causal mask" that way).
+    tap: async (combo, n = 2) => {
+      const parts = combo.split('+');
+      const keys = parts.map((k) => TAP_KEYS[k] || (() => { throw new Error(`tap: no key "${k}"`); })());
+      const mods = parts.slice(0, -1).reduce((m, k) => m | TAP_KEYS[k].bit, 0);
+      app.cdp ??= await page.context().newCDPSession(page);
+      const ev = (type, k) => app.cdp.send('Input.dispatchKeyEvent', {
+        type, key: k.key, code: k.code, windowsVirtualKeyCode: k.vk, nativeVirtualKeyCode: k.vk,
+        modifiers: mods, location: k.location || 0,
+      });
+      const sent = [...keys.map((k) => ev('rawKeyDown', k)), ...keys.reverse().map((k) => ev('keyUp', k))];
+      await Promise.all(sent);
+      await app.frames(n);
     },
     rect: async (label) => {
       await app.frames(1);

@@ -23,8 +23,9 @@ test('arrow keys walk the controls and Space presses the one reached', async (t)
   const target = await app.rect('Causal mask');
   let reached = false;
   for (let k = 0; k < 40 && !reached; k++) {
-    await app.page.keyboard.press('ArrowDown');
-    await app.frames(2);
+    // Steered: down while the cursor is above the checkbox, up if it went past.
+    const at = await app.rect('keyboard focus');
+    await app.tap(at && at.y > target.y + target.h ? 'ArrowUp' : 'ArrowDown');
     reached = overlaps(await app.rect('keyboard focus'), target);
   }
   assert.ok(reached, 'the navigation cursor reaches "Causal mask" with the arrow keys alone');
@@ -89,12 +90,9 @@ test('Shift+arrows move the pinned cell and the Inspector and #live follow', asy
   assert.match(await live(app), /query 1 .*key 1 .*pinned$/);
   // Move the pointer away so the pinned cell, not the hovered one, is in focus.
   await app.page.mouse.move(5, 5);
-  await app.page.keyboard.press('Shift+ArrowRight');
-  await app.frames(2);
-  await app.page.keyboard.press('Shift+ArrowDown');
-  await app.frames(2);
-  await app.page.keyboard.press('Shift+ArrowDown');
-  await app.frames(3);
+  await app.tap('Shift+ArrowRight');
+  await app.tap('Shift+ArrowDown');
+  await app.tap('Shift+ArrowDown', 3);
   const text = await live(app);
   assert.match(text, /query 3 .*key 2 .*pinned$/, text);
   const shown = Number(/: (-?[0-9.]+), pinned$/.exec(text)[1]);
