@@ -176,3 +176,26 @@ test('dropped cells carry their own mark, apart from masked cells and computed z
   await app.shot('legible-dropout');
   await app.close();
 });
+
+test('neighbouring values never run together: a hairline of the background between cells that print', async (t) => {
+  const app = await openApp(t, { viewport: { width: 1280, height: 720 } });
+  // Row 0 of scores h0 in the tutorial preset: 0.3101 -2.0474 0.7024 1.8280 1.0647, all
+  // pale on the diverging scale, where like colours let two numbers read as one.
+  const m = await bringIntoView(app, 'scores h0');
+  assert.ok(m.decimals >= 0, 'scores print values at 1280×720');
+  const bg = (await app.pixels([[m.x - 3, m.y + m.h + 2]]))[0];  // beside the cells, under the row labels
+  const y = m.y + 2;  // above the printed value
+  const points = [];
+  for (let j = 1; j < m.cols; j++) {
+    const x = Math.floor(m.x + j * m.cell_w);
+    points.push([x - 3, y], [x, y], [x + 3, y]);
+  }
+  const px = await app.pixels(points);
+  const dist = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+  for (let j = 1; j < m.cols; j++) {
+    const [left, line, right] = px.slice(3 * (j - 1), 3 * j);
+    assert.ok(dist(line, bg) < 24, `the boundary before column ${j} is the background (${line} vs ${bg})`);
+    assert.ok(dist(left, bg) > 100 && dist(right, bg) > 100, `cells either side are pale (${left}, ${right})`);
+  }
+  await app.close();
+});

@@ -105,7 +105,7 @@ TEST(HeatmapLayout, AMinimumCellWidthWidensARowUpToTheRoomThereIs) {
   in.bar_h = 0;
   in.col_label_w = 30;  // "w10": narrower than the values
   HeatmapLayout natural = heatmap_layout(in);
-  EXPECT_NEAR(natural.cell_w, 6 * 7.2f + 2, 0.01f) << "0.6100: just its value's width";
+  EXPECT_NEAR(natural.cell_w, 6 * 7.2f + 2 + 6, 0.01f) << "0.6100: its value's width and a gap";
   in.min_cell_w = 58;
   HeatmapLayout wide = heatmap_layout(in);
   EXPECT_NEAR(wide.cell_w, 58, 0.01f);
@@ -114,6 +114,26 @@ TEST(HeatmapLayout, AMinimumCellWidthWidensARowUpToTheRoomThereIs) {
   HeatmapLayout tight = heatmap_layout(in);
   EXPECT_NEAR(tight.cell_w, 50, 0.01f) << "never wider than the room";
   EXPECT_LE(tight.total_w, in.avail_w + 0.01f);
+}
+
+TEST(HeatmapLayout, NeighbouringValuesGetAGapWhereThereIsRoomAndPrintTightWhereNot) {
+  // A short, wide-open row: cells as tall as a line, as wide as "0.6100" and a gap,
+  // so two neighbours never read as one number ("0.61000.6100").
+  HeatmapLayoutIn in = square(1, 900, 15 + 4 + 20);
+  in.cols = 5;
+  in.bar_h = 0;
+  in.col_label_w = 30;
+  const float text = 6 * 7.2f + in.value_pad;
+  HeatmapLayout open = heatmap_layout(in);
+  EXPECT_GE(open.cell_w, text + 4) << "at least half a character between neighbours";
+  EXPECT_NEAR(open.cell_w, text + in.value_gap, 0.01f);
+  EXPECT_EQ(heatmap_detail(in, open, open.cell_w, open.cell_h).decimals, 4);
+  // Room for the text and half the gap: the cells take what there is and still print
+  // every decimal; the gap is wished, not needed.
+  in.avail_w = 54 + 5 * (text + in.value_gap / 2);
+  HeatmapLayout tight = heatmap_layout(in);
+  EXPECT_NEAR(tight.cell_w, text + in.value_gap / 2, 0.01f);
+  EXPECT_EQ(heatmap_detail(in, tight, tight.cell_w, tight.cell_h).decimals, 4);
 }
 
 TEST(HeatmapLayout, PrecisionDropsBeforeValuesVanish) {

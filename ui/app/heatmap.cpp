@@ -348,6 +348,18 @@ static void draw_values(const HeatmapCache& c, const HeatmapDetail& d, const Vie
   ImDrawList* dl = ImGui::GetWindowDrawList();
   ImFont* font = g_fonts.cells ? g_fonts.cells : ImGui::GetFont();
   const float cw = vp.full_w / (float)c.cols, ch = vp.full_h / (float)c.rows;
+  // Hairlines in the background's colour between cells that print values: two
+  // neighbours of like colour ("-0.01" "-0.32") never run together into one number.
+  const ImU32 sep = ImGui::GetColorU32(ImGuiCol_WindowBg);
+  const float x0 = vp.grid0.x, y0 = vp.grid0.y, x1 = x0 + vp.size.x, y1 = y0 + vp.size.y;
+  for (int j = c.drawn.j0 + 1; j < c.drawn.j1; ++j) {  // on whole pixels: crisp, not a blurred pair
+    const float x = std::floor(vp.x(j, c));
+    dl->AddLine(ImVec2(x, y0), ImVec2(x, y1), sep);
+  }
+  for (int i = c.drawn.i0 + 1; i < c.drawn.i1; ++i) {
+    const float y = std::floor(vp.y(i, c));
+    dl->AddLine(ImVec2(x0, y), ImVec2(x1, y), sep);
+  }
   char s[48];
   for (int i = c.drawn.i0; i < c.drawn.i1; ++i)
     for (int j = c.drawn.j0; j < c.drawn.j1; ++j) {

@@ -104,7 +104,7 @@ HeatmapLayout heatmap_layout(const HeatmapLayoutIn& in) {
     // taller than wide keeps columns wide enough for its values whatever its height.
     const bool tall = in.rows > in.cols;
     float want_w = ch;
-    if (in.show_values && (ch >= in.value_h || tall)) want_w = std::max(want_w, need_w);
+    if (in.show_values && (ch >= in.value_h || tall)) want_w = std::max(want_w, need_w + in.value_gap);
     if (in.show_labels && ch >= in.line_h * 0.9f) want_w = std::max(want_w, std::min(in.col_label_w + 4.0f, 2.5f * ch));
     cw = std::min(cw, want_w);
     if (in.min_cell_w > 0) cw = std::max(cw, std::min(in.min_cell_w, fit_w));

@@ -64,6 +64,8 @@ struct HeatmapLayoutIn {
   float value_char_w = 7.2f; // advance of one character of the (monospaced) cell font
   float value_h = 14.0f;     // line height of the cell font
   float value_pad = 2.0f;    // horizontal room a value leaves in its cell
+  float value_gap = 6.0f;    // more room wished between neighbouring values: cells widen by it
+                             // where the width allows, else print with value_pad alone
   float row_label_w = 0;     // widest row label, measured
   float col_label_w = 0;     // widest column label, measured
   float label_cap = 110.0f;  // labels wider than this are ellipsized
