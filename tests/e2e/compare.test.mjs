@@ -180,3 +180,22 @@ test('compare heads: small multiples on one scale select a head; A/B difference 
   await app.shot('compare-stats');
   await app.close();
 });
+
+test('two heads fill the grid\'s room: cells up to the Stages maps\' 64 px, every weight printed with a gap', async (t) => {
+  const app = await openApp(t, { viewport: { width: 1440, height: 900 } });
+  const r = await app.setState({ num_heads: 2, d_model: 8, d_out: 8 });
+  assert.ok(r.ok, JSON.stringify(r));
+  await app.click('Compare heads');
+  await rest(app);
+  const views = await app.rect('Views window');
+  for (const h of [0, 1]) {
+    const m = await app.heatmap(`weights h${h}`);
+    assert.ok(m, `weights h${h} is in the grid`);
+    // Half the Views window each, 5 columns: far more room than the 40 px cells it had.
+    assert.ok(m.cell_w > 50 && m.cell_w <= 64.01, `weights h${h}: cells ${m.cell_w.toFixed(1)} px wide`);
+    assert.ok(m.w > views.w * 0.25, `weights h${h} is ${m.w.toFixed(0)} of ${views.w.toFixed(0)} px wide`);
+    assert.equal(m.decimals, 4, 'PyTorch\'s 4 decimals');
+    assert.ok(m.cells.every((row) => row.every((s) => s !== '')), 'every cell prints');
+  }
+  await app.close();
+});

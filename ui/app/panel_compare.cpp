@@ -319,7 +319,7 @@ static void all_heads(AppModel& m, CompareCache& c) {
   }
   // Down to half a pixel per cell: all heads stay on screen together (12 heads at S = 256
   // fit a laptop screen); zoom a map (wheel) to read its cells.
-  cell = std::clamp(cell, 0.5f, 40.0f);
+  cell = std::clamp(cell, 0.5f, 64.0f);  // up to the Stages maps' largest cells
   const float width = std::floor((avail.x - spacing * (cols - 1)) / cols);
   for (int h = 0; h < H; ++h) {
     ImGui::PushID(h);
@@ -339,6 +339,10 @@ static void all_heads(AppModel& m, CompareCache& c) {
 }
 
 // [SECTION] A/B -------------------------------------------------------------------------
+
+// The A/B row's largest cell: a weight ("0.1754") and a gap between neighbours fit
+// (heatmap_layout's value_gap), and the divergence map below stays in view at 1440×900.
+constexpr float kAbCell = 48.0f;
 
 static void difference_map(AppModel& m, CompareCache& c, int a, int b, float width) {
   const Stage stage = m.compare_stage;
@@ -372,7 +376,7 @@ static void difference_map(AppModel& m, CompareCache& c, int a, int b, float wid
     spec.highlight_col = f.col;
   }
   spec.max_width = width;
-  spec.max_cell = 40.0f;
+  spec.max_cell = kAbCell;
   HeatmapHover hv = heatmap(spec, MatrixView{c.diff.rows, c.diff.cols, c.diff.data.data()}, c.diff_version,
                             m.heatmap_cache(label), *m.textures);
   if (hv.hovered) m.hover_next = CellRef{true, stage, a, hv.row, hv.col};  // the inspector explains A's cell
@@ -449,9 +453,9 @@ static void ab_view(AppModel& m, CompareCache& c) {
 
   if (ImGui::BeginTable("ab maps", 3, ImGuiTableFlags_SizingStretchSame)) {
     ImGui::TableNextColumn();
-    matrix_view(m, m.compare_stage, a, 0, 40.0f);
+    matrix_view(m, m.compare_stage, a, 0, kAbCell);
     ImGui::TableNextColumn();
-    matrix_view(m, m.compare_stage, b, 0, 40.0f);
+    matrix_view(m, m.compare_stage, b, 0, kAbCell);
     ImGui::TableNextColumn();
     difference_map(m, c, a, b, ImGui::GetContentRegionAvail().x);
     ImGui::TextDisabled("%s", tr("red: A larger, blue: B larger, white: equal"));
