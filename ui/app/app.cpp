@@ -7,6 +7,7 @@
 #include "attnviz/state.h"
 #include "app/export.h"
 #include "app/help.h"
+#include "app/inspector_text.h"
 #include "app/panels.h"
 #include "app/presets.h"
 #include "app/status_text.h"
@@ -134,6 +135,8 @@ nlohmann::json App::heatmap_info(std::string_view label) const {
   if (ImGui::GetCurrentContext() && it->second.drawn.frame < ImGui::GetFrameCount() - 1) return nullptr;
   return ui::heatmap_info(it->second);
 }
+
+std::string App::inspector_text() const { return inspector_log().text; }
 
 bool App::item_rect(std::string_view label, float out[4]) const {
   const ItemRect* r = item_registry().find(label);

@@ -53,6 +53,8 @@ class App {
   // frame: geometry, labels and cell texts (heatmap.h, heatmap_info); null when it
   // was not drawn in the last frame or the one before.
   nlohmann::json heatmap_info(std::string_view label) const;
+  // The text the Inspector drew in the last frame, a line per '\n' (inspector_text.h).
+  std::string inspector_text() const;
 
   // --- Import (export.h): a state file's text from the page's picker or a drop, or a
   // path on disk. Refusals return {"ok": false, "error": sentence}, also shown in the app;

@@ -43,9 +43,29 @@ float heatmap_bar_height() { return 8.0f + ImGui::GetTextLineHeight() + 6.0f; }
 // [SECTION] values and texture (on a new version)
 // =============================================================================
 
+// The labels a map shows: `src` when it has one per row (column), else indices (empty).
+static bool labels_current(const std::vector<std::string>& have, const std::vector<std::string>* src, int n) {
+  if (!src || (int)src->size() != n) return have.empty();
+  return have == *src;  // compares in place: no allocation
+}
+
 static void copy_labels(std::vector<std::string>& dst, const std::vector<std::string>* src, int n) {
   if (src && (int)src->size() == n) dst = *src;  // reuses dst's strings' capacity
   else dst.clear();
+}
+
+static void take_labels(HeatmapCache& c, const HeatmapSpec& spec, int rows, int cols) {
+  copy_labels(c.row_labels, spec.row_labels, rows);
+  copy_labels(c.col_labels, spec.col_labels, cols);
+  ++c.labels_serial;
+}
+
+CacheMiss heatmap_cache_miss(const HeatmapCache& c, const HeatmapSpec& spec, const MatrixView& m, uint64_t version) {
+  if (c.version != version || c.rows != m.rows || c.cols != m.cols || c.had_keep != (spec.keep != nullptr))
+    return CacheMiss::matrix;
+  if (!labels_current(c.row_labels, spec.row_labels, m.rows) || !labels_current(c.col_labels, spec.col_labels, m.cols))
+    return CacheMiss::labels;
+  return CacheMiss::none;
 }
 
 // A new matrix: keep its values, which cells dropout dropped, its labels and range.
@@ -56,14 +76,14 @@ static void take_matrix(HeatmapCache& c, const HeatmapSpec& spec, const MatrixVi
   c.values.resize((size_t)m.rows * m.cols);
   for (int i = 0; i < m.rows; ++i)
     std::memcpy(&c.values[(size_t)i * m.cols], m.data + (size_t)i * m.row_stride(), sizeof(float) * m.cols);
+  c.had_keep = spec.keep != nullptr;
   if (spec.keep) {
     c.dropped.resize(c.values.size());
     for (size_t k = 0; k < c.values.size(); ++k) c.dropped[k] = spec.keep[k] == 0;
   } else {
     c.dropped.clear();
   }
-  copy_labels(c.row_labels, spec.row_labels, m.rows);
-  copy_labels(c.col_labels, spec.col_labels, m.cols);
+  take_labels(c, spec, m.rows, m.cols);
   c.stats = value_stats(c.values.data(), m.rows, m.cols, m.cols);
   if (c.view_rows != m.rows || c.view_cols != m.cols) heatmap_reset_view(c);
   c.view_rows = m.rows;
@@ -131,7 +151,9 @@ static void rebuild_texture(HeatmapCache& c, TextureHost& textures) {
 
 static void refresh(HeatmapCache& c, const HeatmapSpec& spec, const MatrixView& m, uint64_t version,
                     TextureHost& textures) {
-  if (c.version != version || c.rows != m.rows || c.cols != m.cols || !c.tex) take_matrix(c, spec, m, version);
+  const CacheMiss miss = c.tex ? heatmap_cache_miss(c, spec, m, version) : CacheMiss::matrix;
+  if (miss == CacheMiss::matrix) take_matrix(c, spec, m, version);
+  else if (miss == CacheMiss::labels) take_labels(c, spec, m.rows, m.cols);
   float lo, hi;
   colour_range(spec, c.stats, &lo, &hi);
   if (c.tex_version != c.version || c.cmap != spec.cmap || c.lo != lo || c.hi != hi || !c.tex) {
@@ -159,7 +181,7 @@ static float measure_label(const char* b, const char* e, void*) {
 }
 
 static void measure_labels(HeatmapCache& c) {
-  if (c.measured_version == c.version && c.measured_fonts == g_fonts.generation) return;
+  if (c.measured_labels == c.labels_serial && c.measured_fonts == g_fonts.generation) return;
   char buf[16];
   c.row_label_w = c.col_label_w = 0;
   for (int i = 0; i < c.rows; ++i) {
@@ -170,7 +192,7 @@ static void measure_labels(HeatmapCache& c) {
     const char* s = label_text(c.col_labels, j, buf, sizeof buf);
     c.col_label_w = std::max(c.col_label_w, measure_label(s, s + std::strlen(s), nullptr));
   }
-  c.measured_version = c.version;
+  c.measured_labels = c.labels_serial;
   c.measured_fonts = g_fonts.generation;
 }
 
@@ -519,6 +541,7 @@ HeatmapHover heatmap(const HeatmapSpec& spec, const MatrixView& m, uint64_t vers
   d.cell_h = vp.full_h / (float)c.rows;
   d.highlight_row = spec.highlight_row;
   d.highlight_col = spec.highlight_col;
+  std::snprintf(d.title, sizeof d.title, "%s", spec.title);
   d.lay = lay;
   d.detail = det;
   ImGui::PopID();
@@ -552,11 +575,16 @@ nlohmann::json heatmap_info(const HeatmapCache& c) {
     if (on) ellipsize(label_text(c.col_labels, j, buf, sizeof buf), d.lay.col_label_max, measure_label, nullptr, fit, sizeof fit);
     cols.push_back(on ? fit : "");
   }
+  nlohmann::json dropped = nlohmann::json::array();  // the cells marked with ×
+  for (int i = 0; i < c.rows && !c.dropped.empty(); ++i)
+    for (int j = 0; j < c.cols; ++j)
+      if (c.dropped[(size_t)i * c.cols + j]) dropped.push_back({i, j});
   const char* mode = d.lay.col_mode == ColLabelMode::rotated ? "rotated" : d.lay.col_mode == ColLabelMode::horizontal ? "horizontal" : "none";
-  return {{"x", d.x}, {"y", d.y}, {"w", d.w}, {"h", d.h}, {"rows", c.rows}, {"cols", c.cols},
+  return {{"title", d.title}, {"x", d.x}, {"y", d.y}, {"w", d.w}, {"h", d.h}, {"rows", c.rows}, {"cols", c.cols},
           {"cell_w", d.cell_w}, {"cell_h", d.cell_h}, {"decimals", d.detail.decimals},
           {"col_label_mode", mode}, {"scroll", d.lay.scroll}, {"zoom", c.zoom},
-          {"row_labels", std::move(rows)}, {"col_labels", std::move(cols)}, {"cells", std::move(cells)}};
+          {"row_labels", std::move(rows)}, {"col_labels", std::move(cols)}, {"cells", std::move(cells)},
+          {"dropped", std::move(dropped)}, {"marks_drawn", c.block >= 4}};
 }
 
 }  // namespace attnviz::ui

@@ -9,9 +9,13 @@
 //   * drawing: labels, the cells' quad, values, highlights, colour bar.
 //
 // Immediate-mode call, retained state: each heatmap owns a HeatmapCache keyed by its
-// label. On a new matrix version the cache copies the values (the map reports what it
-// drew from them, heatmapInfo), computes their range once and re-uploads the texture;
-// an unchanged frame recomputes nothing and allocates nothing.
+// label. The cache is keyed on everything it keeps (heatmap_cache_miss): the matrix's
+// version and shape, whether dropout's keep mask came with it, and the row and column
+// labels. On a new matrix it copies the values (the map reports what it drew from
+// them, heatmapInfo), computes their range once and re-uploads the texture; on new
+// labels alone (a renamed token keeps every number) it copies and measures the labels.
+// Titles, decimals and the language are read from the spec every frame. An unchanged
+// frame recomputes nothing and allocates nothing.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -34,6 +38,7 @@ struct HeatmapDrawn {
   float cell_w = 0, cell_h = 0;      // as drawn (zoom included)
   int i0 = 0, i1 = 0, j0 = 0, j1 = 0;  // rows / columns whose centres are visible
   int highlight_row = -1, highlight_col = -1;
+  char title[192] = "";              // the title as given (whole, before any ellipsis)
   HeatmapLayout lay;
   HeatmapDetail detail;
 };
@@ -44,7 +49,9 @@ struct HeatmapCache {
   int rows = 0, cols = 0;
   std::vector<float> values;               // (rows × cols) dense copy
   std::vector<uint8_t> dropped;            // (rows × cols) 1 = dropped by dropout; empty: none
-  std::vector<std::string> row_labels, col_labels;  // empty: indices
+  bool had_keep = false;                   // the matrix came with a keep mask (dropped is its copy)
+  std::vector<std::string> row_labels, col_labels;  // (rows), (cols); empty: indices
+  uint64_t labels_serial = 0;              // changes whenever the labels are copied
   ValueStats stats;
   // --- texture
   ImTextureID tex = ImTextureID();
@@ -55,7 +62,7 @@ struct HeatmapCache {
   float lo = 0, hi = 0;           // range baked into the texture
   std::vector<uint32_t> rgba;     // (tex_h × tex_w) staging buffer, reused
   // --- label widths, measured when the labels or the fonts change
-  uint64_t measured_version = 0;
+  uint64_t measured_labels = 0;   // labels_serial the widths belong to
   int measured_fonts = -1;
   float row_label_w = 0, col_label_w = 0;  // widest
   // --- view
@@ -91,6 +98,12 @@ struct HeatmapSpec {
   ExportQueue* exports = nullptr;  // the App's: the right-click export menu and PNG capture (null: none)
 };
 
+// Why a cache cannot draw `m` as it stands: `matrix` (new version, shape or keep mask:
+// copy everything), `labels` (the same numbers under other labels: copy the labels),
+// or `none`. Pure, so tests check the key without a GPU.
+enum class CacheMiss { none, labels, matrix };
+CacheMiss heatmap_cache_miss(const HeatmapCache& c, const HeatmapSpec& spec, const MatrixView& m, uint64_t version);
+
 struct HeatmapHover {
   bool hovered = false;
   int row = -1, col = -1;
@@ -105,7 +118,7 @@ HeatmapHover heatmap(const HeatmapSpec& spec, const MatrixView& m, uint64_t vers
 // Forgets the zoom and pan (a preset loaded, a new shape).
 void heatmap_reset_view(HeatmapCache& cache);
 
-// {x, y, w, h, rows, cols, cell_w, cell_h, decimals, row_labels, col_labels, cells}:
+// {title, x, y, w, h, rows, cols, cell_w, cell_h, decimals, row_labels, col_labels, cells}:
 // what the map drew in its last frame (docs/test-api.md, heatmapInfo).
 nlohmann::json heatmap_info(const HeatmapCache& cache);
 

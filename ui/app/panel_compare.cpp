@@ -251,6 +251,7 @@ static void grid_map(AppModel& m, const CompareCache& c, Stage stage, int h, flo
   spec.fixed_range = true;
   spec.fixed_lo = c.grid_lo;
   spec.fixed_hi = c.grid_hi;
+  spec.keep = dropout_marks(m, stage, h);
   Highlight hl = linked_highlight(m.focus(), stage, h, m.engine.pipeline().head_dim());
   spec.highlight_row = hl.row;
   spec.highlight_col = hl.col;

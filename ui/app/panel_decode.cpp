@@ -255,8 +255,9 @@ void tokens_so_far(AppModel& m, int t) {
 void step_map(AppModel& m, const DecodeCache& c, const char* label, const char* title, const Tensor& v,
               const std::vector<std::string>* rows, const std::vector<std::string>* cols, int hl_row, int hl_col,
               bool signed_values, float hi, float width, float height, float max_cell, CellRef link_of_cell,
-              bool link_rows, float min_cell_w = 0) {
+              bool link_rows, float min_cell_w = 0, const uint8_t* keep = nullptr) {
   HeatmapSpec spec;
+  spec.keep = keep;  // (v.rows × v.cols) dropout's keep mask: dropped cells get the ×
   spec.label = label;
   spec.title = title;
   spec.exports = &m.exports;
@@ -388,8 +389,11 @@ void maps(AppModel& m, DecodeCache& c) {
     if (d.dropout) {
       std::snprintf(title, sizeof title, tr("dropped: dropout (1×%d)"), t + 1);
       const float hi = m.engine.pipeline().dropout_scale() > 0 ? m.engine.pipeline().dropout_scale() : 1.0f;
+      // The step's row is row t of the full result, so its keep mask is row t of head h's.
+      const uint8_t* keep = dropout_marks(m, Stage::dropped, h);
+      if (keep) keep += static_cast<size_t>(t) * static_cast<size_t>(m.engine.pipeline().seq_len());
       step_map(m, c, "decode dropped", title, d.dropped, &c.query, &c.keys, -1, t, false, hi, w, 0, row_cell,
-               CellRef{true, Stage::dropped, h, t, 0}, false, key_w);
+               CellRef{true, Stage::dropped, h, t, 0}, false, key_w, keep);
     }
     std::snprintf(title, sizeof title, tr("context: weights · V cache (1×%d)"), hd);
     step_map(m, c, "decode context", title, d.context, &c.query, nullptr, -1, -1, true, 1.0f,

@@ -26,14 +26,21 @@ namespace attnviz::ui {
 // [SECTION] one map
 // =============================================================================
 
+// The K/V head query head h reads (GQA/MQA: h / (H/G); plain attention: h itself).
+static int kv_head(const AppModel& m, int h) {
+  const State& s = m.engine.pipeline().state();
+  const int H = std::max(s.num_heads, 1), G = std::max(s.kv_heads(), 1);
+  return H % G == 0 ? h / (H / G) : h;
+}
+
 struct MapReq {
   Stage stage = Stage::weights;
-  int head = 0;
-  bool slice = false;       // the head's columns of Q, K or V ("Q h0")
+  int head = 0;             // the (query) head
+  bool slice = false;       // the head's columns of Q, or of K or V those of the K/V head it reads ("Q h0")
   float max_w = 0, max_h = 0, max_cell = 64.0f;
   bool small = false;       // no values, no colour bar (the Compare grid)
   bool row_labels = true;
-  bool kv = false;          // a slice of K or V under GQA/MQA: `head` is the K/V head
+  bool kv = false;          // a slice of K or V under GQA/MQA: named by its K/V head ("K kv1")
 };
 
 static int decimals_max(const AppModel& m) { return m.decimals > 0 ? m.decimals : 4; }
@@ -59,10 +66,13 @@ static void map(AppModel& m, const MapReq& r) {
   // every language); the title is what a learner reads ("注意力权重 weights，头 0").
   char label[48], term[96], title[128];
   const int head = per_head || r.slice ? r.head : -1;
-  if (r.kv) std::snprintf(label, sizeof label, "%s kv%d", name, head);  // "K kv0": shared by the heads that read it
+  // A slice is columns [sh·hd, (sh+1)·hd) of its matrix: Q's of this head, K's and V's
+  // of the K/V head this head reads (head_slice picks the same ones).
+  const int sh = r.slice && r.stage != Stage::Q ? kv_head(m, r.head) : r.head;
+  if (r.kv) std::snprintf(label, sizeof label, "%s kv%d", name, sh);  // "K kv0": shared by the heads that read it
   else if (head >= 0) std::snprintf(label, sizeof label, "%s h%d", name, head);
   else std::snprintf(label, sizeof label, "%s", name);
-  if (r.kv) std::snprintf(term, sizeof term, tr("%s, K/V head %d"), name, head);
+  if (r.kv) std::snprintf(term, sizeof term, tr("%s, K/V head %d"), name, sh);
   else stage_term(r.stage, head, term, sizeof term);
   MatrixView v;
   if (r.slice) {
@@ -82,11 +92,11 @@ static void map(AppModel& m, const MapReq& r) {
   spec.row_labels = r.row_labels && v.rows == (int)toks.size() ? &toks : nullptr;
   spec.col_labels = stage_is_square(r.stage) ? &toks : nullptr;  // not context, q_rot, k_rot: their columns are features
   colours(m, r.stage, spec);
-  if (r.stage == Stage::dropped && p.dropout_active()) spec.keep = p.dropout_keep(r.head);
+  spec.keep = dropout_marks(m, r.stage, r.head);
   const int hd = m.engine.has_result() ? p.head_dim() : 1;
   Highlight hl = linked_highlight(m.focus(), r.stage, per_head ? r.head : 0, hd);
   spec.highlight_row = hl.row;
-  spec.highlight_col = r.slice ? (hl.col >= r.head * hd && hl.col < (r.head + 1) * hd ? hl.col - r.head * hd : -1) : hl.col;
+  spec.highlight_col = r.slice ? (hl.col >= sh * hd && hl.col < (sh + 1) * hd ? hl.col - sh * hd : -1) : hl.col;
   spec.max_width = r.max_w;
   spec.max_height = r.max_h;
   spec.max_cell = r.max_cell;
@@ -99,13 +109,18 @@ static void map(AppModel& m, const MapReq& r) {
   HeatmapHover h = heatmap(spec, v, version, m.heatmap_cache(label), *m.textures);
   if (!h.hovered) return;
   // A slice's cell is the Q/K/V cell it shows (the inspector explains that one).
-  m.hover_next = CellRef{true, r.stage, per_head ? r.head : 0, h.row, r.slice ? h.col + r.head * hd : h.col};
+  m.hover_next = CellRef{true, r.stage, per_head ? r.head : 0, h.row, r.slice ? h.col + sh * hd : h.col};
   if (h.clicked) {
     const CellRef& c = m.hover_next;
     bool same = m.pinned.valid && m.pinned.stage == c.stage && m.pinned.head == c.head && m.pinned.row == c.row &&
                 m.pinned.col == c.col;
     m.pinned = same ? CellRef{} : c;
   }
+}
+
+const uint8_t* dropout_marks(const AppModel& m, Stage stage, int head) {
+  const Pipeline& p = m.engine.pipeline();
+  return stage == Stage::dropped && m.engine.has_result() && p.dropout_active() ? p.dropout_keep(head) : nullptr;
 }
 
 void matrix_view(AppModel& m, Stage stage, int head, float max_width, float max_cell, bool small) {
@@ -211,13 +226,6 @@ static void op_lines(AppModel& m, Stage st, const OpText& t, float width) {
   }
 }
 
-// The K/V head query head h reads (GQA/MQA: h / (H/G); plain attention: h itself).
-static int kv_head(const AppModel& m, int h) {
-  const State& s = m.engine.pipeline().state();
-  const int H = std::max(s.num_heads, 1), G = std::max(s.kv_heads(), 1);
-  return H % G == 0 ? h / (H / G) : h;
-}
-
 // Card 0: the head's columns of Q, K and V side by side (row labels on Q only). Under
 // GQA/MQA, K and V show the columns of the K/V head this query head reads.
 static void qkv_card(AppModel& m, float w, float h) {
@@ -232,7 +240,7 @@ static void qkv_card(AppModel& m, float w, float h) {
     ImGui::BeginGroup();
     MapReq r;
     r.stage = st[k];
-    r.head = k == 0 ? m.head : kv_head(m, m.head);
+    r.head = m.head;
     r.kv = k > 0 && s.kv_heads() != s.num_heads;
     r.slice = true;
     r.row_labels = k == 0;

@@ -37,4 +37,9 @@ void decode_tab(AppModel& m);        // panel_decode.cpp: generation with a KV c
 void matrix_view(AppModel& m, Stage stage, int head, float max_width = 0, float max_cell = 56.0f,
                  bool small = false);
 
+// The dropout keep mask a map of `stage` for `head` marks with ×: head h's (S × S)
+// for dropped while dropout is active, else null. Every view of dropped passes it
+// (Stages, Compare heads), so a map shows the same marks wherever it is drawn.
+const uint8_t* dropout_marks(const AppModel& m, Stage stage, int head);
+
 }  // namespace attnviz::ui

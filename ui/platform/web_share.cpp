@@ -153,4 +153,12 @@ EMSCRIPTEN_KEEPALIVE const char* attnviz_heatmap_info(const char* label) {
   return s.c_str();
 }
 
+// window.attnviz.inspectorText(): what the Inspector drew in the last frame, a line
+// per '\n'. The pointer stays valid until the next call.
+EMSCRIPTEN_KEEPALIVE const char* attnviz_inspector_text() {
+  static std::string s;
+  s = g_app->inspector_text();
+  return s.c_str();
+}
+
 }  // extern "C"
