@@ -12,9 +12,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <iterator>
+#include <vector>
 
 #include "app/app.h"
 #include "app/fonts.h"
+#include "app/i18n.h"
+#include "app/presets.h"
 #include "app/item_registry.h"
 #include "app/texture_host.h"
 #include "attnviz/pipeline.h"
@@ -83,6 +88,34 @@ struct Headless {
   }
 };
 
+
+// Rebuilds the atlas with the fonts the app draws with (Debian's DejaVu Sans and Sans
+// Mono, Droid Sans Fallback with every character of the Chinese catalogue and the
+// presets), so text is measured as a person sees it. `src` holds the bytes the atlas
+// points into: keep it as long as the context. False when the font packages are missing.
+inline bool use_real_fonts(FontSources& src) {
+  auto read = [](const char* path) {
+    std::ifstream f(path, std::ios::binary);
+    return f ? std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {}) : std::vector<uint8_t>();
+  };
+  src.regular = read("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf");
+  src.mono = read("/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf");
+  src.cjk = read("/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf");
+  if (src.regular.empty() || src.mono.empty() || src.cjk.empty()) return false;
+  const Catalogue c = catalogue(Lang::zh_CN);
+  for (int k = 0; k < c.count; ++k) fonts_collect_glyphs(c.entries[k].text, src.glyphs);
+  for (const Preset& p : presets()) {
+    fonts_collect_glyphs(p.title_zh.c_str(), src.glyphs);
+    fonts_collect_glyphs(p.about_zh.c_str(), src.glyphs);
+    fonts_collect_glyphs(p.state.dump().c_str(), src.glyphs);
+  }
+  ImGuiIO& io = ImGui::GetIO();
+  fonts_build(io, src, 1.0f);
+  unsigned char* px;
+  int w, h;
+  io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);
+  return true;
+}
 
 // Whether item `label` was drawn in the last frame. (The item registry
 // outlives a test's ImGui context, so App::item_rect can still answer with an item

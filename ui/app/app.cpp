@@ -136,6 +136,14 @@ nlohmann::json App::heatmap_info(std::string_view label) const {
   return ui::heatmap_info(it->second);
 }
 
+std::vector<std::string> App::heatmaps_drawn() const {
+  std::vector<std::string> out;
+  const int now = ImGui::GetCurrentContext() ? ImGui::GetFrameCount() : 0;
+  for (const auto& [label, c] : model_->heatmaps)
+    if (c.drawn.frame >= 0 && c.drawn.frame >= now - 1) out.push_back(label);
+  return out;
+}
+
 std::string App::inspector_text() const { return inspector_log().text; }
 
 bool App::item_rect(std::string_view label, float out[4]) const {

@@ -53,6 +53,8 @@ class App {
   // frame: geometry, labels and cell texts (heatmap.h, heatmap_info); null when it
   // was not drawn in the last frame or the one before.
   nlohmann::json heatmap_info(std::string_view label) const;
+  // The labels of the heatmaps drawn in the last frame, in no particular order.
+  std::vector<std::string> heatmaps_drawn() const;
   // The text the Inspector drew in the last frame, a line per '\n' (inspector_text.h).
   std::string inspector_text() const;
 

@@ -23,7 +23,7 @@
 namespace attnviz::ui {
 
 constexpr uint32_t kColourDroppedMark = 0xFF2E8CF0u;  // dropped: an orange ×
-constexpr float kMinBarWidth = 120.0f;  // a colour bar is never narrower: its two numbers must fit
+constexpr float kMinBarWidth = 120.0f;  // a colour bar is this wide where the map may be (bar_fit)
 
 std::string format_value(float v, int digits) {
   if (std::isnan(v)) return "nan";
@@ -37,7 +37,38 @@ std::string format_value(float v, int digits) {
   return buf;
 }
 
-float heatmap_bar_height() { return 8.0f + ImGui::GetTextLineHeight() + 6.0f; }
+float heatmap_bar_height(bool stacked) { return 8.0f + ImGui::GetTextLineHeight() * (stacked ? 2.0f : 1.0f) + 6.0f; }
+
+// The colour bar's two numbers: its low end and its top ("≥ 1.000" when a pinned top
+// is exceeded).
+struct BarText {
+  char lo[32], hi[40];
+};
+static BarText bar_text(const HeatmapCache& c, const HeatmapSpec& spec) {
+  BarText t;
+  format_cell(c.lo, 3, t.lo, sizeof t.lo);
+  char top[32];
+  format_cell(c.hi, 3, top, sizeof top);
+  std::snprintf(t.hi, sizeof t.hi, "%s%s", spec.fixed_range && c.stats.hi > c.hi ? "\xE2\x89\xA5 " : "", top);
+  return t;
+}
+
+// How the colour bar fits a map that may be `room` wide beside its row labels: as wide
+// as the cells, at least kMinBarWidth where the map may be that wide, never wider than
+// the map may be; when its two numbers do not fit side by side (a map of one or two
+// columns), they stack, the top one line below the low end.
+struct BarFit {
+  float w = 0;
+  bool stacked = false;
+};
+static BarFit bar_fit(const HeatmapCache& c, const HeatmapSpec& spec, float room, float grid_w) {
+  const BarText t = bar_text(c, spec);
+  const float need = ImGui::CalcTextSize(t.lo).x + ImGui::CalcTextSize(t.hi).x + 10.0f;
+  BarFit f;
+  f.w = std::max(grid_w, std::min(std::max(kMinBarWidth, need), room));
+  f.stacked = f.w < need;
+  return f;
+}
 
 // =============================================================================
 // [SECTION] values and texture (on a new version)
@@ -203,7 +234,14 @@ void heatmap_text_metrics(HeatmapLayoutIn& in) {
   in.value_h = kCellFontSize + 1.0f;
 }
 
-static HeatmapLayoutIn layout_input(const HeatmapSpec& spec, const HeatmapCache& c, float avail_w, float avail_h) {
+// The width a map may take right of its row labels, as the layout will place them.
+static float cells_room(const HeatmapSpec& spec, const HeatmapCache& c, float avail_w) {
+  const bool rows = spec.show_axis_labels && spec.show_row_labels;
+  return avail_w - (rows ? std::min(c.row_label_w, 110.0f) + 6.0f : 0.0f);
+}
+
+static HeatmapLayoutIn layout_input(const HeatmapSpec& spec, const HeatmapCache& c, float avail_w, float avail_h,
+                                    const BarFit& bar) {
   HeatmapLayoutIn in;
   in.rows = c.rows;
   in.cols = c.cols;
@@ -214,7 +252,7 @@ static HeatmapLayoutIn layout_input(const HeatmapSpec& spec, const HeatmapCache&
   heatmap_text_metrics(in);
   in.row_label_w = c.row_label_w;
   in.col_label_w = c.col_label_w;
-  in.bar_h = spec.show_colour_bar ? heatmap_bar_height() : 0.0f;
+  in.bar_h = spec.show_colour_bar ? heatmap_bar_height(bar.stacked) : 0.0f;
   in.show_labels = spec.show_axis_labels;
   in.show_row_labels = spec.show_row_labels;
   in.show_values = spec.show_values;
@@ -425,12 +463,12 @@ static void draw_view_state(const HeatmapCache& c, const HeatmapLayout& lay, con
 }
 
 // A horizontal colour bar under the cells: low end left, high end right (0 in the
-// middle of a diverging one). "≥" marks a pinned top that some values exceed.
-static void draw_colour_bar(const HeatmapCache& c, const HeatmapSpec& spec, ImVec2 p, float w) {
+// middle of a diverging one). "≥" marks a pinned top that some values exceed. A
+// narrow bar puts the top's number on a line of its own (bar_fit).
+static void draw_colour_bar(const HeatmapCache& c, const HeatmapSpec& spec, ImVec2 p, const BarFit& fit) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text), dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-  const float bh = 8.0f;
-  w = std::max(w, kMinBarWidth);
+  const float bh = 8.0f, w = fit.w;
   const int steps = 32;
   for (int k = 0; k < steps; ++k) {
     float t = ((float)k + 0.5f) / steps;
@@ -438,15 +476,12 @@ static void draw_colour_bar(const HeatmapCache& c, const HeatmapSpec& spec, ImVe
                       colormap_at(c.cmap, t));
   }
   dl->AddRect(p, ImVec2(p.x + w, p.y + bh), dim);
-  char lo[32], hi[40];
-  format_cell(c.lo, 3, lo, sizeof lo);
-  char top[32];
-  format_cell(c.hi, 3, top, sizeof top);
-  std::snprintf(hi, sizeof hi, "%s%s", spec.fixed_range && c.stats.hi > c.hi ? "\xE2\x89\xA5 " : "", top);
-  dl->AddText(ImVec2(p.x, p.y + bh + 2), text, lo);
-  float hw = ImGui::CalcTextSize(hi).x;
-  dl->AddText(ImVec2(p.x + w - hw, p.y + bh + 2), text, hi);
-  if (spec.diverging && w > 160.0f) {
+  const BarText t = bar_text(c, spec);
+  dl->AddText(ImVec2(p.x, p.y + bh + 2), text, t.lo);
+  const float hw = ImGui::CalcTextSize(t.hi).x;
+  const float hy = p.y + bh + 2 + (fit.stacked ? ImGui::GetTextLineHeight() : 0.0f);
+  dl->AddText(ImVec2(std::max(p.x, p.x + w - hw), hy), text, t.hi);
+  if (spec.diverging && w > 160.0f && !fit.stacked) {
     float zw = ImGui::CalcTextSize("0").x;
     dl->AddText(ImVec2(p.x + w * 0.5f - zw * 0.5f, p.y + bh + 2), dim, "0");
   }
@@ -461,13 +496,12 @@ static float measure_current(const char* b, const char* e, void*) { return ImGui
 // The title, cut with "…" when it is wider than the map may be (a title in another
 // language can be longer than the English one), the whole title on hover; as wide
 // as the colour bar under the map at least. Returns its right edge.
-static float draw_title(const HeatmapSpec& spec) {
-  const float max_w = std::max(spec.max_width > 0 ? spec.max_width : ImGui::GetContentRegionAvail().x,
-                               spec.show_colour_bar ? kMinBarWidth : 0.0f);
+static float draw_title(const HeatmapSpec& spec, const char* title) {
+  const float max_w = spec.max_width > 0 ? spec.max_width : ImGui::GetContentRegionAvail().x;
   char fit[256];
-  const int n = ellipsize(spec.title, std::max(max_w, 24.0f), measure_current, nullptr, fit, sizeof fit);
+  const int n = ellipsize(title, std::max(max_w, 24.0f), measure_current, nullptr, fit, sizeof fit);
   ImGui::TextUnformatted(fit, fit + n);
-  if (std::strcmp(fit, spec.title) != 0 && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", spec.title);
+  if (std::strcmp(fit, title) != 0 && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", title);
   return ImGui::GetItemRectMax().x;
 }
 
@@ -481,14 +515,25 @@ static void visible_range(HeatmapCache& c, const Viewport& vp) {
   c.drawn.i1 = last(c.v0 + vp.span_v, c.rows);
 }
 
+// The title, and when the cells are too small to print values, why and what to do:
+// zoom in with the wheel where the map zooms, else hover a cell (the Inspector and the
+// tooltip give its value). Returns whether it says so.
+static bool title_text(const HeatmapSpec& spec, const HeatmapCache& c, const HeatmapDetail& det, char* out, size_t n) {
+  const bool hint = spec.show_values && det.decimals < 0;
+  const float max_zoom = std::max(1.0f, (float)std::max(c.rows, c.cols) / 4.0f);
+  const char* why = c.zoom < max_zoom ? tr("too small for values: zoom in (wheel)") : tr("hover a cell for its value");
+  if (hint) std::snprintf(out, n, "%s \xC2\xB7 %s", spec.title, why);
+  else std::snprintf(out, n, "%s", spec.title);
+  return hint;
+}
+
 HeatmapHover heatmap(const HeatmapSpec& spec, const MatrixView& m, uint64_t version, HeatmapCache& c,
                      TextureHost& textures) {
   HeatmapHover hover;
   ImGui::PushID(spec.label);
   const ImVec2 panel0 = ImGui::GetCursorScreenPos();  // the panel, title included, for PNG export
-  float title_x1 = panel0.x;
-  if (spec.show_title) title_x1 = draw_title(spec);
   if (!m.data || m.rows == 0 || m.cols == 0) {
+    if (spec.show_title) draw_title(spec, spec.title);
     ImGui::TextDisabled("%s", tr("(not computed)"));
     ImGui::PopID();
     return hover;
@@ -496,14 +541,21 @@ HeatmapHover heatmap(const HeatmapSpec& spec, const MatrixView& m, uint64_t vers
   refresh(c, spec, m, version, textures);
   measure_labels(c);
 
-  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  // Laid out before the title is drawn: the title says when the cells print no values.
+  const float title_h = spec.show_title ? ImGui::GetTextLineHeightWithSpacing() : 0.0f;
+  const ImVec2 origin(panel0.x, panel0.y + title_h);
   const float avail_w = spec.max_width > 0 ? spec.max_width : ImGui::GetContentRegionAvail().x;
-  const float avail_h = spec.max_height > 0 ? spec.max_height - (origin.y - panel0.y) : 0.0f;
-  const HeatmapLayoutIn in = layout_input(spec, c, avail_w, avail_h);
+  const float avail_h = spec.max_height > 0 ? spec.max_height - title_h : 0.0f;
+  BarFit bar = spec.show_colour_bar ? bar_fit(c, spec, cells_room(spec, c, avail_w), 0.0f) : BarFit{};
+  const HeatmapLayoutIn in = layout_input(spec, c, avail_w, avail_h, bar);
   const HeatmapLayout lay = heatmap_layout(in);
   const Viewport vp = make_viewport(c, lay, ImVec2(origin.x + lay.row_label_w, origin.y + lay.header_h));
   const HeatmapDetail det = heatmap_detail(in, lay, vp.full_w / (float)c.cols, vp.full_h / (float)c.rows);
   visible_range(c, vp);
+  char title[sizeof c.drawn.title];
+  const bool values_hint = title_text(spec, c, det, title, sizeof title);
+  float title_x1 = panel0.x;
+  if (spec.show_title) title_x1 = draw_title(spec, title);
 
   // The cells: one textured quad showing the visible part of the texture.
   ImGui::SetCursorScreenPos(vp.grid0);
@@ -522,17 +574,21 @@ HeatmapHover heatmap(const HeatmapSpec& spec, const MatrixView& m, uint64_t vers
   draw_highlights(c, vp, spec.highlight_row, spec.highlight_col);
   draw_view_state(c, lay, vp);
   dl->PopClipRect();
-  const float bar_y = vp.grid0.y + vp.size.y + 4.0f;
-  if (spec.show_colour_bar) draw_colour_bar(c, spec, ImVec2(vp.grid0.x, bar_y), vp.size.x);
+  bar.w = std::max(bar.w, vp.size.x);
+  if (spec.show_colour_bar) draw_colour_bar(c, spec, ImVec2(vp.grid0.x, vp.grid0.y + vp.size.y + 4.0f), bar);
 
-  const float bottom = vp.grid0.y + vp.size.y + (spec.show_colour_bar ? heatmap_bar_height() : 2.0f);
-  const float right = std::max(origin.x + lay.total_w, spec.show_colour_bar ? vp.grid0.x + kMinBarWidth : 0.0f);
+  const float bottom = vp.grid0.y + vp.size.y + (spec.show_colour_bar ? in.bar_h : 2.0f);
+  const float right = std::max(origin.x + lay.total_w, spec.show_colour_bar ? vp.grid0.x + bar.w : 0.0f);
   ImGui::SetCursorScreenPos(ImVec2(origin.x, bottom));
   ImGui::Dummy(ImVec2(right - origin.x, 0.0f));
   export_panel_drawn(spec.exports, spec.label, panel0, ImVec2(std::max(title_x1, right), bottom));
 
   HeatmapDrawn& d = c.drawn;
   d.frame = ImGui::GetFrameCount();
+  d.px0 = panel0.x;
+  d.py0 = panel0.y;
+  d.px1 = std::max(title_x1, right);
+  d.py1 = bottom;
   d.x = vp.grid0.x;
   d.y = vp.grid0.y;
   d.w = vp.size.x;
@@ -541,7 +597,8 @@ HeatmapHover heatmap(const HeatmapSpec& spec, const MatrixView& m, uint64_t vers
   d.cell_h = vp.full_h / (float)c.rows;
   d.highlight_row = spec.highlight_row;
   d.highlight_col = spec.highlight_col;
-  std::snprintf(d.title, sizeof d.title, "%s", spec.title);
+  std::snprintf(d.title, sizeof d.title, "%s", title);
+  d.values_hint = values_hint;
   d.lay = lay;
   d.detail = det;
   ImGui::PopID();
@@ -580,7 +637,8 @@ nlohmann::json heatmap_info(const HeatmapCache& c) {
     for (int j = 0; j < c.cols; ++j)
       if (c.dropped[(size_t)i * c.cols + j]) dropped.push_back({i, j});
   const char* mode = d.lay.col_mode == ColLabelMode::rotated ? "rotated" : d.lay.col_mode == ColLabelMode::horizontal ? "horizontal" : "none";
-  return {{"title", d.title}, {"x", d.x}, {"y", d.y}, {"w", d.w}, {"h", d.h}, {"rows", c.rows}, {"cols", c.cols},
+  const nlohmann::json panel = {{"x", d.px0}, {"y", d.py0}, {"w", d.px1 - d.px0}, {"h", d.py1 - d.py0}};
+  return {{"title", d.title}, {"values_hint", d.values_hint}, {"panel", panel}, {"x", d.x}, {"y", d.y}, {"w", d.w}, {"h", d.h}, {"rows", c.rows}, {"cols", c.cols},
           {"cell_w", d.cell_w}, {"cell_h", d.cell_h}, {"decimals", d.detail.decimals},
           {"col_label_mode", mode}, {"scroll", d.lay.scroll}, {"zoom", c.zoom},
           {"row_labels", std::move(rows)}, {"col_labels", std::move(cols)}, {"cells", std::move(cells)},

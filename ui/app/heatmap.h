@@ -35,10 +35,12 @@ namespace attnviz::ui {
 struct HeatmapDrawn {
   int frame = -1;                    // ImGui frame count
   float x = 0, y = 0, w = 0, h = 0;  // the visible cells area on screen
+  float px0 = 0, py0 = 0, px1 = 0, py1 = 0;  // the whole panel: title, labels, cells, colour bar
   float cell_w = 0, cell_h = 0;      // as drawn (zoom included)
   int i0 = 0, i1 = 0, j0 = 0, j1 = 0;  // rows / columns whose centres are visible
   int highlight_row = -1, highlight_col = -1;
-  char title[192] = "";              // the title as given (whole, before any ellipsis)
+  char title[224] = "";              // the title as drawn (whole, before any ellipsis)
+  bool values_hint = false;          // the title says why the cells print no values
   HeatmapLayout lay;
   HeatmapDetail detail;
 };
@@ -128,7 +130,8 @@ std::string format_value(float v, int digits = 4);
 // The fonts' sizes a layout needs: label line height, cell font advance and height.
 void heatmap_text_metrics(HeatmapLayoutIn& in);
 
-// Height of the colour bar band under a map.
-float heatmap_bar_height();
+// Height of the colour bar band under a map (stacked: a narrow map's, its two numbers
+// on two lines).
+float heatmap_bar_height(bool stacked = false);
 
 }  // namespace attnviz::ui

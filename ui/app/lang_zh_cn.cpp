@@ -375,6 +375,8 @@ static const CatalogueEntry kZhCN[] = {
      "输入、投影与输出（所有头共享；第 h 个头占用第 h·head_dim … 列）"},
     {"×%.1f (double-click: fit)", "×%.1f（双击：复原）"},
     {"(not computed)", "（未计算）"},
+    {"too small for values: zoom in (wheel)", "格子太小，不显示数值：用滚轮放大"},
+    {"hover a cell for its value", "悬停在格子上查看数值"},
 
     // [SECTION] Inspector (panel_inspector.cpp, inspector_text.h)
     {"product", "乘积"},

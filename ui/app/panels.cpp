@@ -109,9 +109,15 @@ static void menu_bar(AppModel& m) {
 }
 
 // Windows are addressable too ("Inspector window"): tests drag them by the title bar.
+// The window ("Views window") and what of its inside shows, scroll bars and title
+// bar excluded ("Views window inside"): a map must not sit under a scroll bar.
 static void register_window(const char* label) {
   ImVec2 p = ImGui::GetWindowPos(), s = ImGui::GetWindowSize();
   item_registry().add(label, p, ImVec2(p.x + s.x, p.y + s.y));
+  const ImRect in = ImGui::GetCurrentWindow()->InnerRect;
+  char inside[64];
+  std::snprintf(inside, sizeof inside, "%s inside", label);
+  item_registry().add(inside, in.Min, in.Max);
 }
 
 // The marks a map may carry: masked (−inf, hatched), dropped by dropout (an ×, the

@@ -153,6 +153,14 @@ EMSCRIPTEN_KEEPALIVE const char* attnviz_heatmap_info(const char* label) {
   return s.c_str();
 }
 
+// window.attnviz.heatmapsDrawn(): JSON array of the labels of the heatmaps drawn in
+// the last frame. The pointer stays valid until the next call.
+EMSCRIPTEN_KEEPALIVE const char* attnviz_heatmaps_drawn() {
+  static std::string s;
+  s = nlohmann::json(g_app->heatmaps_drawn()).dump();
+  return s.c_str();
+}
+
 // window.attnviz.inspectorText(): what the Inspector drew in the last frame, a line
 // per '\n'. The pointer stays valid until the next call.
 EMSCRIPTEN_KEEPALIVE const char* attnviz_inspector_text() {

@@ -156,6 +156,7 @@
   api.heatmapInfo = (label) => withCString(String(label), (p) => JSON.parse(Module.UTF8ToString(Module._attnviz_heatmap_info(p))));
   // The interface's language: "en" or "zh-CN"; setLanguage takes any tag attnviz reads
   // ("zh", "en-GB") and returns {ok, error} (an unknown one: a sentence, shown too).
+  api.heatmapsDrawn = () => JSON.parse(Module.UTF8ToString(Module._attnviz_heatmaps_drawn()));
   api.inspectorText = () => Module.UTF8ToString(Module._attnviz_inspector_text());
   api.language = () => Module.UTF8ToString(Module._attnviz_language());
   api.setLanguage = (code) => JSON.parse(withCString(String(code), (p) => Module.UTF8ToString(Module._attnviz_set_language(p))));
