@@ -131,3 +131,30 @@ TEST(DecodeTab, TheStepFitsTheViewsWindowAt1280x720And1920x1080) {
 }
 
 }  // namespace
+
+namespace {
+
+// ← / → step the Decode tab and nothing else: the keyboard's navigation cursor stays
+// where it was, so a Space afterwards does not press a tab it walked to (issue 31).
+TEST(DecodeTab, ArrowKeysStepWithoutWalkingTheNavigationCursor) {
+  Headless h(ImVec2(1440, 900));
+  ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;  // as the runner sets it
+  NullTextures tex;
+  App app(&tex);
+  for (int i = 0; i < 3; ++i) h.frame(app);
+  ASSERT_TRUE(app.set_state_text(state(12)).value("ok", false));
+  h.frame(app);
+  h.click(app, "Decode");
+  for (int i = 0; i < 2; ++i) h.frame(app);
+  for (int k = 0; k < 3; ++k) key(h, app, ImGuiKey_LeftArrow);
+  EXPECT_EQ(cols_of(app, "decode weights"), 9);
+  key(h, app, ImGuiKey_Space);
+  for (int i = 0; i < 2; ++i) h.frame(app);
+  EXPECT_EQ(cols_of(app, "decode weights"), 9) << "still on the Decode tab, at the same step";
+  for (int k = 0; k < 2; ++k) key(h, app, ImGuiKey_RightArrow);
+  key(h, app, ImGuiKey_Space);
+  for (int i = 0; i < 2; ++i) h.frame(app);
+  EXPECT_EQ(cols_of(app, "decode weights"), 11) << "still on the Decode tab, two steps on";
+}
+
+}  // namespace

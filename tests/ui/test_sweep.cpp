@@ -5,7 +5,8 @@
 // 1920×1080, in English and 简体中文, on every tab with maps, and checks in each frame:
 //   * no map's panel (title, labels, cells, colour bar) overlaps another's;
 //   * no map leaves the Views window sideways or sits under its scroll bar;
-//   * every map prints its values, or says under it why not;
+//   * every map prints its values, or says in its title why not; the Decode step's
+//     rows always print theirs (they scroll sideways over hundreds of keys);
 //   * K, V and k_rot maps of a head show the columns of the K/V head it reads;
 //   * dropped cells carry the × exactly where dropout zeroed a weight.
 // tests/e2e/sweep.test.mjs runs the same checks in the browser on fewer shapes.
@@ -109,6 +110,10 @@ void check_frame(App& app, const std::string& where) {
     EXPECT_LE(cells.x1, inside.x1 + 0.5f) << label << "'s cells run under the scroll bar or off the window, " << where;
     EXPECT_LE(p.x1, inside.x1 + 0.5f) << label << "'s panel runs under the scroll bar or off the window, " << where;
     const int decimals = info["decimals"];
+    if (info["rows"] == 1 && label.rfind("decode", 0) == 0) {  // the Decode step's rows read at any length
+      EXPECT_GE(info["cell_h"].get<float>(), 12.0f) << label << " is a sliver, " << where;
+      EXPECT_GE(decimals, 0) << label << " prints no values, " << where;
+    }
     if (decimals < 0) {
       // A map too small for its values says why, and how to read them.
       EXPECT_TRUE(info.value("values_hint", false)) << label << " prints no values and says nothing, " << where;

@@ -256,6 +256,7 @@ static HeatmapLayoutIn layout_input(const HeatmapSpec& spec, const HeatmapCache&
   in.show_labels = spec.show_axis_labels;
   in.show_row_labels = spec.show_row_labels;
   in.show_values = spec.show_values;
+  in.scroll_x = spec.scroll_x;
   in.decimals_max = spec.decimals_max;
   in.stats = c.stats;
   return in;
@@ -279,12 +280,12 @@ struct Viewport {
 static Viewport make_viewport(HeatmapCache& c, const HeatmapLayout& lay, ImVec2 grid0) {
   Viewport v;
   v.grid0 = grid0;
-  v.size = ImVec2(lay.grid_w, lay.view_h);
-  v.span_u = 1.0f / c.zoom;
+  v.size = ImVec2(lay.view_w, lay.view_h);
+  v.span_u = lay.view_w / lay.grid_w / c.zoom;
   v.span_v = lay.view_h / lay.grid_h / c.zoom;
   v.full_w = lay.grid_w * c.zoom;
   v.full_h = lay.grid_h * c.zoom;
-  c.u0 = std::clamp(c.u0, 0.0f, 1.0f - v.span_u);
+  c.u0 = std::clamp(c.u0, 0.0f, std::max(0.0f, 1.0f - v.span_u));
   c.v0 = std::clamp(c.v0, 0.0f, std::max(0.0f, 1.0f - v.span_v));
   return v;
 }
@@ -307,12 +308,17 @@ static HeatmapHover handle_input(HeatmapCache& c, const HeatmapLayout& lay, cons
   const float max_zoom = std::max(1.0f, (float)std::max(c.rows, c.cols) / 4.0f);
   // In a window that scrolls, the wheel scrolls it and Ctrl+wheel zooms the map.
   const bool window_scrolls = ImGui::GetScrollMaxY() > 0.0f;
-  const bool zoom_wheel = max_zoom > 1.0f && (io.KeyCtrl || (!lay.scroll && !window_scrolls));
-  if (zoom_wheel || lay.scroll) {
+  const bool zoom_wheel = max_zoom > 1.0f && !lay.hscroll && (io.KeyCtrl || (!lay.scroll && !window_scrolls));
+  if (lay.hscroll && !io.KeyCtrl) {  // a row that scrolls sideways: the wheel (either) moves it
+    ImGui::SetItemKeyOwner(ImGuiKey_MouseWheelY);
+    ImGui::SetItemKeyOwner(ImGuiKey_MouseWheelX);
+    const float notch = io.MouseWheel != 0.0f ? io.MouseWheel : io.MouseWheelH;
+    c.u0 -= notch * 3.0f / (float)c.cols;  // three columns a notch
+  } else if (zoom_wheel || lay.scroll) {
     ImGui::SetItemKeyOwner(ImGuiKey_MouseWheelY);
     if (io.MouseWheel != 0.0f && zoom_wheel) {
       float nz = std::clamp(c.zoom * std::pow(1.25f, io.MouseWheel), 1.0f, max_zoom);
-      c.u0 = fu - (mp.x - vp.grid0.x) / vp.size.x / nz;
+      c.u0 = fu - (mp.x - vp.grid0.x) / vp.size.x * (vp.span_u * c.zoom) / nz;
       c.v0 = fv - (mp.y - vp.grid0.y) / vp.size.y * (vp.span_v * c.zoom) / nz;
       c.zoom = nz;
     } else if (io.MouseWheel != 0.0f) {
@@ -326,6 +332,18 @@ static HeatmapHover handle_input(HeatmapCache& c, const HeatmapLayout& lay, cons
     }
   if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) heatmap_reset_view(c);
   return hover;
+}
+
+// A map that scrolls sideways brings `col` into view when it changes (the Decode step's
+// newest key), keeping the view where the learner left it otherwise.
+static void follow_column(HeatmapCache& c, int col, const HeatmapLayout& lay) {
+  if (col == c.followed || col < 0 || !lay.hscroll) {
+    c.followed = col;
+    return;
+  }
+  c.followed = col;
+  const float span = lay.view_w / lay.grid_w / c.zoom, f = ((float)col + 0.5f) / (float)c.cols;
+  if (f < c.u0 || f > c.u0 + span) c.u0 = std::clamp(f - span + 1.5f / (float)c.cols, 0.0f, 1.0f - span);
 }
 
 void heatmap_reset_view(HeatmapCache& c) {
@@ -448,6 +466,11 @@ static void draw_highlights(const HeatmapCache& c, const Viewport& vp, int hr, i
 static void draw_view_state(const HeatmapCache& c, const HeatmapLayout& lay, const Viewport& vp) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 g1(vp.grid0.x + vp.size.x, vp.grid0.y + vp.size.y);
+  if (lay.hscroll) {  // a thin scroll bar along the bottom edge
+    const float t0 = c.u0, t1 = std::min(1.0f, c.u0 + vp.span_u);
+    dl->AddRectFilled(ImVec2(vp.grid0.x + t0 * vp.size.x, g1.y - 4), ImVec2(vp.grid0.x + t1 * vp.size.x, g1.y),
+                      IM_COL32(255, 255, 255, 150));
+  }
   if (lay.scroll || c.zoom > 1.0f) {  // a thin scroll bar on the right edge
     float t0 = c.v0, t1 = std::min(1.0f, c.v0 + vp.span_v);
     dl->AddRectFilled(ImVec2(g1.x - 4, vp.grid0.y + t0 * vp.size.y), ImVec2(g1.x, vp.grid0.y + t1 * vp.size.y),
@@ -549,6 +572,7 @@ HeatmapHover heatmap(const HeatmapSpec& spec, const MatrixView& m, uint64_t vers
   BarFit bar = spec.show_colour_bar ? bar_fit(c, spec, cells_room(spec, c, avail_w), 0.0f) : BarFit{};
   const HeatmapLayoutIn in = layout_input(spec, c, avail_w, avail_h, bar);
   const HeatmapLayout lay = heatmap_layout(in);
+  follow_column(c, spec.follow_col, lay);
   const Viewport vp = make_viewport(c, lay, ImVec2(origin.x + lay.row_label_w, origin.y + lay.header_h));
   const HeatmapDetail det = heatmap_detail(in, lay, vp.full_w / (float)c.cols, vp.full_h / (float)c.rows);
   visible_range(c, vp);

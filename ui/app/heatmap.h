@@ -71,6 +71,7 @@ struct HeatmapCache {
   float zoom = 1.0f;              // 1 = whole matrix; up to max(rows, cols)/4
   float u0 = 0.0f, v0 = 0.0f;     // top-left of the visible part, as matrix fractions
   int view_rows = 0, view_cols = 0;  // shape the zoom belongs to: a new shape resets it
+  int followed = -1;              // HeatmapSpec::follow_col as last seen
   HeatmapDrawn drawn;
 };
 
@@ -91,6 +92,9 @@ struct HeatmapSpec {
   float max_height = 0;      // 0: unbounded (the map takes the height its cells need)
   float max_cell = 64.0f;    // largest cell side in pixels
   float min_cell_w = 0;      // > 0: cells at least this wide where they fit (heatmap_layout.h)
+  bool scroll_x = false;     // with min_cell_w: keep that width and scroll sideways when the columns
+                             // do not fit (the wheel scrolls; heatmap_layout.h)
+  int follow_col = -1;       // a map that scrolls sideways shows this column whenever it changes
   int decimals_max = 4;      // View → Decimals
   bool show_values = true;   // print values inside cells when they fit
   bool show_colour_bar = true;

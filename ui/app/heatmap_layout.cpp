@@ -110,7 +110,7 @@ HeatmapLayout heatmap_layout(const HeatmapLayoutIn& in) {
     if (in.show_values && (ch >= in.value_h || tall)) want_w = std::max(want_w, need_w + in.value_gap);
     if (in.show_labels && ch >= in.line_h * 0.9f) want_w = std::max(want_w, std::min(in.col_label_w + 4.0f, 2.5f * ch));
     cw = std::min(cw, want_w);
-    if (in.min_cell_w > 0) cw = std::max(cw, std::min(in.min_cell_w, fit_w));
+    if (in.min_cell_w > 0) cw = std::max(cw, in.scroll_x ? in.min_cell_w : std::min(in.min_cell_w, fit_w));
     // Taller than wide only for a line of text, where the column holds a value.
     const bool value_fits_w = in.show_values && cw >= value_width(in, min_decimals(in.stats));
     if (ch > cw) ch = value_fits_w ? std::max(cw, std::min(ch, need_h)) : cw;
@@ -125,11 +125,17 @@ HeatmapLayout heatmap_layout(const HeatmapLayoutIn& in) {
   L.grid_w = cw * (float)in.cols;
   L.grid_h = ch * (float)in.rows;
   L.view_h = L.grid_h;
+  L.view_w = L.grid_w;
+  const float room_w = std::max(in.avail_w - L.row_label_w, 4.0f * cw);
+  if (in.scroll_x && L.grid_w > room_w + 0.5f) {
+    L.hscroll = true;
+    L.view_w = std::floor(room_w / cw) * cw;  // whole cells, so the last one is not cut
+  }
   if (in.avail_h > 0 && header + L.grid_h + in.bar_h > in.avail_h + 0.5f) {
     L.scroll = true;
     L.view_h = std::max(in.avail_h - header - in.bar_h, std::min(L.grid_h, 4.0f * ch));
   }
-  L.total_w = L.row_label_w + L.grid_w;
+  L.total_w = L.row_label_w + L.view_w;
   L.total_h = header + L.view_h + in.bar_h;
   L.col_label_max = L.col_mode == ColLabelMode::horizontal ? cw - 2.0f : std::min(in.col_label_w, in.label_cap);
   return L;

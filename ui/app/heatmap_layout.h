@@ -59,6 +59,8 @@ struct HeatmapLayoutIn {
   float max_cell = 64.0f;    // largest cell side
   float min_cell_w = 0;      // > 0: cells at least this wide where the width allows (maps stacked so
                              // their columns line up; the Decode tab's rows)
+  bool scroll_x = false;     // a row of many columns: cells keep min_cell_w and the map scrolls
+                             // sideways instead (the Decode tab's rows over hundreds of keys)
   float min_cell_h = 6.0f;   // a taller-than-wide matrix scrolls rather than go below this
   float line_h = 15.0f;      // height of a label's line of text
   float value_char_w = 7.2f; // advance of one character of the (monospaced) cell font
@@ -83,8 +85,10 @@ struct HeatmapLayout {
   float header_h = 0;            // band above the cells for the column labels
   float grid_w = 0, grid_h = 0;  // cells area: cols·cell_w × rows·cell_h
   float view_h = 0;              // visible height of the cells area (< grid_h: scrolls)
+  float view_w = 0;              // visible width of the cells area (< grid_w: scrolls sideways)
   float total_w = 0, total_h = 0;  // labels + cells + bar, as laid out (view_h, not grid_h)
   bool scroll = false;           // the cells area scrolls vertically
+  bool hscroll = false;          // ... sideways (scroll_x asked, and the cells are wider than the room)
   ColLabelMode col_mode = ColLabelMode::none;
   float col_label_max = 0;       // a column label wider than this is ellipsized
   float row_label_max = 0;       // likewise for row labels

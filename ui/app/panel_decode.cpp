@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@
 #include "app/panels.h"
 #include "attnviz/decode.h"
 #include "imgui.h"
+#include "imgui_internal.h"  // ImGui::SetKeyOwner: ← → belong to the step, not to navigation
 
 namespace attnviz::ui {
 
@@ -45,6 +47,7 @@ struct DecodeCache {
   std::vector<std::string> query;   // (1) token t: the one-row maps' row label
   float key_label_w = 0;            // the widest of keys, as drawn (the one-row maps' label band)
   float panel_h = 0;                // the cache size panel's height last frame
+  mutable float key_u0 = 0;         // where the rows over the keys are scrolled to (they scroll together)
   // Sentences in the interface's language, made with the step (tr_args allocates).
   std::string equality;             // "= row t of the full causal result …" or why not
   std::string appended;             // "Row t (token) is appended to both caches …"
@@ -186,6 +189,12 @@ int step_controls(AppModel& m, int S) {
   const ImGuiIO& io = ImGui::GetIO();
   if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && !io.WantTextInput && !io.KeyCtrl &&
       !io.KeyShift && !io.KeyAlt && !ImGui::IsAnyItemActive()) {
+    // The step owns ← and → here: keyboard navigation reads only keys nobody owns, so
+    // the arrows no longer also walk the navigation cursor along the tab bar (where a
+    // Space then switched tabs). Ownership set now holds from the next frame on.
+    const ImGuiID owner = ImGui::GetID("decode arrows");
+    ImGui::SetKeyOwner(ImGuiKey_LeftArrow, owner);
+    ImGui::SetKeyOwner(ImGuiKey_RightArrow, owner);
     if (ImGui::IsKeyPressed(ImGuiKey_LeftArrow)) t = std::max(0, t - 1);
     if (ImGui::IsKeyPressed(ImGuiKey_RightArrow)) t = std::min(S - 1, t + 1);
   }
@@ -278,7 +287,14 @@ void step_map(AppModel& m, const DecodeCache& c, const char* label, const char* 
   spec.max_height = height;
   spec.max_cell = max_cell;
   spec.min_cell_w = min_cell_w;
+  // One-row maps keep their values' width and scroll sideways when hundreds of keys
+  // (or a head_dim of 64) do not fit; the rows over the keys (those that highlight
+  // key t) scroll together, and a new step brings its own key into view.
+  spec.scroll_x = min_cell_w > 0;
+  const bool keys_row = spec.scroll_x && hl_col >= 0;
+  spec.follow_col = keys_row ? hl_col : -1;
   HeatmapCache& hc = m.heatmap_cache(label);
+  if (keys_row && hc.view_cols == v.cols) hc.u0 = c.key_u0;
   if (height == 0 && v.rows == 1) {
     // A one-row map: cells a line of digits tall but as wide as the values want
     // (the layout widens a cell for its value when it is at least a line tall),
@@ -295,6 +311,7 @@ void step_map(AppModel& m, const DecodeCache& c, const char* label, const char* 
   spec.show_colour_bar = false;
   HeatmapHover hv =
       heatmap(spec, MatrixView{v.rows, v.cols, v.data.data()}, c.serial, hc, *m.textures);
+  if (keys_row) c.key_u0 = hc.u0;
   if (!hv.hovered || !link_of_cell.valid) return;
   // The Inspector explains the full result's cell this one equals.
   CellRef r = link_of_cell;
@@ -311,15 +328,15 @@ float head_dim_row_w(float avail, int hd, const char* title) {
   return std::min(avail, std::max(80.0f + static_cast<float>(hd) * 48.0f, ImGui::CalcTextSize(title).x + 8.0f));
 }
 
-// One cell width for the rows over the keys 0 … t (scores, masked, weights, dropped):
+// One cell width for one-row maps read together (the rows over the keys 0 … t: scores, masked, weights, dropped):
 // the widest row's value at the decimals shown plus a gap, so their columns line up
 // and a row of 0.0000s does not run together. O(t) per frame, no allocation.
-float key_row_cell_w(const AppModel& m, const DecodeStep& d) {
+float row_cell_w(const AppModel& m, std::initializer_list<const Tensor*> rows) {
   HeatmapLayoutIn metrics;
   heatmap_text_metrics(metrics);
   const int dmax = m.decimals > 0 ? m.decimals : 4;
   int chars = 0;
-  for (const Tensor* t : {&d.scores, &d.masked, &d.weights, &d.dropped}) {
+  for (const Tensor* t : rows) {
     if (t->rows != 1 || t->cols <= 0) continue;
     const ValueStats st = value_stats(t->data.data(), 1, t->cols, t->cols);
     chars = std::max(chars, value_chars(st, std::max(dmax, min_decimals(st))));
@@ -347,7 +364,7 @@ void maps(AppModel& m, DecodeCache& c) {
     const float w = ImGui::GetContentRegionAvail().x;
     std::snprintf(title, sizeof title, tr("new query q_%d (1×%d)"), t, hd);
     step_map(m, c, "decode query", title, d.query, &c.query, nullptr, -1, -1, true, 1.0f, head_dim_row_w(w, hd, title),
-             0, row_cell, CellRef{true, qs, d.rope ? h : 0, t, d.rope ? 0 : h * hd}, false);
+             0, row_cell, CellRef{true, qs, d.rope ? h : 0, t, d.rope ? 0 : h * hd}, false, row_cell_w(m, {&d.query}));
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + w);
     ImGui::TextDisabled("%s", c.appended.c_str());
     ImGui::PopTextWrapPos();
@@ -376,7 +393,7 @@ void maps(AppModel& m, DecodeCache& c) {
   ImGui::TableNextColumn();
   {
     const float w = ImGui::GetContentRegionAvail().x;
-    const float key_w = key_row_cell_w(m, d);
+    const float key_w = row_cell_w(m, {&d.scores, &d.masked, &d.weights, &d.dropped});
     std::snprintf(title, sizeof title, tr("scores: q_%d · k_j (1×%d)"), t, t + 1);
     step_map(m, c, "decode scores", title, d.scores, &c.query, &c.keys, -1, t, true, 1.0f, w, 0, row_cell,
              CellRef{true, Stage::scores, h, t, 0}, false, key_w);
@@ -397,7 +414,8 @@ void maps(AppModel& m, DecodeCache& c) {
     }
     std::snprintf(title, sizeof title, tr("context: weights · V cache (1×%d)"), hd);
     step_map(m, c, "decode context", title, d.context, &c.query, nullptr, -1, -1, true, 1.0f,
-             head_dim_row_w(w, hd, title), 0, row_cell, CellRef{true, Stage::context, h, t, 0}, false);
+             head_dim_row_w(w, hd, title), 0, row_cell, CellRef{true, Stage::context, h, t, 0}, false,
+             row_cell_w(m, {&d.context}));
   }
   ImGui::EndTable();
 }
