@@ -209,3 +209,32 @@ TEST(Sweep, FiveHundredTwelveTokens) {
 }
 
 }  // namespace
+
+namespace {
+
+// Row statistics with eight heads scrolls sideways; its last row stays above the
+// scroll bar (issue 31: hidden under it, with empty room below the table).
+TEST(Sweep, RowStatisticsShowsItsLastRowAboveTheScrollBar) {
+  for (const ImVec2 size : {ImVec2(1280, 720), ImVec2(1440, 900)}) {
+    Headless h(size);
+    attnviz::ui::FontSources fonts;
+    if (!attnviz::ui::testing::use_real_fonts(fonts)) GTEST_SKIP() << "fonts-dejavu-core or fonts-droid-fallback missing";
+    NullTextures tex;
+    App app(&tex);
+    for (int i = 0; i < 3; ++i) h.frame(app);
+    for (const char* lang : {"en", "zh-CN"}) {
+      ASSERT_TRUE(app.set_language(lang).value("ok", false));
+      ASSERT_TRUE(app.set_state_text(shape(words(6), 16, 16, 8).dump()).value("ok", false));
+      h.click(app, "Compare heads");
+      h.click(app, "Row statistics");
+      for (int i = 0; i < 3; ++i) h.frame(app);
+      Box row, inside;
+      ASSERT_TRUE(rect(app, "row stats last row", &row)) << lang;
+      ASSERT_TRUE(rect(app, "row stats inside", &inside)) << lang;
+      EXPECT_GE(row.y1 - row.y0, ImGui::GetTextLineHeight() * 0.9f) << "the last row shows whole, " << lang;
+      EXPECT_LE(row.y1, inside.y1 + 0.5f) << "above the scroll bar, " << lang << " at " << size.x;
+    }
+  }
+}
+
+}  // namespace

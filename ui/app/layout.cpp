@@ -6,8 +6,11 @@
 
 namespace attnviz::ui {
 
+// The left column's width for a work area this wide.
+static float side_width(const LayoutRect& work) { return std::min(work.w, std::clamp(work.w * 0.24f, 280.0f, 360.0f)); }
+
 void layout_default(const LayoutRect& work, float params_h, float inspector_min_h, LayoutRect out[kLayoutCount]) {
-  const float side = std::min(work.w, std::clamp(work.w * 0.24f, 280.0f, 360.0f));
+  const float side = side_width(work);
   // Parameters gets what it asks for unless that squeezes the Inspector; on a
   // screen too short for both, they share it.
   float ph = std::min(params_h, work.h - inspector_min_h);
@@ -31,6 +34,29 @@ LayoutRect layout_clamp(const LayoutRect& r, const LayoutRect& work) {
   return c;
 }
 
+// After scaling down: windows in the left column (at the work area's left edge) keep
+// the column's default width for this work area, so the Parameters controls are not
+// squeezed below what a fresh load gives them; the windows right of the column give
+// up that width.
+static void keep_left_column(LayoutRect r[], int n, const LayoutRect& work) {
+  const float side = side_width(work);
+  float col_right = work.x, grow = 0;
+  for (int i = 0; i < n; ++i)
+    if (r[i].x <= work.x + 0.5f && r[i].w < side) {
+      col_right = std::max(col_right, r[i].right());
+      grow = std::max(grow, side - r[i].w);
+    }
+  if (grow <= 0) return;
+  for (int i = 0; i < n; ++i) {
+    if (r[i].x <= work.x + 0.5f) {
+      r[i].w = std::max(r[i].w, std::min(side, r[i].w + grow));
+    } else if (r[i].x >= col_right - 1.0f && r[i].w - grow >= kLayoutMinW) {
+      r[i].x += grow;
+      r[i].w -= grow;
+    }
+  }
+}
+
 bool layout_fit(LayoutRect r[], int n, const LayoutRect& work) {
   float reach_x = 0, reach_y = 0;  // how far the arrangement reaches from the work area's corner
   for (int i = 0; i < n; ++i) {
@@ -52,6 +78,7 @@ bool layout_fit(LayoutRect r[], int n, const LayoutRect& work) {
     changed |= s != r[i];
     r[i] = s;
   }
+  if (sx < 1.0f) keep_left_column(r, n, work);
   return changed;
 }
 

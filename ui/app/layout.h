@@ -36,7 +36,9 @@ LayoutRect layout_clamp(const LayoutRect& r, const LayoutRect& work);
 // reach beyond it, every position and size is scaled about the work area's corner
 // by the factor that brings them in (per axis, never above 1), so the
 // arrangement keeps its proportions; then each window is clamped. An arrangement
-// that already fits is returned as it is. Returns whether anything changed.
+// that already fits is returned as it is. The left column then keeps the width a fresh
+// load gives it on this work area (layout_default), the windows right of it giving
+// up the room. Returns whether anything changed.
 bool layout_fit(LayoutRect r[], int n, const LayoutRect& work);
 
 }  // namespace attnviz::ui

@@ -18,6 +18,7 @@
 #include "app/item_registry.h"
 #include "app/links.h"
 #include "app/panels.h"
+#include "imgui_internal.h"  // the table's inner window: where its rows show, scroll bars excluded
 #include "app/stage_flow.h"
 #include "attnviz/pipeline.h"
 #include "attnviz/analysis.h"
@@ -489,16 +490,23 @@ static void ab_view(AppModel& m, CompareCache& c) {
 static void row_statistics(AppModel& m, CompareCache& c) {
   const int H = m.engine.num_heads(), S = m.engine.pipeline().seq_len();
   const auto& toks = m.engine.tokens();
-  ImGui::TextWrapped(tr("For every query (row of weights) and head: the entropy of its attention in nats "
-                        "(0 = all weight on one key, ln n = spread evenly over n keys; ln %d = %.3f here), the "
-                        "largest weight and the key that receives it."),
-                     S, std::log((double)S));
+  char about[512];
+  std::snprintf(about, sizeof about,
+                tr("For every query (row of weights) and head: the entropy of its attention in nats "
+                   "(0 = all weight on one key, ln n = spread evenly over n keys; ln %d = %.3f here), the "
+                   "largest weight and the key that receives it."),
+                S, std::log((double)S));
+  wrapped_text(about, ImGui::GetContentRegionAvail().x);
   for (int h = 0; h < H; ++h) head_stats(m, c, h);  // cached per weights version
 
   const int ncols = 1 + 3 * H;  // at most 193 (64 heads); ImGui tables hold 512
   ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollX |
                           ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
-  const float table_h = std::min(ImGui::GetContentRegionAvail().y, ImGui::GetTextLineHeightWithSpacing() * (S + 1.4f));
+  // Every row and the header, plus the horizontal scroll bar's height: with many heads
+  // the table scrolls sideways and its bar would otherwise cover the last row.
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float rows_h = (ImGui::GetTextLineHeight() + 2.0f * style.CellPadding.y) * (float)(S + 1) + 2.0f;
+  const float table_h = std::min(ImGui::GetContentRegionAvail().y, rows_h + style.ScrollbarSize);
   if (!ImGui::BeginTable("row stats", ncols, flags, ImVec2(0, table_h))) return;
   ImGui::TableSetupScrollFreeze(1, 1);
   ImGui::TableSetupColumn(tr("query"));
@@ -520,6 +528,7 @@ static void row_statistics(AppModel& m, CompareCache& c) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::Text("%d %s", i, i < (int)toks.size() ? toks[i].c_str() : "");
+      if (i == S - 1) item_register("row stats last row");
       for (int h = 0; h < H; ++h) {
         const RowStats& st = c.stats[h];
         if (i >= (int)st.argmax.size()) break;
@@ -537,7 +546,10 @@ static void row_statistics(AppModel& m, CompareCache& c) {
         else ImGui::TextDisabled("%s", tr("none"));
       }
     }
+  // What of the table shows: its inside less the scroll bars (the last row must not hide under one).
+  const ImRect inner = ImGui::GetCurrentTable()->InnerWindow->InnerRect;
   ImGui::EndTable();
+  item_registry().add("row stats inside", inner.Min, inner.Max);
 }
 
 // [SECTION] the tab ---------------------------------------------------------------------

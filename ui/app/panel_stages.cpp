@@ -148,7 +148,7 @@ static void arrow(ImDrawList* dl, float x0, float x1, float y) {
 
 // Draws `text` wrapped to `width`, breaking where the Inspector does (inspector_wrap:
 // at spaces and between Chinese characters, never inside a number or a name).
-static void wrapped_text(const char* text, float width) {
+void wrapped_text(const char* text, float width) {
   const char* const end = text + std::strlen(text);
   for (const char* p = text; p < end;) {
     const char* le = inspector_wrap(p, end, width);

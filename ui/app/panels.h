@@ -37,6 +37,11 @@ void decode_tab(AppModel& m);        // panel_decode.cpp: generation with a KV c
 void matrix_view(AppModel& m, Stage stage, int head, float max_width = 0, float max_cell = 56.0f,
                  bool small = false);
 
+// `text` wrapped to `width` where the Inspector breaks lines: at spaces and between
+// Chinese characters, never inside a number or a name (ImGui's TextWrapped broke
+// "ln 8 = 2.079" after "2."). Use it for sentences that carry numbers.
+void wrapped_text(const char* text, float width);
+
 // The dropout keep mask a map of `stage` for `head` marks with ×: head h's (S × S)
 // for dropped while dropout is active, else null. Every view of dropped passes it
 // (Stages, Compare heads), so a map shows the same marks wherever it is drawn.
