@@ -312,6 +312,9 @@ static const CatalogueEntry kZhCN[] = {
     {"Embedding (rows of X before positions)", "嵌入（加位置编码之前 X 的各行）"},
     {"{0}[{1}][{2}] must be a finite number: NaN and ∞ can come out of attention, but cannot go in.",
      "{0}[{1}][{2}] 必须是有限的数：NaN 和 ∞ 可以从注意力计算中产生，但不能作为输入。"},
+    {"A token added now gets the row embedding seed {0} gives it (a token already here: a copy of its row); a row "
+     "moves and goes with its chip.",
+     "现在新加的词元得到嵌入种子 {0} 为它生成的那一行（已有的词元则复制它的那一行）；每一行随它的词元块移动、删除。"},
 
     // [SECTION] Stages, the flow and heatmaps (panel_stages.cpp, stage_flow.cpp, heatmap.cpp)
     {"÷ temperature %s (no √ scaling)", "÷ 温度 %s（不做 √ 缩放）"},

@@ -104,6 +104,16 @@ void values_tab(AppModel& m) {
   };
 
   if (ImGui::CollapsingHeader(L("Embedding (rows of X before positions)"), ImGuiTreeNodeFlags_DefaultOpen)) {
+    // What a token added now gets (engine: retokenize), said where its row appears.
+    if (p.state().embedding.init == EmbeddingInit::values) {
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+      ImGui::TextWrapped("%s", tr_args("A token added now gets the row embedding seed {0} gives it (a token already "
+                                       "here: a copy of its row); a row moves and goes with its chip.",
+                                       {std::to_string((long long)p.state().embedding.seed)})
+                                   .c_str());
+      ImGui::PopStyleColor();
+      item_register("embedding rows of new tokens");
+    }
     if (value_grid("embedding", embedding_rows(m), &m.engine.tokens(), &i, &j, &v) && finite_or_say("embedding")) {
       m.draft = materialize_embedding(p.state());
       m.draft.embedding.values.at(i, j) = v;
