@@ -312,6 +312,17 @@ static const CatalogueEntry kZhCN[] = {
     {"Embedding (rows of X before positions)", "嵌入（加位置编码之前 X 的各行）"},
     {"{0}[{1}][{2}] must be a finite number: NaN and ∞ can come out of attention, but cannot go in.",
      "{0}[{1}][{2}] 必须是有限的数：NaN 和 ∞ 可以从注意力计算中产生，但不能作为输入。"},
+    {"A token added now gets the row embedding seed {0} gives it (a token already here: a copy of its row); a row "
+     "moves and goes with its chip.",
+     "现在新加的词元得到嵌入种子 {0} 为它生成的那一行（已有的词元则复制它的那一行）；每一行随它的词元块移动、删除。"},
+    {"{0}: \"{1}\" is not a number; type one such as 0.25, -3 or 1e-4.",
+     "{0}：“{1}”不是数；请输入像 0.25、-3 或 1e-4 这样的数。"},
+    {"{0}: {1} is beyond float32's range (about ±3.4e38), the numbers attnviz computes with; the cell keeps its "
+     "value.",
+     "{0}：{1} 超出了 float32 的范围（约 ±3.4e38），而 attnviz 用 float32 计算；该格保持原值。"},
+    {"{0}[{1}][{2}] = {3} was not applied: with it, {4} would pass float32's largest number (about 3.4e38) and "
+     "become ∞ or NaN. The last values stay.",
+     "{0}[{1}][{2}] = {3} 未被采用：用了它，{4} 会超过 float32 的最大值（约 3.4e38），变成 ∞ 或 NaN。保留原来的数值。"},
 
     // [SECTION] Stages, the flow and heatmaps (panel_stages.cpp, stage_flow.cpp, heatmap.cpp)
     {"÷ temperature %s (no √ scaling)", "÷ 温度 %s（不做 √ 缩放）"},

@@ -17,6 +17,7 @@
 #include "app/item_registry.h"
 #include "app/panels.h"
 #include "app/tokenize.h"
+#include "attnviz/materialize.h"
 #include "imgui.h"
 #include "imgui_stdlib.h"
 
@@ -141,59 +142,44 @@ void section(const char* title) {
 
 constexpr int kChipRows = 4;  // rows of token chips shown before their box scrolls
 
-// Row edits that keep a (rows × cols) matrix of per-token rows (explicit embedding
-// values) in step with the tokens.
-void erase_row(Tensor& t, int i) {
-  t.data.erase(t.data.begin() + (size_t)i * t.cols, t.data.begin() + (size_t)(i + 1) * t.cols);
-  --t.rows;
-}
-void move_row(Tensor& t, int from, int to) {
-  std::vector<float> r(t.row(from), t.row(from) + t.cols);
-  erase_row(t, from);
-  t.data.insert(t.data.begin() + (size_t)to * t.cols, r.begin(), r.end());
-  ++t.rows;
-}
-
 // What a chip's click, menu or drag asked for this frame (applied after the loop).
 struct ChipEdit {
   int move_from = -1, move_to = -1, remove = -1, insert_at = -1, toggle_pad = -1;
 };
 
 // Applies a chip edit to the draft: tokens, their padding flags and (when the
-// embedding is explicit) their embedding rows move together.
+// embedding is explicit) their embedding rows move together (engine: retokenize; a
+// new token's row is the one the embedding seed gives it, Edit values says so).
 void apply_chip_edit(AppModel& m, const ChipEdit& e) {
-  State& d = m.draft;
+  if (e.move_from < 0 && e.remove < 0 && e.insert_at < 0 && e.toggle_pad < 0) return;  // most frames: no allocation
+  const State& d = m.draft;
   const int n = d.seq_len();
-  std::vector<uint8_t>& pad = d.key_padding;
-  const bool has_pad = (int)pad.size() == n;
-  Tensor* rows = d.embedding.init == EmbeddingInit::values && d.embedding.values.rows == n ? &d.embedding.values
-                                                                                          : nullptr;
+  std::vector<std::string> toks = d.tokens;
+  std::vector<int> from(n);
+  for (int i = 0; i < n; ++i) from[i] = i;
   if (e.move_from >= 0 && e.move_to >= 0 && e.move_from != e.move_to) {
-    std::string t = d.tokens[e.move_from];
-    d.tokens.erase(d.tokens.begin() + e.move_from);
-    d.tokens.insert(d.tokens.begin() + e.move_to, t);
-    if (has_pad) {
-      uint8_t p = pad[e.move_from];
-      pad.erase(pad.begin() + e.move_from);
-      pad.insert(pad.begin() + e.move_to, p);
-    }
-    if (rows) move_row(*rows, e.move_from, e.move_to);
+    toks.erase(toks.begin() + e.move_from);
+    toks.insert(toks.begin() + e.move_to, d.tokens[e.move_from]);
+    from.erase(from.begin() + e.move_from);
+    from.insert(from.begin() + e.move_to, e.move_from);
   } else if (e.remove >= 0) {
-    d.tokens.erase(d.tokens.begin() + e.remove);
-    if (has_pad) pad.erase(pad.begin() + e.remove);
-    if (rows) erase_row(*rows, e.remove);  // the token's embedding row goes with it
+    toks.erase(toks.begin() + e.remove);
+    from.erase(from.begin() + e.remove);
   } else if (e.insert_at >= 0) {
-    // With explicit embedding values a new token has no row: the draft is refused
-    // with a sentence until a row exists (Edit values) or the embedding is seeded again.
-    d.tokens.insert(d.tokens.begin() + e.insert_at, tr("new"));  // a word in the interface's language
-    if (has_pad) pad.insert(pad.begin() + e.insert_at, 1);
+    toks.insert(toks.begin() + e.insert_at, tr("new"));  // a word in the interface's language
+    from.insert(from.begin() + e.insert_at, -1);
   } else if (e.toggle_pad >= 0) {
-    if (!has_pad) pad.assign(n, 1);
+    State& w = m.draft;
+    std::vector<uint8_t>& pad = w.key_padding;
+    if ((int)pad.size() != n) pad.assign(n, 1);
     pad[e.toggle_pad] = pad[e.toggle_pad] == 0 ? 1 : 0;
     if (std::find(pad.begin(), pad.end(), 0) == pad.end()) pad.clear();  // no padded key: no padding
-  } else {
+    m.apply_draft();
     return;
+  } else {
+    return;  // a chip dropped on itself
   }
+  m.draft = retokenize(d, std::move(toks), from);
   m.apply_draft();
 }
 
@@ -207,11 +193,23 @@ void chip_editor(AppModel& m, int i, int* editing, std::string* buf) {
   *editing = -1;
   auto parts = split_text(*buf, SplitMode::whitespace);
   if (parts.empty()) return;
-  State& d = m.draft;
-  if ((int)d.key_padding.size() == d.seq_len())
-    d.key_padding.insert(d.key_padding.begin() + i, parts.size() - 1, uint8_t{1});
-  d.tokens.erase(d.tokens.begin() + i);
-  d.tokens.insert(d.tokens.begin() + i, parts.begin(), parts.end());
+  // The chip's row and padding flag stay with the part that keeps its text (else the
+  // first part: a rename); the other parts are new tokens.
+  const State& d = m.draft;
+  const int n = d.seq_len(), k = (int)parts.size();
+  const int keep = (int)(std::find(parts.begin(), parts.end(), d.tokens[i]) - parts.begin()) % k;
+  std::vector<std::string> toks(d.tokens.begin(), d.tokens.begin() + i);
+  std::vector<int> from(i);
+  for (int t = 0; t < i; ++t) from[t] = t;
+  for (int p = 0; p < k; ++p) {
+    toks.push_back(parts[p]);
+    from.push_back(p == keep ? i : -1);
+  }
+  for (int t = i + 1; t < n; ++t) {
+    toks.push_back(d.tokens[t]);
+    from.push_back(t);
+  }
+  m.draft = retokenize(d, std::move(toks), from);
   m.apply_draft();
 }
 

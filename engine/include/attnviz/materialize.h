@@ -5,6 +5,9 @@
 // edit, and every other number stays bit for bit the same.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "attnviz/state.h"
 
 namespace attnviz {
@@ -14,5 +17,18 @@ namespace attnviz {
 State materialize_embedding(const State& s);
 // s with weights.init = values holding every parameter s produces (x·W orientation).
 State materialize_weights(const State& s);
+
+// s with its tokens replaced by `tokens` (the token chips' insert, delete, move,
+// rename and split), where from[i] is the index in s.tokens that token i comes from,
+// or -1 for a new token. What belongs to a token goes with it:
+// - its key_padding flag (a new token is a real key; no padded key left: no padding);
+// - with explicit embedding values (one row per token), its row. A new token's row
+//   is a copy of the row of the first token of the same text that came from s, if
+//   any (a repeated token repeats its row, as in a lookup table), else the row s's
+//   embedding seed draws for it among `tokens`: nn.Embedding's row for its place in
+//   the vocabulary (the distinct tokens in order of first appearance), exactly what
+//   the seeded embedding would give it. Every other field is s's.
+// from's entries out of range count as -1; a from shorter than tokens, as -1s.
+State retokenize(const State& s, std::vector<std::string> tokens, const std::vector<int>& from);
 
 }  // namespace attnviz
