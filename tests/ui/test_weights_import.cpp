@@ -83,13 +83,26 @@ TEST(WeightsImport, DialogProposesAndApplyIsOneUndoStep) {
 TEST(WeightsImport, EveryProblemHasASentence) {
   using weights::Problem;
   for (int c = static_cast<int>(Problem::file_empty); c <= static_cast<int>(Problem::state_refused); ++c) {
-    const weights::Error e = weights::Error::make(static_cast<Problem>(c), {"A", "B", "C", "D", "E"});
+    const weights::Error e = weights::Error::make(static_cast<Problem>(c), {"A", "B", "C", "D", "E", "F"});
     const std::string s = weights_sentence(e);
     EXPECT_EQ(s.find("The weights could not be read ("), std::string::npos) << weights::problem_name(e.code);  // the fallback
     EXPECT_EQ(s.find('{'), std::string::npos) << s;
     EXPECT_FALSE(s.empty());
   }
   EXPECT_EQ(tr_args("{1} and {0}, {2}", {"x", "y"}), "y and x, {2}");
+  // A sentence that quotes a shape says whose: the file's, or x·W's (in, out).
+  using weights::Error;
+  const std::string t = weights_sentence(
+      Error::make(Problem::role_shape, {"W_k", "k_proj.weight", "(8, 6)", "(6, 8)", "(4, 8)", "W_q"}));
+  EXPECT_NE(t.find("(8, 6) in the file (PyTorch's (out, in))"), std::string::npos) << t;
+  EXPECT_NE(t.find("(6, 8) once transposed to x·W (in, out)"), std::string::npos) << t;
+  const std::string x = weights_sentence(
+      Error::make(Problem::role_shape_xw, {"W_k", "W_k", "(6, 8)", "(6, 8)", "(4, 8)", "W_q"}));
+  EXPECT_NE(x.find("(6, 8) in the file"), std::string::npos) << x;
+  EXPECT_NE(x.find("as x·W (in, out) without transposing"), std::string::npos) << x;
+  for (Problem c : {Problem::role_not_matrix, Problem::role_not_vector, Problem::role_split_uneven, Problem::size_mismatch})
+    EXPECT_NE(weights_sentence(Error::make(c, {"A", "B", "C", "D", "E"})).find("in the file"), std::string::npos)
+        << weights::problem_name(c);
 }
 
 }  // namespace
