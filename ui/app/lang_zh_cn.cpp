@@ -576,8 +576,10 @@ static const CatalogueEntry kZhCN[] = {
 
     // [SECTION] Trained weights (weights_import.cpp, weights_text.cpp)
     {"Open weights…", "打开训练好的权重…"},
-    {"Trained W_q, W_k, W_v (and W_o, biases) from a .safetensors, .npz or .npy file.\nOr drop the file on the window.",
-     "从 .safetensors、.npz 或 .npy 文件读取训练好的 W_q、W_k、W_v（以及 W_o 和偏置）。\n也可以把文件拖放到窗口上。"},
+    {"Trained W_q, W_k, W_v (and W_o, biases) from a .safetensors or .npz file, or from\n.npy files chosen together. "
+     "Or drop the file (or the .npy files) on the window.",
+     "从 .safetensors 或 .npz 文件，或从一起选中的多个 .npy 文件，\n读取训练好的 W_q、W_k、W_v（以及 W_o 和偏置）。"
+     "也可以把文件（或这些 .npy 文件）拖放到窗口上。"},
     {"Open weights", "打开训练好的权重"},
     {"Open weights file", "打开权重文件"},
     {"Path of a .safetensors, .npz or .npy file (or drop the file on the window):",
@@ -585,7 +587,7 @@ static const CatalogueEntry kZhCN[] = {
     {"%s: %s, %d tensors", "%s：%s，%d 个张量"},
     {"Layer", "层"},
     {"tensor", "张量"},
-    {"shape", "形状"},
+    {"shape in the file", "文件中的形状"},
     {"used as", "用作"},
     {"%s (not read)", "%s（不读取）"},
     {"No known names: choose the tensors.", "没有认出的名称：请选择张量。"},
@@ -611,12 +613,32 @@ static const CatalogueEntry kZhCN[] = {
     {"choose", "请选择"},
     {"Number of heads", "头数"},
     {"The current %d heads do not divide d_out %d: choose how many heads.", "当前的 %d 个头不能整除 d_out %d：请选择头数。"},
+    {"The current %d heads do not fit K and V %d wide (d_out %d): choose how many heads.",
+     "当前的 %d 个头与宽为 %d 的 K、V 不相配（d_out %d）：请选择头数。"},
+    {"W_k and W_v have {0} outputs (k_proj's and v_proj's rows in the file): {0} / head_dim {1} = 1 K/V head for all "
+     "{2} heads, multi-query attention (MQA).",
+     "W_k 和 W_v 有 {0} 个输出（即文件中 k_proj 和 v_proj 的行数）：{0} / head_dim {1} = 1 个键/值头，"
+     "由全部 {2} 个头共用，即多查询注意力（MQA）。"},
+    {"W_k and W_v have {0} outputs (k_proj's and v_proj's rows in the file): {0} / head_dim {1} = {3} K/V heads, each "
+     "shared by {4} query heads, grouped-query attention (GQA).",
+     "W_k 和 W_v 有 {0} 个输出（即文件中 k_proj 和 v_proj 的行数）：{0} / head_dim {1} = {3} 个键/值头，"
+     "每个由 {4} 个查询头共用，即分组查询注意力（GQA）。"},
+    {"W_k and W_v have {0} outputs, fewer than W_q's {1}: grouped-query attention, num_kv_heads = {0} / head_dim. "
+     "Choose the heads or the K/V heads.",
+     "W_k 和 W_v 有 {0} 个输出，少于 W_q 的 {1} 个：这是分组查询注意力，num_kv_heads = {0} / head_dim。"
+     "请选择头数或键/值头数。"},
+    {"To fill W_q, W_k and W_v, open them together as .npy files (and W_o if there is one: select them all in the "
+     "file picker, or drop them at once), or open one .npz or .safetensors file that holds them all.",
+     "要填满 W_q、W_k 和 W_v，请把它们作为 .npy 文件一起打开（有 W_o 的话也一起：在文件选择器中全部选中，"
+     "或一次全部拖放进来），或者打开一个包含全部张量的 .npz 或 .safetensors 文件。"},
     {"Apply weights", "应用权重"},
     {"Reading %d of %d tensors…", "正在读取第 %d 个张量，共 %d 个…"},
     {"{0} was not opened: {1} The state is unchanged.", "未打开{0}：{1}状态保持不变。"},
     {"{0} (layer {1})", "{0}（层 {1}）"},
     {"{0} head", "{0} 个头"},
     {"{0} heads", "{0} 个头"},
+    {"{0} heads, 1 K/V head", "{0} 个头，1 个键/值头"},
+    {"{0} heads, {1} K/V heads", "{0} 个头，{1} 个键/值头"},
     {"Weights from {0}: d_model {1}, d_out {2}, {3}. Ctrl+Z goes back.",
      "已载入来自{0}的权重：d_model {1}，d_out {2}，{3}。按 Ctrl+Z 可撤销。"},
     {"{0} could not be read: it is not a file.", "无法读取{0}：它不是文件。"},
