@@ -232,7 +232,8 @@ const char* problem_name(Problem p) {
     N(too_many_tensors) N(no_tensors) N(zip_not_zip) N(zip_bad_directory) N(zip_encrypted)
     N(zip_method_unsupported) N(zip_inflate_failed) N(npy_bad_magic) N(npy_bad_header) N(npy_fortran_order)
     N(npy_unknown_descr) N(dtype_unsupported) N(value_not_finite) N(role_missing) N(role_not_matrix)
-    N(role_not_vector) N(role_split_uneven) N(role_shape) N(bias_partial) N(size_limit) N(heads_invalid)
+    N(role_not_vector) N(role_split_uneven) N(role_shape) N(role_shape_xw) N(role_shape_bias) N(kv_width) N(bias_partial)
+    N(size_limit) N(heads_invalid) N(heads_kv_invalid)
     N(state_refused)
 #undef N
   }

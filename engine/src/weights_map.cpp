@@ -266,6 +266,26 @@ Mapping propose_mapping(const std::vector<TensorInfo>& tensors, const std::strin
   return best;
 }
 
+namespace {
+
+// When role r's shape (x·W, or 1 × n for a bias) is not rows × cols: the sentence's
+// code and values, saying the file's shape and what it gives as x·W.
+Error shape_error(const Mapping& m, const std::vector<TensorInfo>& tensors, const uint64_t got[2], int r,
+                  uint64_t rows, uint64_t cols, Role with) {
+  const RoleChoice& c = m.roles[r];
+  if (c.tensor < 0 || (got[0] == rows && got[1] == cols)) return {};
+  const Role role = static_cast<Role>(r);
+  const TensorInfo& t = tensors[c.tensor];
+  if (role_is_bias(role)) {
+    return Error::make(Problem::role_shape_bias,
+                       {role_name(role), t.name, std::to_string(got[1]), std::to_string(cols), role_name(with)});
+  }
+  return Error::make(c.transpose ? Problem::role_shape : Problem::role_shape_xw,
+                     {role_name(role), t.name, shape_text(t.shape), dims(got[0], got[1]), dims(rows, cols), role_name(with)});
+}
+
+}  // namespace
+
 Error check_mapping(const Mapping& m, const std::vector<TensorInfo>& tensors, MappedShapes* out) {
   MappedShapes s;
   uint64_t shape[kRoleCount][2] = {};
@@ -280,17 +300,22 @@ Error check_mapping(const Mapping& m, const std::vector<TensorInfo>& tensors, Ma
     if (m.roles[r].tensor < 0) return Error::make(Problem::role_missing, {role_name(static_cast<Role>(r))});
   }
   const uint64_t dm = shape[0][0], dout = shape[0][1];
-  auto expect = [&](int r, uint64_t rows, uint64_t cols) -> Error {
-    if (m.roles[r].tensor < 0 || (shape[r][0] == rows && shape[r][1] == cols)) return {};
-    const Role role = static_cast<Role>(r);
-    const bool bias = role_is_bias(role);
-    return Error::make(Problem::role_shape, {role_name(role), tensors[m.roles[r].tensor].name,
-                                             bias ? "(" + std::to_string(shape[r][1]) + ",)" : dims(shape[r][0], shape[r][1]),
-                                             bias ? "(" + std::to_string(cols) + ",)" : dims(rows, cols)});
+  // K and V are W_k's width: d_out, or a divisor of it (GQA / MQA: num_kv_heads · head_dim).
+  const uint64_t kv = shape[1][1];
+  const bool kv_fits = kv >= 1 && kv <= dout && dout % kv == 0;
+  auto check = [&](int r, uint64_t rows, uint64_t cols, Role with) {
+    return shape_error(m, tensors, shape[r], r, rows, cols, with);
   };
-  for (int r : {1, 2}) if (Error e = expect(r, dm, dout); !e.ok()) return e;
-  if (Error e = expect(3, dout, dout); !e.ok()) return e;
-  for (int r : {4, 5, 6, 7}) if (Error e = expect(r, 1, dout); !e.ok()) return e;
+  if (shape[1][0] != dm) return check(1, dm, kv_fits ? kv : dout, Role::W_q);
+  if (!kv_fits) {
+    return Error::make(Problem::kv_width, {"W_k", tensors[m.roles[1].tensor].name, std::to_string(kv), std::to_string(dout)});
+  }
+  if (Error e = check(2, dm, kv, Role::W_k); !e.ok()) return e;
+  if (Error e = check(3, dout, dout, Role::W_q); !e.ok()) return e;
+  if (Error e = check(4, 1, dout, Role::W_q); !e.ok()) return e;
+  if (Error e = check(5, 1, kv, Role::W_k); !e.ok()) return e;
+  if (Error e = check(6, 1, kv, Role::W_v); !e.ok()) return e;
+  if (Error e = check(7, 1, dout, Role::W_o); !e.ok()) return e;
   const int nb = (m.roles[4].tensor >= 0) + (m.roles[5].tensor >= 0) + (m.roles[6].tensor >= 0);
   if (nb != 0 && nb != 3) {
     std::string given, missing;
@@ -307,8 +332,12 @@ Error check_mapping(const Mapping& m, const std::vector<TensorInfo>& tensors, Ma
   if (dout < 1 || dout > static_cast<uint64_t>(Limits::kMaxDOut)) {
     return Error::make(Problem::size_limit, {"d_out", std::to_string(dout), std::to_string(Limits::kMaxDOut)});
   }
+  if (dout / kv > static_cast<uint64_t>(Limits::kMaxHeads)) {  // each K/V head serves d_out / kv_dim query heads at least
+    return Error::make(Problem::size_limit, {"num_heads", std::to_string(dout / kv), std::to_string(Limits::kMaxHeads)});
+  }
   s.d_model = static_cast<int>(dm);
   s.d_out = static_cast<int>(dout);
+  s.kv_dim = static_cast<int>(kv);
   s.qkv_bias = nb == 3;
   s.out_proj = m.roles[3].tensor >= 0;
   s.out_bias = m.roles[7].tensor >= 0;
@@ -325,14 +354,23 @@ std::vector<int> mapping_tensors(const Mapping& m) {
   return v;
 }
 
-int default_heads(int current_heads, int d_out) {
-  return current_heads >= 1 && current_heads <= Limits::kMaxHeads && d_out % current_heads == 0 ? current_heads : 0;
+int kv_heads_for(int heads, int d_out, int kv_dim) {
+  if (kv_dim == 0) kv_dim = d_out;
+  if (heads < 1 || heads > Limits::kMaxHeads || d_out < 1 || d_out % heads != 0) return 0;
+  const int head_dim = d_out / heads;
+  if (kv_dim < 1 || kv_dim % head_dim != 0) return 0;
+  const int g = kv_dim / head_dim;
+  return heads % g == 0 ? g : 0;
 }
 
-std::vector<int> head_choices(int d_out) {
+int default_heads(int current_heads, int d_out, int kv_dim) {
+  return kv_heads_for(current_heads, d_out, kv_dim) > 0 ? current_heads : 0;
+}
+
+std::vector<int> head_choices(int d_out, int kv_dim) {
   std::vector<int> v;
   for (int h = 1; h <= Limits::kMaxHeads && h <= d_out; ++h) {
-    if (d_out % h == 0) v.push_back(h);
+    if (kv_heads_for(h, d_out, kv_dim) > 0) v.push_back(h);
   }
   return v;
 }
@@ -341,8 +379,12 @@ Error apply_mapping(const Mapping& m, const std::vector<TensorInfo>& tensors,
                     const std::vector<std::vector<float>>& data, const State& base, int num_heads, State* out) {
   MappedShapes s;
   if (Error e = check_mapping(m, tensors, &s); !e.ok()) return e;
-  if (num_heads < 1 || num_heads > Limits::kMaxHeads || s.d_out % num_heads != 0) {
+  const int kv_heads = kv_heads_for(num_heads, s.d_out, s.kv_dim);
+  if (kv_heads == 0 && s.kv_dim == s.d_out) {
     return Error::make(Problem::heads_invalid, {std::to_string(num_heads), std::to_string(s.d_out)});
+  }
+  if (kv_heads == 0) {
+    return Error::make(Problem::heads_kv_invalid, {std::to_string(num_heads), std::to_string(s.d_out), std::to_string(s.kv_dim)});
   }
   State st = base;
   auto take = [&](Role role, Tensor* dst) -> Error {
@@ -385,6 +427,7 @@ Error apply_mapping(const Mapping& m, const std::vector<TensorInfo>& tensors,
   st.d_model = s.d_model;
   st.d_out = s.d_out;
   st.num_heads = num_heads;
+  st.num_kv_heads = kv_heads == num_heads ? 0 : kv_heads;  // a K/V head per head: plain MHA, written as 0
   st.qkv_bias = s.qkv_bias;
   st.out_proj = s.out_proj;
   st.out_bias = s.out_proj ? s.out_bias : st.out_bias;

@@ -21,6 +21,16 @@ Files:
       GPT-2 style Conv1D names (transformer.h.<i>.attn.c_attn / c_proj) for two layers.
   W_query.npy   a big-endian float64 array (x·W, 4 × 3)
   fortran.npy   a Fortran-ordered array (refused)
+  llama_gqa.safetensors, llama_gqa.json
+      a Llama-style attention with grouped-query K/V heads, two layers as
+      "model.layers.<i>.self_attn.{q,k,v,o}_proj.weight" (no biases): d_model 8,
+      4 query heads, 2 K/V heads (num_key_value_heads), head_dim 2, so q_proj is
+      8 × 8 and k_proj, v_proj are 4 × 8 in PyTorch's (out, in) layout;
+      llama_gqa.json: X (5 × 8), the tokens, and layer 0's forward without RoPE
+      (output, per-head attention weights), K and V repeated as Llama's repeat_kv.
+  npy/W_q.npy, npy/W_k.npy, npy/W_v.npy, npy/W_o.npy
+      mha.safetensors' layer 0 as four bare x·W arrays (in_proj_weight's thirds
+      and out_proj.weight, transposed), to be opened together.
 """
 import json
 import os
@@ -107,6 +117,49 @@ def main(out):
     # --- single .npy files
     np.save(os.path.join(out, "W_query.npy"), (np.arange(12).reshape(4, 3) / 8).astype(">f8"))
     np.save(os.path.join(out, "fortran.npy"), np.asfortranarray(np.arange(6, dtype="<f4").reshape(2, 3)))
+
+    # --- several .npy files: layer 0 of the nn.MultiheadAttention above, as x·W.
+    os.makedirs(os.path.join(out, "npy"), exist_ok=True)
+    w = layers[0].in_proj_weight.detach()
+    parts = {"W_q": w[0:8], "W_k": w[8:16], "W_v": w[16:24], "W_o": layers[0].out_proj.weight.detach()}
+    for name, t in parts.items():
+        np.save(os.path.join(out, "npy", name + ".npy"), np.ascontiguousarray(t.t().numpy()))
+
+    # --- Llama-style grouped-query attention (num_key_value_heads < num_attention_heads).
+    llama_gqa(out)
+
+
+def llama_gqa(out):
+    torch.manual_seed(13)
+    d_model, heads, kv_heads = 8, 4, 2
+    head_dim = d_model // heads
+    state, mods = {}, []
+    for i in range(2):
+        m = {"q_proj": torch.nn.Linear(d_model, heads * head_dim, bias=False),
+             "k_proj": torch.nn.Linear(d_model, kv_heads * head_dim, bias=False),
+             "v_proj": torch.nn.Linear(d_model, kv_heads * head_dim, bias=False),
+             "o_proj": torch.nn.Linear(heads * head_dim, d_model, bias=False)}
+        for k, lin in m.items():
+            state[f"model.layers.{i}.self_attn.{k}.weight"] = lin.weight.detach()
+        state[f"model.layers.{i}.input_layernorm.weight"] = torch.ones(d_model)
+        mods.append(m)
+    save_safetensors(os.path.join(out, "llama_gqa.safetensors"), state)
+
+    x = torch.randn(5, d_model)
+    m = mods[0]
+    with torch.no_grad():
+        q = m["q_proj"](x).view(5, heads, head_dim).transpose(0, 1)
+        k = m["k_proj"](x).view(5, kv_heads, head_dim).transpose(0, 1)
+        v = m["v_proj"](x).view(5, kv_heads, head_dim).transpose(0, 1)
+        k = k.repeat_interleave(heads // kv_heads, dim=0)  # repeat_kv
+        v = v.repeat_interleave(heads // kv_heads, dim=0)
+        w = torch.softmax(q @ k.transpose(1, 2) / head_dim ** 0.5, dim=-1)
+        ctx = (w @ v).transpose(0, 1).reshape(5, heads * head_dim)
+        y = m["o_proj"](ctx)
+    with open(os.path.join(out, "llama_gqa.json"), "w") as f:
+        json.dump({"tokens": ["Your", "journey", "starts", "with", "one"],
+                   "num_heads": heads, "num_kv_heads": kv_heads,
+                   "X": x.tolist(), "output": y.tolist(), "weights": w.tolist()}, f)
 
 
 if __name__ == "__main__":

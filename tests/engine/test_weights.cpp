@@ -445,8 +445,32 @@ TEST(WeightsMapping, ShapeChecksSayWhatDoesNotFit) {
                      {"q_proj.bias", {8}}, {"fused", {10, 4}}, {"vec", {8}}});
   Mapping m = propose_mapping(ts);
   Error e = check_mapping(m, ts, nullptr);
+  // k_proj (4, 4) is a K/V width of 4 (GQA: it divides d_out 8); v_proj must then be as wide.
+  // Values: role, tensor, the file's shape, the shape as x·W, the x·W shape it must be, the role it goes with.
   EXPECT_EQ(e.code, Problem::role_shape);
-  EXPECT_EQ(e.values, (std::vector<std::string>{"W_k", "k_proj.weight", "(4, 4)", "(4, 8)"}));
+  EXPECT_EQ(e.values, (std::vector<std::string>{"W_v", "v_proj.weight", "(8, 4)", "(4, 8)", "(4, 4)", "W_k"}));
+  // Not transposed, the sentence says so with its own code.
+  m[Role::W_v].transpose = false;
+  e = check_mapping(m, ts, nullptr);
+  EXPECT_EQ(e.code, Problem::role_shape_xw);
+  EXPECT_EQ(e.values, (std::vector<std::string>{"W_v", "v_proj.weight", "(8, 4)", "(8, 4)", "(4, 4)", "W_k"}));
+  m[Role::W_v].transpose = true;
+  // Rows that are not W_q's d_model: W_k against W_q.
+  auto rows = listing({{"q_proj.weight", {8, 4}}, {"k_proj.weight", {8, 6}}, {"v_proj.weight", {8, 6}}});
+  e = check_mapping(propose_mapping(rows), rows, nullptr);
+  EXPECT_EQ(e.code, Problem::role_shape);
+  EXPECT_EQ(e.values, (std::vector<std::string>{"W_k", "k_proj.weight", "(8, 6)", "(6, 8)", "(4, 8)", "W_q"}));
+  // A K/V width that does not divide d_out.
+  auto wide = listing({{"q_proj.weight", {8, 4}}, {"k_proj.weight", {3, 4}}, {"v_proj.weight", {3, 4}}});
+  e = check_mapping(propose_mapping(wide), wide, nullptr);
+  EXPECT_EQ(e.code, Problem::kv_width);
+  EXPECT_EQ(e.values, (std::vector<std::string>{"W_k", "k_proj.weight", "3", "8"}));
+  // A bias of the wrong length: counted in values, against its weight.
+  auto bias = listing({{"q_proj.weight", {8, 4}}, {"k_proj.weight", {4, 4}}, {"v_proj.weight", {4, 4}},
+                       {"q_proj.bias", {8}}, {"k_proj.bias", {8}}, {"v_proj.bias", {4}}});
+  e = check_mapping(propose_mapping(bias), bias, nullptr);
+  EXPECT_EQ(e.code, Problem::role_shape_bias);
+  EXPECT_EQ(e.values, (std::vector<std::string>{"b_k", "k_proj.bias", "8", "4", "W_k"}));
   m[Role::W_k] = m[Role::W_v];
   EXPECT_EQ(check_mapping(m, ts, nullptr).code, Problem::bias_partial);
   m[Role::b_q] = RoleChoice{};
@@ -460,6 +484,71 @@ TEST(WeightsMapping, ShapeChecksSayWhatDoesNotFit) {
   EXPECT_EQ(check_mapping(m, ts, nullptr).code, Problem::role_missing);
   ts[0].type = DType::unsupported;
   EXPECT_EQ(check_mapping(m, ts, nullptr).code, Problem::dtype_unsupported);
+}
+
+// Llama's GQA: k_proj and v_proj have num_key_value_heads · head_dim rows (PyTorch's
+// (out, in)), fewer than q_proj's. The K/V heads follow from the heads chosen:
+// G = kv_dim / head_dim, which must divide the heads.
+TEST(WeightsMapping, LlamaGqaKAndVNarrowerThanQ) {
+  const std::string p = "model.layers.0.self_attn.";
+  const auto ts = listing({{p + "q_proj.weight", {8, 8}}, {p + "k_proj.weight", {4, 8}}, {p + "v_proj.weight", {4, 8}},
+                           {p + "o_proj.weight", {8, 8}}});
+  const Mapping m = propose_mapping(ts);
+  EXPECT_EQ(m.family, "q_proj");
+  MappedShapes s;
+  const Error e = check_mapping(m, ts, &s);
+  ASSERT_TRUE(e.ok()) << problem_name(e.code);
+  EXPECT_EQ(s.d_model, 8);
+  EXPECT_EQ(s.d_out, 8);
+  std::vector<std::vector<float>> data = {iota(64), iota(32, 100), iota(32, 200), iota(64, 300)};
+  State st;
+  ASSERT_TRUE(apply_mapping(m, ts, data, State(), 4, &st).ok());
+  EXPECT_EQ(st.num_heads, 4);
+  EXPECT_EQ(st.num_kv_heads, 2);  // 4 rows / head_dim 2
+  ASSERT_EQ(st.weights.W_k.rows, 8);
+  ASSERT_EQ(st.weights.W_k.cols, 4);
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 4; ++j) EXPECT_EQ(st.weights.W_v.at(i, j), 200.0f + static_cast<float>(j * 8 + i));  // k_projᵀ
+  EXPECT_TRUE(validate_state(st).ok);
+  ASSERT_TRUE(apply_mapping(m, ts, data, State(), 2, &st).ok());
+  EXPECT_EQ(st.num_kv_heads, 1);  // head_dim 4: one K/V head (MQA)
+  ASSERT_TRUE(apply_mapping(m, ts, data, State(), 8, &st).ok());
+  EXPECT_EQ(st.num_kv_heads, 4);
+  EXPECT_FALSE(apply_mapping(m, ts, data, State(), 1, &st).ok());  // head_dim 8 is wider than K
+  // Plain MHA weights over a GQA state go back to a K/V head per head.
+  State gqa;
+  gqa.num_heads = 4;
+  gqa.num_kv_heads = 2;
+  const auto mha = listing({{"q_proj.weight", {8, 8}}, {"k_proj.weight", {8, 8}}, {"v_proj.weight", {8, 8}}});
+  std::vector<std::vector<float>> md(3, iota(64));
+  ASSERT_TRUE(apply_mapping(propose_mapping(mha), mha, md, gqa, 4, &st).ok());
+  EXPECT_EQ(st.num_kv_heads, 0);
+  EXPECT_TRUE(validate_state(st).ok);
+}
+
+TEST(WeightsMapping, HeadChoicesFollowTheKvWidth) {
+  EXPECT_EQ(kv_heads_for(4, 8, 4), 2);
+  EXPECT_EQ(kv_heads_for(2, 8, 4), 1);
+  EXPECT_EQ(kv_heads_for(1, 8, 4), 0);  // head_dim 8 does not divide 4
+  EXPECT_EQ(kv_heads_for(4, 8, 8), 4);  // MHA
+  EXPECT_EQ(kv_heads_for(3, 8, 8), 0);  // 3 does not divide d_out
+  EXPECT_EQ(head_choices(8, 4), (std::vector<int>{2, 4, 8}));
+  EXPECT_EQ(head_choices(12), (std::vector<int>{1, 2, 3, 4, 6, 12}));
+  EXPECT_EQ(default_heads(1, 8, 4), 0);
+  EXPECT_EQ(default_heads(4, 8, 4), 4);
+  EXPECT_EQ(default_heads(3, 12), 3);
+  MappedShapes s;
+  const auto ts = listing({{"k_proj.weight", {4, 8}}, {"q_proj.weight", {8, 8}}, {"v_proj.weight", {4, 8}},
+                           {"q_proj.bias", {8}}, {"k_proj.bias", {4}}, {"v_proj.bias", {4}}});
+  ASSERT_TRUE(check_mapping(propose_mapping(ts), ts, &s).ok());
+  EXPECT_EQ(s.kv_dim, 4);
+  EXPECT_TRUE(s.qkv_bias);
+  // K and V so narrow that no head count up to the limit fits: said, not a dialog with no choice.
+  const int n = Limits::kMaxHeads * 2;
+  const auto narrow = listing({{"q_proj.weight", {static_cast<uint64_t>(n), 4}}, {"k_proj.weight", {1, 4}}, {"v_proj.weight", {1, 4}}});
+  const Error e = check_mapping(propose_mapping(narrow), narrow, nullptr);
+  EXPECT_EQ(e.code, Problem::size_limit);
+  EXPECT_EQ(e.values, (std::vector<std::string>{"num_heads", std::to_string(n), std::to_string(Limits::kMaxHeads)}));
 }
 
 // --- Applying: transposition and the split of fused tensors, value by value

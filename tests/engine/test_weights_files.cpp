@@ -213,6 +213,53 @@ TEST(WeightsFiles, Gpt2Conv1DLayers) {
     for (int j = 0; j < 6; ++j) EXPECT_EQ(st.weights.W_k.at(i, j), l.data[ca][i * 18 + 6 + j]);
 }
 
+// A Llama-style checkpoint with grouped-query K/V heads (num_key_value_heads 2 of 4):
+// k_proj and v_proj are (4, 8) in the file. Imported with 4 heads, the state has 2
+// K/V heads and computes what the module computes (repeat_kv, no RoPE).
+TEST(WeightsFiles, LlamaGqaComputesTheModulesForward) {
+  NEED_FILES();
+  const std::string file = slurp("llama_gqa.safetensors");
+  ASSERT_FALSE(file.empty());
+  const json ref = json::parse(slurp("llama_gqa.json"));
+  const auto listed = scan(file, "llama_gqa.safetensors");
+  ASSERT_EQ(layer_prefixes(listed), (std::vector<std::string>{"model.layers.0.self_attn.", "model.layers.1.self_attn."}));
+  const Mapping m = propose_mapping(listed);
+  ASSERT_EQ(m.family, "q_proj");
+  Loaded l = load(file, "llama_gqa.safetensors", m);
+  ASSERT_TRUE(l.error.ok()) << problem_name(l.error.code);
+  State base;
+  base.tokens = ref["tokens"].get<std::vector<std::string>>();
+  base.d_model = 8;
+  base.embedding.init = EmbeddingInit::values;
+  base.embedding.values = Tensor(5, 8);
+  for (int i = 0; i < 5; ++i)
+    for (int j = 0; j < 8; ++j) base.embedding.values.at(i, j) = ref["X"][i][j].get<float>();
+  base.num_heads = 4;
+  State st;
+  const Error e = apply_mapping(m, l.tensors, l.data, base, 4, &st);
+  ASSERT_TRUE(e.ok()) << problem_name(e.code);
+  EXPECT_EQ(st.num_heads, 4);
+  EXPECT_EQ(st.num_kv_heads, ref["num_kv_heads"].get<int>());
+  EXPECT_FALSE(st.qkv_bias);
+  EXPECT_TRUE(st.out_proj);
+  Pipeline p;
+  ASSERT_TRUE(p.set_state(st).ok);
+  // The same tolerance as check_mha, for the same reasons.
+  auto close = [](float got, double want) { return std::fabs(got - want) <= 1e-5 * (1 + std::fabs(want)); };
+  const Tensor* out = p.matrix(Stage::output, 0);
+  ASSERT_NE(out, nullptr);
+  for (int i = 0; i < 5; ++i)
+    for (int j = 0; j < 8; ++j)
+      EXPECT_PRED2(close, out->at(i, j), ref["output"][i][j].get<double>()) << "output " << i << "," << j;
+  for (int h = 0; h < 4; ++h) {
+    const Tensor* w = p.matrix(Stage::weights, h);
+    ASSERT_NE(w, nullptr);
+    for (int i = 0; i < 5; ++i)
+      for (int j = 0; j < 5; ++j)
+        EXPECT_PRED2(close, w->at(i, j), ref["weights"][h][i][j].get<double>()) << "weights h" << h << " " << i << "," << j;
+  }
+}
+
 TEST(WeightsFiles, NpyFilesBigEndianFloat64AndFortranOrder) {
   NEED_FILES();
   const std::string file = slurp("W_query.npy");

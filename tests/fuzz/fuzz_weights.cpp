@@ -83,8 +83,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       MappedShapes shapes;
       if (!check_mapping(m, s.tensors(), &shapes).ok()) continue;
       attnviz::State st;
-      const int heads = default_heads(1, shapes.d_out);
-      if (apply_mapping(m, s.tensors(), values, attnviz::State(), heads, &st).ok()) {
+      // The first head count that fits (K and V may be narrower than Q: GQA's K/V heads).
+      const std::vector<int> choices = head_choices(shapes.d_out, shapes.kv_dim);
+      check(!choices.empty(), "a mapping that fits with no head count");
+      if (apply_mapping(m, s.tensors(), values, attnviz::State(), choices.front(), &st).ok()) {
         check(attnviz::validate_state(st).ok, "an applied state that does not validate");
       }
       break;

@@ -156,23 +156,23 @@ TEST_F(I18nMenus, EveryWeightsProblemInChinese) {
   using weights::Problem;
   set_language(Lang::zh_CN);
   for (int c = static_cast<int>(Problem::file_empty); c <= static_cast<int>(Problem::state_refused); ++c) {
-    const weights::Error e = weights::Error::make(static_cast<Problem>(c), {"A0", "B1", "C2", "D3", "E4"});
+    const weights::Error e = weights::Error::make(static_cast<Problem>(c), {"A0", "B1", "C2", "D3", "E4", "F5"});
     set_language(Lang::en);
     const std::string en = weights_sentence(e);
     set_language(Lang::zh_CN);
     const std::string zh = weights_sentence(e);
     EXPECT_NE(zh, en) << weights::problem_name(e.code);
     EXPECT_EQ(zh.find('{'), std::string::npos) << zh;
-    for (const char* v : {"A0", "B1", "C2", "D3", "E4"})  // each value the English shows, the Chinese shows
+    for (const char* v : {"A0", "B1", "C2", "D3", "E4", "F5"})  // each value the English shows, the Chinese shows
       EXPECT_EQ(en.find(v) == std::string::npos, zh.find(v) == std::string::npos) << v << ": " << en << " / " << zh;
   }
   EXPECT_TRUE(i18n_misses().empty()) << i18n_misses().size() << " keys missing, e.g. " << i18n_misses()[0];
   const std::string s =
       weights_sentence(weights::Error::make(Problem::role_split_uneven, {"W_q", "c_attn.weight", "(6, 17)"}));
-  EXPECT_EQ(s, "“c_attn.weight”（形状 (6, 17)）无法为 W_q 等分成三份。");
+  EXPECT_EQ(s, "“c_attn.weight”（文件中为 (6, 17)）无法沿输出轴为 W_q 等分成三份。");
   set_language(Lang::en);
   EXPECT_EQ(weights_sentence(weights::Error::make(Problem::role_split_uneven, {"W_q", "c_attn.weight", "(6, 17)"})),
-            "“c_attn.weight” (shape (6, 17)) cannot be cut into three equal parts for W_q.");
+            "“c_attn.weight” ((6, 17) in the file) cannot be cut into three equal parts along its output axis for W_q.");
 }
 
 TEST_F(I18nMenus, RefusalsAndNoticesInChinese) {

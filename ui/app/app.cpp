@@ -105,6 +105,7 @@ nlohmann::json App::import_state_too_large(std::string_view name, double size) {
   return ui::import_state_too_large(*model_, name, size);
 }
 nlohmann::json App::import_state_file(const std::string& path) { return import_state_path(*model_, path); }
+nlohmann::json App::import_files(const std::vector<std::string>& paths) { return import_paths(*model_, paths); }
 
 std::string App::state_json() const { return model_->engine.state().dump(); }
 

@@ -64,6 +64,8 @@ class App {
   nlohmann::json import_state(std::string_view name, std::string_view text);
   nlohmann::json import_state_too_large(std::string_view name, double size);
   nlohmann::json import_state_file(const std::string& path);
+  // Several paths dropped at once (export.h, import_paths): weights files as one import.
+  nlohmann::json import_files(const std::vector<std::string>& paths);
   ExportQueue& exports();  // what the app asks the platform to save or capture, drained after each frame
   // One sentence for screen readers (the page's aria-live region): the focused
   // cell and its value, or why the last edit was not applied. False: nothing to say.

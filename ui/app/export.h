@@ -122,6 +122,9 @@ nlohmann::json import_state_text(AppModel& m, std::string_view name, std::string
 nlohmann::json import_state_too_large(AppModel& m, std::string_view name, double size);
 // The same for a file on disk (desktop: Open state…, a file dropped on the window).
 nlohmann::json import_state_path(AppModel& m, const std::string& path);
+// Files dropped together: the weights files among them are one import (several .npy
+// files fill W_q, W_k, W_v together), the others are opened one by one. The last answer.
+nlohmann::json import_paths(AppModel& m, const std::vector<std::string>& paths);
 
 // The File menu, inside the main menu bar.
 void file_menu(AppModel& m);

@@ -589,8 +589,10 @@ static const CatalogueEntry kZhCN[] = {
 
     // [SECTION] Trained weights (weights_import.cpp, weights_text.cpp)
     {"Open weights…", "打开训练好的权重…"},
-    {"Trained W_q, W_k, W_v (and W_o, biases) from a .safetensors, .npz or .npy file.\nOr drop the file on the window.",
-     "从 .safetensors、.npz 或 .npy 文件读取训练好的 W_q、W_k、W_v（以及 W_o 和偏置）。\n也可以把文件拖放到窗口上。"},
+    {"Trained W_q, W_k, W_v (and W_o, biases) from a .safetensors or .npz file, or from\n.npy files chosen together. "
+     "Or drop the file (or the .npy files) on the window.",
+     "从 .safetensors 或 .npz 文件，或从一起选中的多个 .npy 文件，\n读取训练好的 W_q、W_k、W_v（以及 W_o 和偏置）。"
+     "也可以把文件（或这些 .npy 文件）拖放到窗口上。"},
     {"Open weights", "打开训练好的权重"},
     {"Open weights file", "打开权重文件"},
     {"Path of a .safetensors, .npz or .npy file (or drop the file on the window):",
@@ -598,7 +600,7 @@ static const CatalogueEntry kZhCN[] = {
     {"%s: %s, %d tensors", "%s：%s，%d 个张量"},
     {"Layer", "层"},
     {"tensor", "张量"},
-    {"shape", "形状"},
+    {"shape in the file", "文件中的形状"},
     {"used as", "用作"},
     {"%s (not read)", "%s（不读取）"},
     {"No known names: choose the tensors.", "没有认出的名称：请选择张量。"},
@@ -624,12 +626,32 @@ static const CatalogueEntry kZhCN[] = {
     {"choose", "请选择"},
     {"Number of heads", "头数"},
     {"The current %d heads do not divide d_out %d: choose how many heads.", "当前的 %d 个头不能整除 d_out %d：请选择头数。"},
+    {"The current %d heads do not fit K and V %d wide (d_out %d): choose how many heads.",
+     "当前的 %d 个头与宽为 %d 的 K、V 不相配（d_out %d）：请选择头数。"},
+    {"W_k and W_v have {0} outputs (k_proj's and v_proj's rows in the file): {0} / head_dim {1} = 1 K/V head for all "
+     "{2} heads, multi-query attention (MQA).",
+     "W_k 和 W_v 有 {0} 个输出（即文件中 k_proj 和 v_proj 的行数）：{0} / head_dim {1} = 1 个键/值头，"
+     "由全部 {2} 个头共用，即多查询注意力（MQA）。"},
+    {"W_k and W_v have {0} outputs (k_proj's and v_proj's rows in the file): {0} / head_dim {1} = {3} K/V heads, each "
+     "shared by {4} query heads, grouped-query attention (GQA).",
+     "W_k 和 W_v 有 {0} 个输出（即文件中 k_proj 和 v_proj 的行数）：{0} / head_dim {1} = {3} 个键/值头，"
+     "每个由 {4} 个查询头共用，即分组查询注意力（GQA）。"},
+    {"W_k and W_v have {0} outputs, fewer than W_q's {1}: grouped-query attention, num_kv_heads = {0} / head_dim. "
+     "Choose the heads or the K/V heads.",
+     "W_k 和 W_v 有 {0} 个输出，少于 W_q 的 {1} 个：这是分组查询注意力，num_kv_heads = {0} / head_dim。"
+     "请选择头数或键/值头数。"},
+    {"To fill W_q, W_k and W_v, open them together as .npy files (and W_o if there is one: select them all in the "
+     "file picker, or drop them at once), or open one .npz or .safetensors file that holds them all.",
+     "要填满 W_q、W_k 和 W_v，请把它们作为 .npy 文件一起打开（有 W_o 的话也一起：在文件选择器中全部选中，"
+     "或一次全部拖放进来），或者打开一个包含全部张量的 .npz 或 .safetensors 文件。"},
     {"Apply weights", "应用权重"},
     {"Reading %d of %d tensors…", "正在读取第 %d 个张量，共 %d 个…"},
     {"{0} was not opened: {1} The state is unchanged.", "未打开{0}：{1}状态保持不变。"},
     {"{0} (layer {1})", "{0}（层 {1}）"},
     {"{0} head", "{0} 个头"},
     {"{0} heads", "{0} 个头"},
+    {"{0} heads, 1 K/V head", "{0} 个头，1 个键/值头"},
+    {"{0} heads, {1} K/V heads", "{0} 个头，{1} 个键/值头"},
     {"Weights from {0}: d_model {1}, d_out {2}, {3}. Ctrl+Z goes back.",
      "已载入来自{0}的权重：d_model {1}，d_out {2}，{3}。按 Ctrl+Z 可撤销。"},
     {"{0} could not be read: it is not a file.", "无法读取{0}：它不是文件。"},
@@ -648,8 +670,8 @@ static const CatalogueEntry kZhCN[] = {
     {"Tensor “{0}” ends at byte {1} of the data, past the end of the file ({2} bytes of data).",
      "张量“{0}”结束于数据的第 {1} 字节，超出了文件末尾（数据共 {2} 字节）。"},
     {"Tensors “{0}” and “{1}” claim the same bytes of the file.", "张量“{0}”和“{1}”占用了文件中相同的字节。"},
-    {"Tensor “{0}” has shape {1} and dtype {2}, which takes {3} bytes, but the file gives it {4}.",
-     "张量“{0}”的形状为 {1}、dtype 为 {2}，需要 {3} 字节，但文件只给了它 {4} 字节。"},
+    {"Tensor “{0}” has shape {1} in the file and dtype {2}, which takes {3} bytes, but the file gives it {4}.",
+     "张量“{0}”在文件中的形状为 {1}、dtype 为 {2}，需要 {3} 字节，但文件只给了它 {4} 字节。"},
     {"The file lists {0} tensors; attnviz reads at most {1}.", "文件列出了 {0} 个张量；attnviz 最多读取 {1} 个。"},
     {"The file holds no tensors.", "文件中没有张量。"},
     {"This is not a zip archive (.npz): no zip directory at its end. It may be cut short.",
@@ -669,13 +691,29 @@ static const CatalogueEntry kZhCN[] = {
     {"Tensor “{0}” holds a value that is not a finite float32 (element {1}: NaN, infinity or beyond float32's range).",
      "张量“{0}”含有不是有限 float32 的值（第 {1} 个元素：NaN、无穷大或超出 float32 的范围）。"},
     {"Choose a tensor for {0}.", "请为 {0} 选择一个张量。"},
-    {"{0} must be a matrix, but “{1}” has shape {2}.", "{0} 必须是矩阵，但“{1}”的形状为 {2}。"},
-    {"{0} must be a vector, but “{1}” has shape {2}.", "{0} 必须是向量，但“{1}”的形状为 {2}。"},
-    {"“{1}” (shape {2}) cannot be cut into three equal parts for {0}.", "“{1}”（形状 {2}）无法为 {0} 等分成三份。"},
-    {"{0} from “{1}” is {2}, but it must be {3} to go with W_q.", "来自“{1}”的 {0} 是 {2}，但要与 W_q 配合，它必须是 {3}。"},
+    {"{0} must be a matrix, but “{1}” has shape {2} in the file.", "{0} 必须是矩阵，但“{1}”在文件中的形状为 {2}。"},
+    {"{0} must be a vector, but “{1}” has shape {2} in the file.", "{0} 必须是向量，但“{1}”在文件中的形状为 {2}。"},
+    {"“{1}” ({2} in the file) cannot be cut into three equal parts along its output axis for {0}.",
+     "“{1}”（文件中为 {2}）无法沿输出轴为 {0} 等分成三份。"},
+    {"{0} from “{1}” is {2} in the file (PyTorch's (out, in)), {3} once transposed to x·W (in, out); "
+     "to go with {5} it must be {4} as x·W.",
+     "来自“{1}”的 {0} 在文件中是 {2}（PyTorch 的 (out, in)），转置成 x·W (in, out) 后是 {3}；"
+     "要与 {5} 配合，它作为 x·W 必须是 {4}。"},
+    {"{0} from “{1}” is {2} in the file, {3} as x·W (in, out) without transposing; to go with {5} it must be {4} as x·W.",
+     "来自“{1}”的 {0} 在文件中是 {2}，不转置直接作为 x·W (in, out) 是 {3}；要与 {5} 配合，它作为 x·W 必须是 {4}。"},
+    {"{0} from “{1}” has {2} values, but to go with {4} it must have {3}.",
+     "来自“{1}”的 {0} 有 {2} 个值，但要与 {4} 配合，它必须有 {3} 个。"},
+    {"{0} from “{1}” has {2} outputs, but K and V must be as wide as W_q's d_out {3} or a divisor of it "
+     "(num_kv_heads × head_dim, grouped-query attention).",
+     "来自“{1}”的 {0} 有 {2} 个输出，但 K 和 V 的宽度必须等于 W_q 的 d_out {3} 或是它的约数"
+     "（num_kv_heads × head_dim，分组查询注意力）。"},
     {"The Q, K and V biases go together: {0} chosen, {1} missing.", "Q、K、V 的偏置必须一起提供：已选 {0}，缺少 {1}。"},
     {"{0} would be {1}" "; attnviz handles at most {2}.", "{0} 将是 {1}；attnviz 最多处理 {2}。"},
     {"{0} heads do not divide d_out {1}: choose another number of heads.", "{0} 个头不能整除 d_out {1}：请选择其他头数。"},
+    {"{0} heads do not fit K and V {2} wide: head_dim (d_out {1} / {0}) must divide {2}, and the K/V heads that gives "
+     "must divide {0}. Choose another number of heads.",
+     "{0} 个头与宽为 {2} 的 K、V 不相配：head_dim（d_out {1} / {0}）必须能整除 {2}，由此得到的键/值头数也必须能整除 {0}。"
+     "请选择其他头数。"},
     {"These weights do not make a valid state: {0}", "这些权重无法构成有效的状态：{0}"},
 
     // [SECTION] Engine refusals (attnviz/messages.h: templates with {0} {1} ...)

@@ -95,6 +95,18 @@ json import_state_path(AppModel& m, const std::string& path) {
   return import_state_text(m, name, text);
 }
 
+json import_paths(AppModel& m, const std::vector<std::string>& paths) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> weights;
+  json last = {{"ok", true}, {"error", ""}};
+  for (const std::string& path : paths) {
+    if (is_weights_file(fs::path(path).filename().string())) weights.push_back(path);
+    else last = import_state_path(m, path);
+  }
+  if (!weights.empty()) last = weights_open_paths(m, weights);  // together: W_q.npy, W_k.npy, W_v.npy
+  return last;
+}
+
 // --- [SECTION] The File menu
 
 std::string torch_script_in_language(const AppModel& m) {

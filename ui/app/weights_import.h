@@ -16,6 +16,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -38,8 +39,16 @@ bool is_weights_file(std::string_view name);
 
 // Starts reading a file of `size` bytes (the browser; the previous import is dropped).
 void weights_begin(std::string name, uint64_t size);
-// What to read next (scan, then the chosen tensors); false when nothing is wanted.
-bool weights_next(weights::ByteRange* want);
+// Several files as one import (several .npy chosen or dropped together): listed one
+// after the other, their tensors in one list (an .npy's named by its file's stem).
+struct WeightsFile {
+  std::string name;
+  uint64_t size = 0;
+};
+void weights_begin_files(const std::vector<WeightsFile>& files);
+// What to read next (scan, then the chosen tensors) and from which file (an index
+// into the files begun); false when nothing is wanted.
+bool weights_next(weights::ByteRange* want, int* file = nullptr);
 // The bytes of that range (for an inflated range: the inflated bytes asked for).
 void weights_feed(std::string_view bytes);
 // The range could not be read (or inflated).
@@ -48,14 +57,17 @@ void weights_fail();
 // Desktop: opens a file on disk (File → Open weights…, a dropped file) and reads
 // what is needed at once. Returns {"ok", "error"} like import_state_path.
 nlohmann::json weights_open_path(AppModel& m, const std::string& path);
+// Several at once (files dropped together): one import, as weights_begin_files.
+nlohmann::json weights_open_paths(AppModel& m, const std::vector<std::string>& paths);
 
 // The File menu's item, and the dialogs (each frame, from export_overlay).
 void weights_menu_item(AppModel& m);
 void weights_overlay(AppModel& m);
 
 // For tests (window.attnviz.weightsDialog(), docs/test-api.md): the dialog's content
-// {open, phase, file, format, tensors: [{name, shape, dtype, type}], layers, layer,
-//  roles: {W_q: {tensor, part, transpose}, ...}, heads, ok, error, d_model, d_out}.
+// {open, phase, file, files, format, tensors: [{name, shape, dtype, type}], layers, layer,
+//  roles: {W_q: {tensor, part, transpose}, ...}, heads, ok, error, hint, d_model, d_out,
+//  kv_dim, kv_heads}.
 nlohmann::json weights_dialog_info();
 
 }  // namespace attnviz::ui

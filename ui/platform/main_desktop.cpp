@@ -185,7 +185,7 @@ int main(int argc, char** argv) {
     }
     runner.frame();
     attnviz::platform::exports_drain(runner, save_export);
-    for (const std::string& path : dropped) app.import_state_file(path);
+    if (!dropped.empty()) app.import_files(dropped);  // dropped together: several .npy files are one import
     dropped.clear();
   }
   if (!lang_file.empty()) std::ofstream(lang_file) << app.language() << "\n";  // remembered for next time

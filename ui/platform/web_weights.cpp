@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "app/weights_import.h"
 
@@ -37,15 +38,32 @@ EMSCRIPTEN_KEEPALIVE void attnviz_weights_begin(const char* name, double size) {
   attnviz::ui::weights_begin(name ? name : "", size > 0 ? static_cast<uint64_t>(size) : 0);
 }
 
-// What to read next: {"want": false} or {"want": true, "offset", "length", "inflate", "skip", "out_length"}.
+// Several files picked or dropped together, as one import: [{"name", "size"}, ...] (JSON).
+EMSCRIPTEN_KEEPALIVE void attnviz_weights_begin_files(const char* list) {
+  std::vector<attnviz::ui::WeightsFile> files;
+  const nlohmann::json j = nlohmann::json::parse(list ? list : "", nullptr, false);
+  if (j.is_array()) {
+    for (const auto& f : j) {
+      if (!f.is_object()) continue;
+      const double size = f.value("size", 0.0);
+      files.push_back({f.value("name", std::string("the file")), size > 0 ? static_cast<uint64_t>(size) : 0});
+    }
+  }
+  attnviz::ui::weights_begin_files(files);
+}
+
+// What to read next: {"want": false} or {"want": true, "file", "offset", "length", "inflate", "skip",
+// "out_length"}; "file" is the index of the file in the list begun.
 EMSCRIPTEN_KEEPALIVE const char* attnviz_weights_next() {
   static std::string s;
   attnviz::weights::ByteRange r;
-  if (!attnviz::ui::weights_next(&r)) {
+  int file = 0;
+  if (!attnviz::ui::weights_next(&r, &file)) {
     s = "{\"want\":false}";
   } else {
-    s = dump({{"want", true}, {"offset", static_cast<double>(r.offset)}, {"length", static_cast<double>(r.length)},
-              {"inflate", r.inflate}, {"skip", static_cast<double>(r.skip)}, {"out_length", static_cast<double>(r.out_length)}});
+    s = dump({{"want", true}, {"file", file}, {"offset", static_cast<double>(r.offset)},
+              {"length", static_cast<double>(r.length)}, {"inflate", r.inflate}, {"skip", static_cast<double>(r.skip)},
+              {"out_length", static_cast<double>(r.out_length)}});
   }
   return s.c_str();
 }

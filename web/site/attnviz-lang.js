@@ -51,7 +51,7 @@
     "import.loading": "attnviz is still loading.",
     "import.pickerLabel": "Open an attnviz state file (.json)",
     "import.onlyFiles": "Only files can be dropped here: drop a .json state file.",
-    "weights.pickerLabel": "Open trained weights (.safetensors, .npz, .npy)"
+    "weights.pickerLabel": "Open trained weights (.safetensors, .npz, or several .npy files together)"
   },
   "zh-CN": {
     "title": "attnviz — 看注意力如何计算",
@@ -92,7 +92,7 @@
     "import.loading": "attnviz 仍在加载。",
     "import.pickerLabel": "打开 attnviz 状态文件（.json）",
     "import.onlyFiles": "这里只能拖入文件：请拖入 .json 状态文件。",
-    "weights.pickerLabel": "打开训练好的权重（.safetensors、.npz、.npy）"
+    "weights.pickerLabel": "打开训练好的权重（.safetensors、.npz，或一起选中的多个 .npy 文件）"
   }
 };
 

@@ -1,9 +1,12 @@
 // attnviz-weights.js: the page side of File > Open weights… (docs/ui.md, "Trained
 // weights in"). Loaded after attnviz-glue.js.
 //   file picker  the module calls Module.attnvizOpenWeightsPicker(): the hidden
-//                <input type=file id=attnviz-weights-file> (.safetensors, .npz, .npy)
-//   drop         a .safetensors / .npz / .npy file dropped anywhere on the page
-//                (caught before attnviz-export.js's drop handler, which takes .json)
+//                <input type=file id=attnviz-weights-file multiple> (.safetensors,
+//                .npz, .npy); several files chosen together (W_q.npy, W_k.npy,
+//                W_v.npy) are one import, each .npy's tensor named by its file's stem
+//   drop         .safetensors / .npz / .npy files dropped anywhere on the page, one
+//                or several at once (caught before attnviz-export.js's drop handler,
+//                which takes .json)
 //   reading      the module says which bytes it needs (attnviz_weights_next): the
 //                header, the zip directory, then only the tensors chosen in the
 //                dialog. Each range is read with File.slice, so a checkpoint of
@@ -14,7 +17,7 @@
 (function () {
   if (!window.Module) return;  // the page could not start
   const M = () => window.Module;
-  let file = null;  // the File being read
+  let files = [];  // the Files being read: one import (the module says which file each range is in)
   let busy = false;
 
   function withCString(str, fn) {
@@ -48,6 +51,8 @@
   }
 
   async function readRange(req) {
+    const file = files[req.file || 0];
+    if (!file) return null;
     const blob = file.slice(req.offset, req.offset + req.length);
     if (req.inflate) return inflateRange(blob, req.skip, req.out_length);
     return new Uint8Array(await blob.arrayBuffer());
@@ -56,7 +61,7 @@
   // Reads whatever the module asks for until it asks for nothing.
   async function pump() {
     const Module = M();
-    if (busy || !file || !Module._attnviz_weights_next) return;
+    if (busy || !files.length || !Module._attnviz_weights_next) return;
     busy = true;
     try {
       for (;;) {
@@ -79,11 +84,13 @@
     }
   }
 
-  function open(f) {
+  // One file or several (an array of File): one import.
+  function open(list) {
     const Module = M();
-    if (!Module._attnviz_weights_begin) return;
-    file = f;
-    withCString(String(f.name || 'the file'), (p) => Module._attnviz_weights_begin(p, f.size));
+    if (!Module._attnviz_weights_begin_files || !list.length) return;
+    files = list;
+    const meta = list.map((f) => ({ name: String(f.name || 'the file'), size: f.size }));
+    withCString(JSON.stringify(meta), (p) => Module._attnviz_weights_begin_files(p));
     pump();
   }
 
@@ -93,6 +100,7 @@
   input.type = 'file';
   input.id = 'attnviz-weights-file';
   input.accept = '.safetensors,.npz,.npy';
+  input.multiple = true;  // W_q.npy, W_k.npy, W_v.npy (and W_o.npy) together
   input.setAttribute('aria-label', window.attnvizLang.t('weights.pickerLabel'));
   input.className = 'sr-only';
   input.tabIndex = -1;
@@ -103,20 +111,21 @@
     return true;
   };
   input.addEventListener('change', () => {
-    const f = input.files && input.files[0];
-    if (f) open(f);
+    const list = Array.from(input.files || []);
+    if (list.length) open(list);
     input.value = '';
     document.getElementById('canvas')?.focus();
   });
 
   const isWeights = (name) => /\.(safetensors|npz|npy)$/i.test(String(name || ''));
   // Capture phase on window: runs before attnviz-export.js's (bubbling) drop handler.
+  // The weights files of a drop are one import; a drop of only other files (.json) goes on.
   window.addEventListener('drop', (e) => {
-    const f = e.dataTransfer && e.dataTransfer.files && e.dataTransfer.files[0];
-    if (!f || !isWeights(f.name)) return;
+    const list = Array.from((e.dataTransfer && e.dataTransfer.files) || []).filter((f) => isWeights(f.name));
+    if (!list.length) return;
     e.preventDefault();
     e.stopImmediatePropagation();
-    open(f);
+    open(list);
   }, true);
 
   window.attnviz.weightsDialog = () => {

@@ -59,11 +59,18 @@ enum class Problem {
   role_not_matrix,       // {0} role, {1} tensor name, {2} shape
   role_not_vector,       // {0} role, {1} tensor name, {2} shape
   role_split_uneven,     // {0} role, {1} tensor name, {2} shape
-  role_shape,            // {0} role, {1} tensor name, {2} shape after split/transpose, {3} shape expected
+  // A weight whose shape does not fit. {0} role, {1} tensor name, {2} its shape in the file,
+  // {3} the shape it gives as x·W (in, out), after the transpose and the split, {4} the x·W
+  // shape it must have, {5} the role it must go with (W_q; W_k for W_v).
+  role_shape,            // the choice transposes it (nn.Linear's (out, in))
+  role_shape_xw,         // the choice takes it as stored (already x·W)
+  role_shape_bias,       // {0} role, {1} tensor name, {2} values it gives, {3} values it must give, {4} the weight it goes with
+  kv_width,              // {0} role (W_k), {1} tensor name, {2} its outputs (x·W columns), {3} d_out
   bias_partial,          // {0} roles given, {1} roles missing
   size_limit,            // {0} d_model or d_out, {1} value, {2} limit
   heads_invalid,         // {0} heads, {1} d_out
-  state_refused,         // {0} the engine's sentence
+  heads_kv_invalid,      // {0} heads, {1} d_out, {2} the width of K and V (W_k's outputs)
+  state_refused,         // {0} the engine's sentence (the last code)
 };
 
 struct Error {

@@ -50,23 +50,37 @@ Mapping propose_mapping(const std::vector<TensorInfo>& tensors, const std::strin
 // What a mapping gives, from the shapes alone (before any data is read).
 struct MappedShapes {
   int d_model = 0, d_out = 0;
+  // The width of K and V (W_k's and W_v's x·W columns): d_out, or fewer with grouped-
+  // query K/V heads (Llama's k_proj / v_proj of num_key_value_heads · head_dim rows):
+  // then num_kv_heads = kv_dim / head_dim, once the heads are chosen.
+  int kv_dim = 0;
   bool out_proj = false, qkv_bias = false, out_bias = false;
 };
+// W_q gives d_model and d_out; W_k must have d_model rows and a width that divides
+// d_out; W_v, b_k and b_v follow W_k; W_o, b_q and b_o follow W_q.
 Error check_mapping(const Mapping& m, const std::vector<TensorInfo>& tensors, MappedShapes* out);
 
 // The tensors a mapping reads, each once, in increasing index.
 std::vector<int> mapping_tensors(const Mapping& m);
 
-// Heads to propose for d_out: the current ones when they divide it, else 0
+// The K/V heads that `heads` query heads give with K and V kv_dim wide: kv_dim / head_dim
+// (head_dim = d_out / heads), when head_dim divides kv_dim and the result divides the
+// heads; 0 when the heads do not fit. kv_dim 0 means d_out (plain multi-head attention).
+int kv_heads_for(int heads, int d_out, int kv_dim = 0);
+
+// Heads to propose: the current ones when they fit (kv_heads_for is not 0), else 0
 // (the learner picks from head_choices).
-int default_heads(int current_heads, int d_out);
-std::vector<int> head_choices(int d_out);  // divisors of d_out, at most Limits::kMaxHeads
+int default_heads(int current_heads, int d_out, int kv_dim = 0);
+// The head counts that fit, at most Limits::kMaxHeads: divisors of d_out, and with
+// K and V narrower than d_out, multiples of d_out / kv_dim.
+std::vector<int> head_choices(int d_out, int kv_dim = 0);
 
 // Applies a checked mapping: data[i] holds tensor i's float32 values (to_float32)
 // for every i in mapping_tensors(m). The result is `base` with d_model, d_out,
-// num_heads, qkv_bias / out_proj / out_bias and explicit weights; tokens, mask,
-// dropout and the rest stay; explicit embedding values that no longer fit
-// d_model go back to seeded (torch_randn, the same seed). Validated.
+// num_heads, num_kv_heads (kv_heads_for; 0 when it is num_heads), qkv_bias /
+// out_proj / out_bias and explicit weights; tokens, mask, dropout and the rest
+// stay; explicit embedding values that no longer fit d_model go back to seeded
+// (torch_randn, the same seed). Validated.
 Error apply_mapping(const Mapping& m, const std::vector<TensorInfo>& tensors,
                     const std::vector<std::vector<float>>& data, const State& base, int num_heads, State* out);
 
