@@ -231,7 +231,7 @@ TEST(Sweep, RowStatisticsShowsItsLastRowAboveTheScrollBar) {
       Box row, inside;
       ASSERT_TRUE(rect(app, "row stats last row", &row)) << lang;
       ASSERT_TRUE(rect(app, "row stats inside", &inside)) << lang;
-      EXPECT_GE(row.y1 - row.y0, ImGui::GetTextLineHeight() * 0.9f) << "the last row shows whole, " << lang;
+      EXPECT_GE(row.y1 - row.y0, ImGui::GetTextLineHeight() * 0.9f) << "the last row shows whole, " << lang << " row " << row.y0 << "-" << row.y1 << " inside " << inside.y0 << "-" << inside.y1;
       EXPECT_LE(row.y1, inside.y1 + 0.5f) << "above the scroll bar, " << lang << " at " << size.x;
     }
   }

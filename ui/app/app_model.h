@@ -64,6 +64,8 @@ struct AppModel {
   bool show_torch = false;             // Stages: the PyTorch line of each step under its operation
   bool help_open = false;              // the keyboard shortcuts window (help.cpp)
   int decode_t = -1;                   // Decode: the step shown (query position); -1 = the last token
+  int decode_len = 0;                  // the tokens when decode_t was last set: on the last token, the
+                                       // step follows tokens added after it
 
   // --- linked inspection: the hovered cell this frame, or the pinned one
   CellRef hover;       // written while drawing, read next frame

@@ -110,7 +110,10 @@ HeatmapLayout heatmap_layout(const HeatmapLayoutIn& in) {
     if (in.show_values && (ch >= in.value_h || tall)) want_w = std::max(want_w, need_w + in.value_gap);
     if (in.show_labels && ch >= in.line_h * 0.9f) want_w = std::max(want_w, std::min(in.col_label_w + 4.0f, 2.5f * ch));
     cw = std::min(cw, want_w);
-    if (in.min_cell_w > 0) cw = std::max(cw, in.scroll_x ? in.min_cell_w : std::min(in.min_cell_w, fit_w));
+    // scroll_x: cells shrink towards the width (down to no gap) and past it only
+    // where the values would not print; then they keep that width and scroll.
+    const float floor_w = in.scroll_x ? std::min(in.min_cell_w, value_width(in, dmax)) : 0.0f;
+    if (in.min_cell_w > 0) cw = std::max({cw, std::min(in.min_cell_w, fit_w), floor_w});
     // Taller than wide only for a line of text, where the column holds a value.
     const bool value_fits_w = in.show_values && cw >= value_width(in, min_decimals(in.stats));
     if (ch > cw) ch = value_fits_w ? std::max(cw, std::min(ch, need_h)) : cw;

@@ -173,7 +173,8 @@ void update(AppModel& m, DecodeCache& c, int head, int t) {
 // ◀ [step slider] ▶, and ←/→ while the Views window has the focus (Shift+arrows stay the
 // cell cursor's, help.cpp). Returns the step.
 int step_controls(AppModel& m, int S) {
-  int t = m.decode_t < 0 || m.decode_t >= S ? S - 1 : m.decode_t;
+  const bool was_last = m.decode_len > 0 && m.decode_t == m.decode_len - 1;  // a token added: follow it
+  int t = m.decode_t < 0 || m.decode_t >= S || was_last ? S - 1 : m.decode_t;
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted(tr("Step t"));
   ImGui::SameLine();
@@ -199,6 +200,7 @@ int step_controls(AppModel& m, int S) {
     if (ImGui::IsKeyPressed(ImGuiKey_RightArrow)) t = std::min(S - 1, t + 1);
   }
   m.decode_t = t;
+  m.decode_len = S;
   return t;
 }
 

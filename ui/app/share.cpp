@@ -144,7 +144,10 @@ void apply_view(AppModel& m, const View& v) {
   if (v.has_stage) m.compare_stage = v.compare_stage;
   if (v.has_cmap) m.weights_cmap = v.cmap;
   if (v.has_decimals) m.decimals = v.decimals;
-  if (v.has_decode_t) m.decode_t = v.decode_t;  // past the last token: the Decode tab shows the last step
+  if (v.has_decode_t) {  // past the last token: the Decode tab shows the last step
+    m.decode_t = v.decode_t;
+    m.decode_len = 0;    // the step as the link says, not following from an earlier state
+  }
   if (v.has_torch) m.show_torch = v.torch;
   if (v.has_split) m.split = v.split;
   if (v.has_lang) change_language(m, v.lang);
