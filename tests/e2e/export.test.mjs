@@ -88,6 +88,28 @@ test('a heatmap exports as PNG at 2×: title, labels, cells and colour bar, rend
   await app.close();
 });
 
+// A map at the window's left edge (the flow's first card): its picture still has a
+// margin before the title's first letter (it started at x = 0), filled with the
+// window's background where the window ends.
+test('a PNG of a map at the left edge of the window keeps a margin before its title', async (t) => {
+  const app = await openApp(t, { viewport: { width: 1280, height: 720 } });
+  const panel = await app.rect('Q h0 panel');
+  const views = await app.rect('Views window');
+  t.diagnostic(`Q h0 panel at x ${panel.x}, Views at x ${views.x}`);
+  const { bytes } = await panelExport(app, 'Q h0', 'Export PNG (2×)');
+  const png = await decodePng(app.page, bytes);
+  assert.ok(Math.abs(png.width - 2 * panel.w) <= 2, `width ${png.width} vs 2×${panel.w}`);
+  let bright = 0;
+  for (let y = 0; y < png.height; y++)
+    for (let x = 0; x < 6; x++) if (Math.max(...png.at(x, y)) > 110) bright++;
+  assert.equal(bright, 0, 'no glyph within 3 px of the picture\'s left edge');
+  let title = 0;  // the title is there, right of the margin
+  for (let y = 0; y < 30; y++)
+    for (let x = 6; x < 80; x++) if (Math.max(...png.at(x, y)) > 110) title++;
+  assert.ok(title > 20, `the title's glyphs (${title})`);
+  await app.close();
+});
+
 test('File > Export window as PNG (2×) downloads the whole window at twice its size', async (t) => {
   const app = await openApp(t);
   await app.click('File');

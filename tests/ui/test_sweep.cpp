@@ -238,3 +238,35 @@ TEST(Sweep, RowStatisticsShowsItsLastRowAboveTheScrollBar) {
 }
 
 }  // namespace
+
+namespace {
+
+// "back to seeded" beside its sentence shows whole in a narrow Parameters column
+// (issue 31: cut to "back to" at 1280×720), in both languages.
+TEST(Sweep, BackToSeededShowsWhole) {
+  Headless h(ImVec2(1280, 720));
+  attnviz::ui::FontSources fonts;
+  if (!attnviz::ui::testing::use_real_fonts(fonts)) GTEST_SKIP() << "fonts-dejavu-core or fonts-droid-fallback missing";
+  NullTextures tex;
+  App app(&tex);
+  for (int i = 0; i < 3; ++i) h.frame(app);
+  json s = shape(words(3), 2, 2, 1);
+  s["embedding"] = {{"values", {{1, 0}, {0, 1}, {0.5, 0.5}}}};
+  ASSERT_TRUE(app.set_state_text(s.dump()).value("ok", false));
+  h.frame(app);
+  h.click(app, "Embedding");
+  for (const char* lang : {"en", "zh-CN"}) {
+    ASSERT_TRUE(app.set_language(lang).value("ok", false));
+    for (int i = 0; i < 3; ++i) h.frame(app);
+    Box b, params;
+    ASSERT_TRUE(rect(app, "back to seeded", &b)) << lang;
+    ASSERT_TRUE(rect(app, "Parameters window inside", &params));
+    const float want = ImGui::CalcTextSize(attnviz::ui::L("back to seeded"), nullptr, true).x +
+                       ImGui::GetStyle().FramePadding.x * 2.0f;
+    EXPECT_GE(b.x1 - b.x0, want - 0.5f) << "the button shows whole, " << lang;
+    EXPECT_LE(b.x1, params.x1 + 0.5f) << lang;
+  }
+  ASSERT_TRUE(app.set_language("en").value("ok", false));
+}
+
+}  // namespace

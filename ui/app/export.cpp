@@ -200,19 +200,21 @@ void export_context_menu(ExportQueue& q, const char* label, const char* shown, c
 void export_panel_drawn(ExportQueue* qp, const char* label, ImVec2 min, ImVec2 max) {
   ImGuiWindow* w = ImGui::GetCurrentWindow();
   const ImRect clip = w->InnerClipRect;  // the window's visible inside (tables narrow ClipRect)
-  // A margin, so the picture does not cut the title's first letter; only as far as
-  // the window shows, so a fully visible panel's picture is exactly this rectangle.
+  // The picture has a margin on every side, so the title's first letter is never at its
+  // edge; where the window ends sooner (a map at its left edge), the capture fills the
+  // margin with the window's background (png_capture.cpp).
   const float pad = 4.0f;
-  min = ImVec2(std::max(min.x - pad, std::min(min.x, clip.Min.x)), std::max(min.y - pad, std::min(min.y, clip.Min.y)));
-  max = ImVec2(std::min(max.x + pad, std::max(max.x, clip.Max.x)), std::min(max.y + pad, std::max(max.y, clip.Max.y)));
+  const ImVec2 pmin(min.x - pad, min.y - pad), pmax(max.x + pad, max.y + pad);
   char key[96];
   std::snprintf(key, sizeof key, "%s panel", label);
-  item_registry().add(key, min, max);
+  item_registry().add(key, pmin, pmax);
   if (!qp || !qp->capturing || qp->capture_label != label) return;
   ExportQueue& q = *qp;
   q.capture_seen = true;
-  q.capture_min = min;
-  q.capture_max = max;
+  q.capture_min = pmin;
+  q.capture_max = pmax;
+  q.capture_panel_min = min;
+  q.capture_panel_max = max;
   q.capture_clip_min = clip.Min;
   q.capture_clip_max = clip.Max;
   // Scrolled partly out of view: scroll it in; the capture draws another frame.

@@ -83,7 +83,8 @@ struct ExportQueue {
   bool capturing = false;
   std::string capture_label;
   bool capture_seen = false;
-  ImVec2 capture_min, capture_max;          // the whole panel
+  ImVec2 capture_min, capture_max;          // the picture: the whole panel and a 4 px margin
+  ImVec2 capture_panel_min, capture_panel_max;  // the panel alone (it must be in view)
   ImVec2 capture_clip_min, capture_clip_max;  // its window's visible area
   // The last export/import sentence; export_overlay() passes it on to the notice
   // line (set here because the heatmaps and the platform have no AppModel).

@@ -596,16 +596,26 @@ void variants_group(AppModel& m) {
   window_control(m);
 }
 
+// Puts the next small button beside the last item when it fits whole, else under it
+// (at 1280×720 "back to seeded" beside its sentence was cut to "back to").
+void same_line_if_fits(const char* button) {
+  const float x1 = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x;
+  const float w = ImGui::CalcTextSize(button, nullptr, true).x + ImGui::GetStyle().FramePadding.x * 2.0f;
+  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  if (x1 + w <= right) ImGui::SameLine();
+}
+
 void embedding_group(AppModel& m) {
   if (!group_header(m, N_("Embedding"), false, {"embedding", "positional"})) return;
   EmbeddingSpec& emb = m.draft.embedding;
   if (emb.init == EmbeddingInit::values) {
     ImGui::TextDisabled("%s", tr("explicit values (edited cell by cell)"));
-    ImGui::SameLine();
+    same_line_if_fits(L("back to seeded"));
     if (ImGui::SmallButton(L("back to seeded"))) {
       emb = EmbeddingSpec{};  // nn.Embedding, seed 123
       m.apply_draft();
     }
+    item_register("back to seeded");
   } else {
     seed_field(m, N_("Embedding seed"), &emb.seed);
   }
@@ -621,7 +631,7 @@ void weights_group(AppModel& m) {
   if (!group_header(m, N_("Weights"), false, {"weights", "qkv_bias", "out_proj", "out_bias"})) return;
   if (m.draft.weights.init == WeightInit::values) {
     ImGui::TextDisabled("%s", tr("explicit values"));
-    ImGui::SameLine();
+    same_line_if_fits(L("back to seeded##w"));
     if (ImGui::SmallButton(L("back to seeded##w"))) {
       m.draft.weights = WeightSpec{};
       m.draft.weights.init = WeightInit::torch_linear;

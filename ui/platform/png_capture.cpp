@@ -15,6 +15,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include "imgui.h"
@@ -46,9 +47,9 @@ static bool draw_capture_frames(Runner& r, const std::string& label, float scale
     r.app->frame();
     ImGui::Render();
     if (label.empty()) break;
-    bool visible = q.capture_seen && q.capture_min.x >= q.capture_clip_min.x &&
-                   q.capture_min.y >= q.capture_clip_min.y && q.capture_max.x <= q.capture_clip_max.x &&
-                   q.capture_max.y <= q.capture_clip_max.y;
+    bool visible = q.capture_seen && q.capture_panel_min.x >= q.capture_clip_min.x &&
+                   q.capture_panel_min.y >= q.capture_clip_min.y && q.capture_panel_max.x <= q.capture_clip_max.x &&
+                   q.capture_panel_max.y <= q.capture_clip_max.y;
     if (visible) break;
   }
   q.capturing = false;
@@ -101,27 +102,43 @@ bool png_capture(Runner& r, const std::string& label, float scale, std::string* 
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
-    // The panel's rectangle (logical pixels), limited to what its window shows, in device pixels.
-    int x0 = 0, y0 = 0, x1 = fb_w, y1 = fb_h;
+    // The picture (device pixels): the panel and its margin, or the whole window; what
+    // of it the panel's window shows is read, the rest (a margin beyond the window's
+    // edge) is the window's background.
+    int x0 = 0, y0 = 0, x1 = fb_w, y1 = fb_h;  // the picture
+    int rx0 = 0, ry0 = 0, rx1 = fb_w, ry1 = fb_h;  // what is read of it
     if (!label.empty()) {
       const ui::ExportQueue& q = r.app->exports();
-      auto px = [&](float v, int hi, bool up) { return std::clamp((int)(up ? std::ceil(v * scale) : std::floor(v * scale)), 0, hi); };
-      x0 = px(std::max(q.capture_min.x, q.capture_clip_min.x), fb_w, false);
-      y0 = px(std::max(q.capture_min.y, q.capture_clip_min.y), fb_h, false);
-      x1 = px(std::min(q.capture_max.x, q.capture_clip_max.x), fb_w, true);
-      y1 = px(std::min(q.capture_max.y, q.capture_clip_max.y), fb_h, true);
+      auto px = [&](float v, bool up) { return (int)(up ? std::ceil(v * scale) : std::floor(v * scale)); };
+      x0 = px(q.capture_min.x, false);
+      y0 = px(q.capture_min.y, false);
+      x1 = px(q.capture_max.x, true);
+      y1 = px(q.capture_max.y, true);
+      rx0 = std::clamp(std::max(x0, px(q.capture_clip_min.x, false)), 0, fb_w);
+      ry0 = std::clamp(std::max(y0, px(q.capture_clip_min.y, false)), 0, fb_h);
+      rx1 = std::clamp(std::min(x1, px(q.capture_clip_max.x, true)), 0, fb_w);
+      ry1 = std::clamp(std::min(y1, px(q.capture_clip_max.y, true)), 0, fb_h);
     }
-    const int w = x1 - x0, h = y1 - y0;
-    ok = w > 0 && h > 0;
+    const int w = x1 - x0, h = y1 - y0, rw = rx1 - rx0, rh = ry1 - ry0;
+    ok = w > 0 && h > 0 && rw > 0 && rh > 0;
     if (ok) {
-      std::vector<uint8_t> pixels((size_t)w * h * 4);  // (h × w × RGBA8), GL's rows bottom-up
+      std::vector<uint8_t> read((size_t)rw * rh * 4);  // (rh × rw × RGBA8), GL's rows bottom-up
       glPixelStorei(GL_PACK_ALIGNMENT, 1);
-      glReadPixels(x0, fb_h - y1, w, h, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
-      for (size_t k = 3; k < pixels.size(); k += 4) pixels[k] = 255;  // opaque, whatever blending left
+      glReadPixels(rx0, fb_h - ry1, rw, rh, GL_RGBA, GL_UNSIGNED_BYTE, read.data());
+      std::vector<uint8_t> pixels((size_t)w * h * 4);  // (h × w × RGBA8), top-down
+      for (size_t k = 0; k < pixels.size(); k += 4) {  // the background of glClearColor above
+        pixels[k] = 23;
+        pixels[k + 1] = 23;
+        pixels[k + 2] = 28;
+        pixels[k + 3] = 255;
+      }
+      for (int y = 0; y < rh; ++y) {  // GL's row rh-1-y is the picture's row ry0 + y
+        uint8_t* dst = &pixels[((size_t)(ry0 - y0 + y) * w + (rx0 - x0)) * 4];
+        std::memcpy(dst, &read[(size_t)(rh - 1 - y) * rw * 4], (size_t)rw * 4);
+        for (int k = 3; k < rw * 4; k += 4) dst[k] = 255;  // opaque, whatever blending left
+      }
       png_out->clear();
-      // PNG rows run top-down: start at GL's last row with a negative stride.
-      ok = stbi_write_png_to_func(append_bytes, png_out, w, h, 4, pixels.data() + (size_t)(h - 1) * w * 4,
-                                  -w * 4) != 0;
+      ok = stbi_write_png_to_func(append_bytes, png_out, w, h, 4, pixels.data(), w * 4) != 0;
       *w_out = w;
       *h_out = h;
     }
