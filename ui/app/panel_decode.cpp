@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "app/app_model.h"
+#include "app/fonts.h"
 #include "app/heatmap_layout.h"
 #include "app/i18n.h"
 #include "app/item_registry.h"
@@ -37,6 +38,8 @@ struct DecodeCache {
   // What the step below was computed for.
   ResultKey result;
   int head = -1, t = -1, lang_gen = -1;
+  int fonts_gen = -1;               // g_fonts.generation key_label_w was measured with (a CJK font
+                                    // arriving after the step changes every width)
   bool computed = false;
   uint64_t serial = 0;              // changes with every recompute: the maps' version
 
@@ -148,7 +151,8 @@ DecodeCache& cache_of(AppModel& m) {
 // Brings the step up to date with the state, the head and t (cheap checks per frame).
 void update(AppModel& m, DecodeCache& c, int head, int t) {
   const ResultKey key = m.result_key();
-  if (c.computed && c.result == key && c.head == head && c.t == t && c.lang_gen == language_generation())
+  if (c.computed && c.result == key && c.head == head && c.t == t && c.lang_gen == language_generation() &&
+      c.fonts_gen == g_fonts.generation)
     return;
   const Pipeline& p = m.engine.pipeline();
   decode_step(p, head, t, &c.step);
@@ -164,6 +168,7 @@ void update(AppModel& m, DecodeCache& c, int head, int t) {
   c.head = head;
   c.t = t;
   c.lang_gen = language_generation();
+  c.fonts_gen = g_fonts.generation;
   c.computed = true;
   ++c.serial;
 }
