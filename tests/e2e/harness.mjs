@@ -204,6 +204,20 @@ export async function openApp(t, opts = {}) {
       await app.frames(2);
       return r;
     },
+    // Drags item `from` onto item `to` with the left button, in ten steps a frame each
+    // (a token chip onto another moves it there).
+    drag: async (from, to) => {
+      const a = await app.rect(from), b = await app.rect(to);
+      if (!a || !b) throw new Error(`drag: "${from}" or "${to}" is not drawn`);
+      await page.mouse.move(a.x + a.w / 2, a.y + a.h / 2);
+      await page.mouse.down();
+      for (let k = 1; k <= 10; k++) {
+        await page.mouse.move(a.x + a.w / 2 + (b.x - a.x) * k / 10, a.y + a.h / 2);
+        await app.frames(1);
+      }
+      await page.mouse.up();
+      await app.frames(3);
+    },
     // Replaces the text of an ImGui field like a person: click it (number fields
     // near their left edge with {number: true}, clear of the −/+ buttons; other
     // click options pass through), select all, type (or Delete for ''), Enter,

@@ -99,16 +99,7 @@ test('chips: every token replaced by a CJK one, a chip dragged, a chip added and
   assert.deepEqual(shown.row_labels, cjk, 'the map beside the chips follows each edit');
 
   // Drag chip 0 onto chip 3: the same five words in another order.
-  const a = await app.rect('token 0');
-  const b = await app.rect('token 3');
-  await app.page.mouse.move(a.x + a.w / 2, a.y + a.h / 2);
-  await app.page.mouse.down();
-  for (let k = 1; k <= 10; k++) {
-    await app.page.mouse.move(a.x + a.w / 2 + (b.x - a.x) * k / 10, a.y + a.h / 2);
-    await app.frames(1);
-  }
-  await app.page.mouse.up();
-  await app.frames(3);
+  await app.drag('token 0', 'token 3');
   const moved = (await app.state()).tokens;
   assert.deepEqual(moved, ['爱', '自然', '语言', '我', '处理']);
 

@@ -117,16 +117,7 @@ test('token chips: mark a key as padding from the chip menu, then drag a chip to
   for (let i = 0; i < 5; i++) assert.equal(m.data[i * 5 + 1], -Infinity, `key 1 is masked in row ${i}`);
 
   // Drag token 0 onto token 3.
-  const a = await app.rect('token 0');
-  const b = await app.rect('token 3');
-  await app.page.mouse.move(a.x + a.w / 2, a.y + a.h / 2);
-  await app.page.mouse.down();
-  for (let k = 1; k <= 10; k++) {
-    await app.page.mouse.move(a.x + a.w / 2 + (b.x - a.x) * k / 10, a.y + a.h / 2);
-    await app.frames(1);
-  }
-  await app.page.mouse.up();
-  await app.frames(3);
+  await app.drag('token 0', 'token 3');
   s = await app.state();
   assert.deepEqual(s.tokens, ['upon', 'a', 'time', 'Once', 'there']);
   assert.deepEqual(s.key_padding, [0, 1, 1, 1, 1], 'padding moves with its token');

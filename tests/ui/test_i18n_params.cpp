@@ -32,31 +32,6 @@ std::vector<uint8_t> read_file(const char* path) {
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
 }
 
-// The fonts the desktop app uses (Debian's DejaVu and Droid Sans Fallback), with every
-// character of the Chinese catalogue and of the presets: text widths as a person sees
-// them. False when the font packages are missing (and in the browser build's node).
-bool real_fonts(FontSources* src) {
-  src->regular = read_file("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf");
-  src->mono = read_file("/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf");
-  src->cjk = read_file("/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf");
-  if (src->regular.empty() || src->mono.empty() || src->cjk.empty()) return false;
-  const Catalogue c = catalogue(Lang::zh_CN);
-  for (int k = 0; k < c.count; ++k) fonts_collect_glyphs(c.entries[k].text, src->glyphs);
-  for (const Preset& p : presets()) {
-    fonts_collect_glyphs(p.title_zh.c_str(), src->glyphs);
-    fonts_collect_glyphs(p.about_zh.c_str(), src->glyphs);
-  }
-  return true;
-}
-
-void rebuild_atlas(const FontSources& src) {
-  ImGuiIO& io = ImGui::GetIO();
-  fonts_build(io, src, 1.0f);
-  unsigned char* px;
-  int w, h;
-  io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);
-}
-
 // The language is the process's: each test starts and ends in English.
 struct I18nParams : ::testing::Test {
   void SetUp() override {
@@ -122,10 +97,9 @@ void open_groups(Headless& h, App& app, bool variants = false) {
 }
 
 TEST_F(I18nParams, ParametersFitAt1280x720InChineseAsInEnglish) {
-  FontSources src;  // outlives the atlas that points into it
-  if (!real_fonts(&src)) GTEST_SKIP() << "fonts-dejavu or fonts-droid-fallback is not installed";
   Headless h(ImVec2(1280, 720));
-  rebuild_atlas(src);
+  FontSources src;  // outlives the atlas that points into it
+  if (!attnviz::ui::testing::use_real_fonts(src)) GTEST_SKIP() << "fonts-dejavu or fonts-droid-fallback is not installed";
   NullTextures tex;
   App app(&tex);
   json s = json::parse(app.state_json());

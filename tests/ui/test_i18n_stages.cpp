@@ -168,28 +168,12 @@ TEST_F(StagesI18n, TheInspectorsFormulaInEnglishIsTheEngines) {
 
 // --- The app in Chinese, measured with the fonts it ships when they are here.
 
-std::vector<uint8_t> read(const char* path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
-}
-
 // Rebuilds the headless atlas with DejaVu Sans and Droid Sans Fallback (every
 // character of the Chinese catalogue): text is measured as the app draws it. False
 // when the fonts are not installed (the built-in font then measures, glyphs as '?').
 bool real_fonts() {
-  FontSources src;
-  src.regular = read("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf");
-  src.mono = read("/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf");
-  src.cjk = read("/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf");
-  if (src.regular.empty() || src.cjk.empty()) return false;
-  const Catalogue c = catalogue(Lang::zh_CN);
-  for (int k = 0; k < c.count; ++k) fonts_collect_glyphs(c.entries[k].text, src.glyphs);
-  ImGuiIO& io = ImGui::GetIO();
-  fonts_build(io, src, 1.0f);
-  unsigned char* px;
-  int w, h;
-  io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);
-  return true;
+  static FontSources src;  // the atlas points into it
+  return attnviz::ui::testing::use_real_fonts(src);
 }
 
 // Tutorial 004's six tokens, d_out 2, one head (test_inspector.cpp's), and more.
