@@ -201,7 +201,7 @@ test('a compressed .npz dropped on the page, its second layer picked, applies th
 // head gives head_dim 8, wider than K), proposes 2 K/V heads for 4 heads, lets the
 // K/V heads be chosen too, and Apply sets num_kv_heads.
 test('a Llama GQA checkpoint: the K/V heads come from k_proj\'s rows, and Apply sets num_kv_heads', async (t) => {
-  const app = await openApp(t);
+  const app = await openApp(t, { viewport: { width: 1280, height: 720 } });
   await app.click('File');
   const chooser = app.page.waitForEvent('filechooser');
   await app.click('Open weights…');
@@ -233,6 +233,7 @@ test('a Llama GQA checkpoint: the K/V heads come from k_proj\'s rows, and Apply 
   await app.click('Weights K/V heads: 2');
   d = await waitDialog(app, (d) => d.kv_heads === 2);
   assert.equal(d.heads, 4);
+  await app.shot('weights-dialog-llama-gqa-1280');
   await app.click('Apply weights');
   const s = await (await app.page.waitForFunction(() => {
     const st = window.attnviz.getState();
