@@ -60,11 +60,12 @@ static BarText bar_text(const HeatmapCache& c, const HeatmapSpec& spec) {
 struct BarFit {
   float w = 0;
   bool stacked = false;
+  BarText text;  // formatted once a frame, drawn as is
 };
 static BarFit bar_fit(const HeatmapCache& c, const HeatmapSpec& spec, float room, float grid_w) {
-  const BarText t = bar_text(c, spec);
-  const float need = ImGui::CalcTextSize(t.lo).x + ImGui::CalcTextSize(t.hi).x + 10.0f;
   BarFit f;
+  f.text = bar_text(c, spec);
+  const float need = ImGui::CalcTextSize(f.text.lo).x + ImGui::CalcTextSize(f.text.hi).x + 10.0f;
   f.w = std::max(grid_w, std::min(std::max(kMinBarWidth, need), room));
   f.stacked = f.w < need;
   return f;
@@ -499,7 +500,7 @@ static void draw_colour_bar(const HeatmapCache& c, const HeatmapSpec& spec, ImVe
                       colormap_at(c.cmap, t));
   }
   dl->AddRect(p, ImVec2(p.x + w, p.y + bh), dim);
-  const BarText t = bar_text(c, spec);
+  const BarText& t = fit.text;
   dl->AddText(ImVec2(p.x, p.y + bh + 2), text, t.lo);
   const float hw = ImGui::CalcTextSize(t.hi).x;
   const float hy = p.y + bh + 2 + (fit.stacked ? ImGui::GetTextLineHeight() : 0.0f);

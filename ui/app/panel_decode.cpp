@@ -50,7 +50,7 @@ struct DecodeCache {
   std::vector<std::string> query;   // (1) token t: the one-row maps' row label
   float key_label_w = 0;            // the widest of keys, as drawn (the one-row maps' label band)
   float panel_h = 0;                // the cache size panel's height last frame
-  mutable float key_u0 = 0;         // where the rows over the keys are scrolled to (they scroll together)
+  float key_u0 = 0;                 // where the rows over the keys are scrolled to (they scroll together)
   // Sentences in the interface's language, made with the step (tr_args allocates).
   std::string equality;             // "= row t of the full causal result …" or why not
   std::string appended;             // "Row t (token) is appended to both caches …"
@@ -268,7 +268,7 @@ void tokens_so_far(AppModel& m, int t) {
 // [SECTION] Maps ------------------------------------------------------------------------
 
 // One map of the step. `signed_values`: diverging around 0; else the weights' [0, hi].
-void step_map(AppModel& m, const DecodeCache& c, const char* label, const char* title, const Tensor& v,
+void step_map(AppModel& m, DecodeCache& c, const char* label, const char* title, const Tensor& v,
               const std::vector<std::string>* rows, const std::vector<std::string>* cols, int hl_row, int hl_col,
               bool signed_values, float hi, float width, float height, float max_cell, CellRef link_of_cell,
               bool link_rows, float min_cell_w = 0, const uint8_t* keep = nullptr) {
