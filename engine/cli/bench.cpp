@@ -343,7 +343,7 @@ void timed_set_state(attnviz::Pipeline* p, const attnviz::State& s, Times* t) {
 // Negates row i of X (its own inverse, and every value changes: randn rows
 // hold no zeros).
 void negate_row(attnviz::State* s, int i) {
-  float* row = s->embedding.values.row(i);
+  float* row = s->embedding.values.mut().row(i);
   for (int c = 0; c < s->d_model; ++c) row[c] = -row[c];
 }
 

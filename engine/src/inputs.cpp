@@ -121,7 +121,7 @@ void build_x(const State& s, Tensor* x, EmbeddingCache* cache) {
   if (s.embedding.init == EmbeddingInit::values) {
     x->rows = S;
     x->cols = dm;
-    x->data = s.embedding.values.data;  // (S × d_model), validate_state checked
+    x->data = s.embedding.values->data;  // (S × d_model), validate_state checked
   } else {
     x->reset_for_overwrite(S, dm);  // every row is copied from the table below
     // nn.Embedding(vocab, d_model) after torch.manual_seed(seed); vocab is the

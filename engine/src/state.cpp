@@ -2,6 +2,7 @@
 #include "attnviz/state.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -92,22 +93,26 @@ std::string gib(uint64_t bytes) {
   return buf;
 }
 
-Status check_finite(const Tensor& t, const std::string& field) {
-  const size_t n = static_cast<size_t>(t.rows) * static_cast<size_t>(t.cols);
-  if (!kernels::all_finite(t.data.data(), std::min(n, t.data.size()))) {
-    return Status::refusal(Msg::finite_only, field, {field});
-  }
+// Checked once per shared Tensor (SharedTensor::all_finite): a State copied
+// from another keeps its answer, so an edit elsewhere reads no weight again.
+Status check_finite(const SharedTensor& st, const std::string& field) {
+  const bool finite = st.all_finite([](const Tensor& t) {
+    const size_t n = static_cast<size_t>(t.rows) * static_cast<size_t>(t.cols);
+    return kernels::all_finite(t.data.data(), std::min(n, t.data.size()));
+  });
+  if (!finite) return Status::refusal(Msg::finite_only, field, {field});
   return Status::success();
 }
 
-Status check_matrix(const Tensor& t, int rows, int cols, const std::string& field,
+Status check_matrix(const SharedTensor& st, int rows, int cols, const std::string& field,
                     const char* rows_meaning, const char* cols_meaning) {
+  const Tensor& t = st.get();
   if (t.rows != rows || t.cols != cols || t.data.size() != static_cast<size_t>(rows) * cols) {
     return Status::refusal(Msg::matrix_shape, field,
                            {field, std::to_string(rows), std::to_string(cols), rows_meaning, cols_meaning,
                             std::to_string(t.rows), std::to_string(t.cols)});
   }
-  return check_finite(t, field);
+  return check_finite(st, field);
 }
 
 // Well-formed UTF-8 (no overlongs, surrogates or code points above U+10FFFF).
@@ -238,7 +243,7 @@ Status validate_state(const State& s) {
   if (s.weights.init == WeightInit::values) {
     const WeightSpec& w = s.weights;
     const struct {
-      const Tensor* t;
+      const SharedTensor* t;
       int rows, cols;
       const char* name;
       const char* rm;
@@ -283,8 +288,57 @@ Status validate_state(const State& s) {
   return validate_variants(s);
 }
 
+namespace {
+
+// The embedding as state_to_json writes it: values, or randn and its seed.
+bool same_embedding(const State& a, const State& b) {
+  if (a.embedding.init != b.embedding.init) return false;
+  if (a.embedding.init == EmbeddingInit::values) return tensors_bitwise_equal(a.embedding.values, b.embedding.values);
+  return a.embedding.seed == b.embedding.seed;
+}
+
+// The weights as state_to_json writes them (a and b agree on the flags).
+bool same_weights(const State& a, const State& b) {
+  const WeightSpec& x = a.weights;
+  const WeightSpec& y = b.weights;
+  if (x.init != y.init) return false;
+  if (x.init != WeightInit::values) return x.seed == y.seed && x.layout == y.layout;
+  const bool op = a.out_proj, qb = a.qkv_bias, ob = a.out_proj && a.out_bias;
+  return tensors_bitwise_equal(x.W_q, y.W_q) && tensors_bitwise_equal(x.W_k, y.W_k) &&
+         tensors_bitwise_equal(x.W_v, y.W_v) && (!op || tensors_bitwise_equal(x.W_o, y.W_o)) &&
+         (!qb || (tensors_bitwise_equal(x.b_q, y.b_q) && tensors_bitwise_equal(x.b_k, y.b_k) &&
+                  tensors_bitwise_equal(x.b_v, y.b_v))) &&
+         (!ob || tensors_bitwise_equal(x.b_o, y.b_o));
+}
+
+// rope is written when RoPE is on or either field differs from its default.
+bool rope_written(const State& s) {
+  return s.positional == Positional::rope || s.rope.base != RopeSpec{}.base || s.rope.style != RopeSpec{}.style;
+}
+
+}  // namespace
+
+bool operator==(const State& a, const State& b) {
+  // The cheap fields first: a toggle is told apart before any matrix is read.
+  const bool same_fields =
+      a.version == b.version && a.d_model == b.d_model && a.d_out == b.d_out && a.num_heads == b.num_heads &&
+      a.positional == b.positional && a.qkv_bias == b.qkv_bias && a.out_proj == b.out_proj &&
+      a.out_bias == b.out_bias && a.scale == b.scale && a.temperature == b.temperature && a.causal == b.causal &&
+      a.key_padding == b.key_padding && a.mask_fill == b.mask_fill && a.safe_softmax == b.safe_softmax &&
+      rope_written(a) == rope_written(b) && (!rope_written(a) || (a.rope.base == b.rope.base && a.rope.style == b.rope.style)) &&
+      a.num_kv_heads == b.num_kv_heads && a.alibi == b.alibi && a.window == b.window &&
+      a.dropout.p == b.dropout.p && a.dropout.training == b.dropout.training && a.dropout.seed == b.dropout.seed &&
+      a.tokens == b.tokens;
+  return same_fields && same_embedding(a, b) && same_weights(a, b);
+}
+
+std::atomic<uint64_t> detail::g_state_json_conversions{0};
+
+uint64_t state_json_conversions() { return detail::g_state_json_conversions.load(std::memory_order_relaxed); }
+
 nlohmann::json state_to_json(const State& s) {
   using nlohmann::json;
+  detail::g_state_json_conversions.fetch_add(1, std::memory_order_relaxed);
   json j = json::object();
   j["version"] = s.version;
   j["tokens"] = s.tokens;

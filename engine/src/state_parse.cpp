@@ -258,7 +258,7 @@ void parse_weights(const json& j, State* s) {
   spec.init = WeightInit::values;
   const int dm = s->d_model, dout = s->d_out;
   auto matrix = [&](const char* name, int rows, int cols, const char* rm, const char* cm,
-                    bool needed, Tensor* dst) {
+                    bool needed, SharedTensor* dst) {
     const json* v = find(*w, name);
     const std::string field = std::string("weights.") + name;
     if (v == nullptr) {
@@ -267,7 +267,7 @@ void parse_weights(const json& j, State* s) {
     }
     *dst = read_matrix(*v, rows, cols, field, rm, cm);
   };
-  auto vector = [&](const char* name, int n, const char* nn, bool needed, Tensor* dst) {
+  auto vector = [&](const char* name, int n, const char* nn, bool needed, SharedTensor* dst) {
     const json* v = find(*w, name);
     const std::string field = std::string("weights.") + name;
     if (v == nullptr) {
@@ -398,6 +398,7 @@ void parse_all(const json& j, State* s) {
 }  // namespace
 
 Status parse_state(const nlohmann::json& j, State* out) {
+  detail::g_state_json_conversions.fetch_add(1, std::memory_order_relaxed);
   try {
     Status st = detail::check_json_depth(j);
     if (!st.ok) return st;

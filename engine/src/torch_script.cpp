@@ -386,7 +386,7 @@ void write_plain_weights(Script& py, const Names& n) {
   const char* kv_vector = n.gqa ? "num_kv_heads * head_dim" : "d_out";
   struct Param {
     const char* name;
-    const Tensor* values;
+    const SharedTensor* values;
     const char* shape;
     bool vector, present;
   };

@@ -387,12 +387,14 @@ Error apply_mapping(const Mapping& m, const std::vector<TensorInfo>& tensors,
     return Error::make(Problem::heads_kv_invalid, {std::to_string(num_heads), std::to_string(s.d_out), std::to_string(s.kv_dim)});
   }
   State st = base;
-  auto take = [&](Role role, Tensor* dst) -> Error {
+  auto take = [&](Role role, SharedTensor* shared) -> Error {
     const RoleChoice& c = m[role];
     if (c.tensor < 0) {
-      *dst = Tensor();
+      *shared = Tensor();
       return {};
     }
+    *shared = Tensor();            // not the base state's (mut() would copy it first)
+    Tensor* dst = &shared->mut();  // a Tensor of this state's own, written below
     const TensorInfo& t = tensors[c.tensor];
     const std::vector<float>& v = static_cast<size_t>(c.tensor) < data.size() ? data[c.tensor] : std::vector<float>();
     if (v.size() != t.count()) return Error::make(Problem::read_failed, {t.name});
@@ -414,7 +416,7 @@ Error apply_mapping(const Mapping& m, const std::vector<TensorInfo>& tensors,
   };
   WeightSpec w = st.weights;
   w.init = WeightInit::values;
-  const std::pair<Role, Tensor*> dsts[] = {{Role::W_q, &w.W_q}, {Role::W_k, &w.W_k}, {Role::W_v, &w.W_v}, {Role::W_o, &w.W_o},
+  const std::pair<Role, SharedTensor*> dsts[] = {{Role::W_q, &w.W_q}, {Role::W_k, &w.W_k}, {Role::W_v, &w.W_v}, {Role::W_o, &w.W_o},
                                            {Role::b_q, &w.b_q}, {Role::b_k, &w.b_k}, {Role::b_v, &w.b_v}, {Role::b_o, &w.b_o}};
   for (const auto& [role, dst] : dsts) {
     if (Error e = take(role, dst); !e.ok()) return e;

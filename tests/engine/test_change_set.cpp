@@ -106,11 +106,11 @@ TEST(ChangeSet, ExplicitEmbeddingValuesChangeTheirRows) {
   s.embedding.init = EmbeddingInit::values;
   s.embedding.values.reset(5, 4);
   for (int r = 0; r < 5; ++r) {
-    for (int c = 0; c < 4; ++c) s.embedding.values.row(r)[c] = static_cast<float>(r * 4 + c);
+    for (int c = 0; c < 4; ++c) s.embedding.values.mut().row(r)[c] = static_cast<float>(r * 4 + c);
   }
   State next = s;
-  next.embedding.values.row(1)[2] = -1.0f;
-  next.embedding.values.row(4)[0] = -2.0f;
+  next.embedding.values.mut().row(1)[2] = -1.0f;
+  next.embedding.values.mut().row(4)[0] = -2.0f;
   const ChangeSet cs = Before(s).to(next);
   EXPECT_EQ(cs.x_rows, std::vector<int>({1, 4}));
 }
@@ -134,13 +134,13 @@ TEST(ChangeSet, OneExplicitWeightChangesItsProjectionOnly) {
   State s = base();
   s.out_proj = false;
   s.weights.init = WeightInit::values;
-  for (Tensor* t : {&s.weights.W_q, &s.weights.W_k, &s.weights.W_v}) {
+  for (SharedTensor* t : {&s.weights.W_q, &s.weights.W_k, &s.weights.W_v}) {
     t->reset(4, 4);
-    for (int i = 0; i < 16; ++i) t->data[static_cast<size_t>(i)] = 0.25f * static_cast<float>(i);
+    for (int i = 0; i < 16; ++i) t->mut().data[static_cast<size_t>(i)] = 0.25f * static_cast<float>(i);
   }
-  for (Tensor* t : {&s.weights.b_q, &s.weights.b_k, &s.weights.b_v}) t->reset(1, 4);
+  for (SharedTensor* t : {&s.weights.b_q, &s.weights.b_k, &s.weights.b_v}) t->reset(1, 4);
   State next = s;
-  next.weights.W_k.row(2)[1] = 9.0f;
+  next.weights.W_k.mut().row(2)[1] = 9.0f;
   const ChangeSet cs = Before(s).to(next);
   EXPECT_EQ(changed_params(cs), std::vector<Stage>({Stage::W_k}));
   EXPECT_TRUE(cs.rows_in(Stage::Q).empty());

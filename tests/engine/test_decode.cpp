@@ -187,8 +187,8 @@ TEST(Decode, ExplicitValues) {
   State s = attnviz::materialize_weights(attnviz::materialize_embedding(make(11, kSmall)));
   std::mt19937 rng(3);
   std::normal_distribution<float> n(0.0f, 2.0f);
-  for (float& v : s.embedding.values.data) v = n(rng);
-  for (float& v : s.weights.W_q.data) v = n(rng);
+  for (float& v : s.embedding.values.mut().data) v = n(rng);
+  for (float& v : s.weights.W_q.mut().data) v = n(rng);
   expect_every_step_matches(s);
 }
 

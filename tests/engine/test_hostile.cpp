@@ -281,10 +281,10 @@ TEST(Hostile, ValuesTypedIntoAStateBuiltInCode) {
     void (*apply)(State*);
   };
   const Edit edits[] = {
-      {"embedding.values", [](State* s) { s->embedding.values.at(1, 0) = NAN; }},
-      {"embedding.values", [](State* s) { s->embedding.values.at(0, 1) = INFINITY; }},
-      {"weights.W_q", [](State* s) { s->weights.W_q.at(0, 0) = -INFINITY; }},
-      {"weights.W_v", [](State* s) { s->weights.W_v.at(1, 1) = NAN; }},
+      {"embedding.values", [](State* s) { s->embedding.values.mut().at(1, 0) = NAN; }},
+      {"embedding.values", [](State* s) { s->embedding.values.mut().at(0, 1) = INFINITY; }},
+      {"weights.W_q", [](State* s) { s->weights.W_q.mut().at(0, 0) = -INFINITY; }},
+      {"weights.W_v", [](State* s) { s->weights.W_v.mut().at(1, 1) = NAN; }},
       {"temperature", [](State* s) { s->temperature = NAN; }},
       {"temperature", [](State* s) { s->temperature = 0.0; }},
       {"temperature", [](State* s) { s->temperature = -0.0; }},
@@ -320,7 +320,7 @@ TEST(Hostile, ValuesTypedIntoAStateBuiltInCode) {
   s.dropout.p = -INFINITY;
   EXPECT_NE(p.set_state(s).error.find("from 0 to 1, not -Infinity"), std::string::npos);
   s = good;
-  s.embedding.values.at(1, 0) = NAN;
+  s.embedding.values.mut().at(1, 0) = NAN;
   EXPECT_EQ(p.set_state(s).error, "embedding.values must contain finite numbers only");
 }
 

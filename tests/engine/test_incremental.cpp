@@ -95,7 +95,7 @@ TEST(Incremental, EditingOneEmbeddingRowUnmasked) {
   Pipeline p;
   auto s = base_state(false);
   run(&p, s);
-  s.embedding.values.at(2, 1) = -0.4f;
+  s.embedding.values.mut().at(2, 1) = -0.4f;
   run(&p, s);
   for (Stage st : {Stage::Q, Stage::K, Stage::V}) {
     EXPECT_EQ(upd(p, st).kind, UpdateKind::partial);
@@ -120,7 +120,7 @@ TEST(Incremental, EditingOneEmbeddingRowCausal) {
   auto s = base_state(true);
   run(&p, s);
   const uint64_t w0 = p.version(Stage::weights, 0);
-  s.embedding.values.at(3, 0) = 0.9f;
+  s.embedding.values.mut().at(3, 0) = 0.9f;
   run(&p, s);
   for (int h = 0; h < 2; ++h) {
     EXPECT_EQ(upd(p, Stage::scores, h).rows, 1);
@@ -167,7 +167,7 @@ TEST(Incremental, OneTokenEditsRedoOnlyTheChangedExpsAndMatchFresh) {
     ++edits;
     // Mostly ordinary rows; every fifth one large, to make new maxes.
     const float scale = step % 5 == 0 ? 6.0f : 1.0f;
-    for (int c = 0; c < 8; ++c) s.embedding.values.at(i, c) = scale * normal(rng);
+    for (int c = 0; c < 8; ++c) s.embedding.values.mut().at(i, c) = scale * normal(rng);
     run(&p, s);
     int step_patched = 0;
     for (int h = 0; h < 2; ++h) {
@@ -365,7 +365,7 @@ TEST(Incremental, HandedOverStateGivesTheSameResultAsACopiedOne) {
   expect_same_as_fresh(handed, "handed over, fresh");
   EXPECT_TRUE(attnviz::tensors_bitwise_equal(handed.state().weights.W_q, s.weights.W_q));
 
-  s.embedding.values.at(2, 1) = -1.5f;  // one token edited
+  s.embedding.values.mut().at(2, 1) = -1.5f;  // one token edited
   s.temperature = 0.75;                 // and a toggle
   ASSERT_TRUE(copied.set_state(s).ok);
   give = s;
@@ -398,7 +398,7 @@ TEST(Incremental, RandomEditSequencesMatchFreshPipelines) {
   run(&p, s);
   for (int step = 0; step < 120; ++step) {
     switch (pick(9)) {
-      case 0: s.embedding.values.at(pick(6), pick(3)) = static_cast<float>(pick(200) - 100) / 50.0f; break;
+      case 0: s.embedding.values.mut().at(pick(6), pick(3)) = static_cast<float>(pick(200) - 100) / 50.0f; break;
       case 1: s.causal = !s.causal; break;
       case 2: s.temperature = 0.5 + pick(4) * 0.5; break;
       case 3: s.dropout = {pick(5) * 0.25, pick(2) == 1, static_cast<uint64_t>(pick(3))}; break;
@@ -427,7 +427,7 @@ TEST(Incremental, RandomEditsWithTheVariantsMatchFreshPipelines) {
   run(&p, s);
   for (int step = 0; step < 160; ++step) {
     switch (pick(12)) {
-      case 0: s.embedding.values.at(pick(8), pick(6)) = static_cast<float>(pick(200) - 100) / 50.0f; break;
+      case 0: s.embedding.values.mut().at(pick(8), pick(6)) = static_cast<float>(pick(200) - 100) / 50.0f; break;
       case 1: s.causal = !s.causal; break;
       case 2: s.temperature = 0.5 + pick(4) * 0.5; break;
       case 3: s.dropout = {pick(3) * 0.25, pick(2) == 1, static_cast<uint64_t>(pick(3))}; break;
@@ -453,7 +453,7 @@ TEST(Incremental, RopeRotatesOnlyTheChangedRows) {
   s.positional = attnviz::Positional::rope;
   Pipeline p;
   run(&p, s);
-  s.embedding.values.at(5, 2) += 1.0f;
+  s.embedding.values.mut().at(5, 2) += 1.0f;
   run(&p, s);
   EXPECT_EQ(upd(p, Stage::q_rot, 1).kind, UpdateKind::partial);
   EXPECT_EQ(upd(p, Stage::q_rot, 1).rows, 1);

@@ -110,7 +110,7 @@ TEST(Lazy, AStageWhoseInputsDidNotChangeStaysCurrentWithoutDemand) {
   s = attnviz::materialize_weights(s);
   run(&p, s);
   EXPECT_TRUE(p.current(Stage::output)) << "the same numbers, now explicit";
-  s.weights.W_v.at(0, 0) += 1.0f;
+  s.weights.W_v.mut().at(0, 0) += 1.0f;
   run(&p, s);
   run(&eager, s);
   for (int h = 0; h < 3; ++h) {

@@ -41,8 +41,8 @@ TEST(Materialize, EmbeddingValuesReproduceTheSeededEmbeddingWithPositionsStillAd
     State s = seeded(attnviz::WeightInit::torch_linear, attnviz::WeightLayout::fused, sin);
     State m = attnviz::materialize_embedding(s);
     EXPECT_EQ(m.embedding.init, attnviz::EmbeddingInit::values);
-    EXPECT_EQ(m.embedding.values.rows, 6);
-    EXPECT_EQ(m.embedding.values.cols, 8);
+    EXPECT_EQ(m.embedding.values->rows, 6);
+    EXPECT_EQ(m.embedding.values->cols, 8);
     EXPECT_EQ(m.positional, s.positional);
     expect_same_output(s, m);
   }
@@ -54,8 +54,8 @@ TEST(Materialize, WeightValuesReproduceEverySeededScheme) {
       State s = seeded(init, layout, false);
       State m = attnviz::materialize_weights(s);
       EXPECT_EQ(m.weights.init, attnviz::WeightInit::values);
-      EXPECT_EQ(m.weights.W_o.rows, 8);
-      EXPECT_EQ(m.weights.b_o.cols, 8);
+      EXPECT_EQ(m.weights.W_o->rows, 8);
+      EXPECT_EQ(m.weights.b_o->cols, 8);
       expect_same_output(s, m);
       // And the explicit state survives a JSON round trip unchanged.
       State back;
@@ -70,7 +70,7 @@ TEST(Materialize, WeightValuesReproduceEverySeededScheme) {
 // The embedding of s made explicit, with one cell edited (as Edit values does).
 State edited_embedding(State s) {
   State m = attnviz::materialize_embedding(s);
-  m.embedding.values.at(1, 0) = 2.5f;
+  m.embedding.values.mut().at(1, 0) = 2.5f;
   return m;
 }
 
@@ -86,7 +86,7 @@ TEST(Retokenize, ANewTokenGetsTheRowTheSeedDrawsForItAndTheOthersKeepTheirs) {
     toks.push_back("again");
     State r = attnviz::retokenize(m, toks, {0, 1, 2, 3, 4, 5, -1});
     ASSERT_EQ(r.embedding.init, attnviz::EmbeddingInit::values);
-    ASSERT_EQ(r.embedding.values.rows, 7);
+    ASSERT_EQ(r.embedding.values->rows, 7);
     for (int i = 0; i < 6; ++i) EXPECT_EQ(row_of(r.embedding.values, i), row_of(m.embedding.values, i)) << i;
     State fresh = s;  // what the seeded embedding gives the seven tokens
     fresh.tokens = toks;
@@ -123,7 +123,7 @@ TEST(Retokenize, RowsAndPaddingFollowTheirTokensThroughDeleteMoveAndRename) {
   m.key_padding = {1, 1, 1, 1, 1, 0};
   // delete "sat" (2), move "mat" (5) to the front, rename "cat" to "dog"
   State r = attnviz::retokenize(m, {"mat", "the", "dog", "on", "the"}, {5, 0, 1, 3, 4});
-  ASSERT_EQ(r.embedding.values.rows, 5);
+  ASSERT_EQ(r.embedding.values->rows, 5);
   const int from[] = {5, 0, 1, 3, 4};
   for (int i = 0; i < 5; ++i) EXPECT_EQ(row_of(r.embedding.values, i), row_of(m.embedding.values, from[i])) << i;
   EXPECT_EQ(r.key_padding, (std::vector<uint8_t>{0, 1, 1, 1, 1})) << "the padded key moved with its token";

@@ -158,7 +158,7 @@ TEST(Messages, ValidationAndThePipelineRefuseWithCodesToo) {
   expect_worded_from_code(shape, "embedding 2 × 2");
   EXPECT_EQ(shape.code, "matrix_shape");
   s.embedding.values.reset(s.seq_len(), s.d_model);
-  s.embedding.values.data[0] = NAN;
+  s.embedding.values.mut().data[0] = NAN;
   expect_worded_from_code(attnviz::validate_state(s), "NaN in the embedding");
   s = attnviz::State{};
   s.key_padding = {1, 2, 1, 1, 1};

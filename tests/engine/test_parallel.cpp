@@ -174,9 +174,9 @@ TEST(Parallel, EveryStageIsTheSameBitsAtThreeThreadsFreshAndAfterEdits) {
     attnviz_test::run(&fresh, s);
     expect_same_stages(fresh, many, when);
   };
-  for (int c = 0; c < s.d_model; ++c) s.embedding.values.at(0, c) += 0.25f;
+  for (int c = 0; c < s.d_model; ++c) s.embedding.values.mut().at(0, c) += 0.25f;
   check("edit of token 0");
-  for (int c = 0; c < s.d_model; ++c) s.embedding.values.at(200, c) -= 0.5f;
+  for (int c = 0; c < s.d_model; ++c) s.embedding.values.mut().at(200, c) -= 0.5f;
   check("edit of token 200");
   s.causal = false;
   check("causal off");
@@ -251,9 +251,9 @@ TEST(Parallel, HeadGroupsGiveOneThreadsBitsVersionsAndRecords) {
       expect_same_stages(one, many, when);
     };
     step("first update");
-    for (int c = 0; c < s.d_model; ++c) s.embedding.values.at(0, c) += 0.25f;
+    for (int c = 0; c < s.d_model; ++c) s.embedding.values.mut().at(0, c) += 0.25f;
     step("edit of token 0");
-    for (int c = 0; c < s.d_model; ++c) s.embedding.values.at(131, c) *= -1.0f;
+    for (int c = 0; c < s.d_model; ++c) s.embedding.values.mut().at(131, c) *= -1.0f;
     step("edit of token 131");
     s.key_padding[3] = 0;
     step("token 3 padded");

@@ -114,7 +114,7 @@ TEST(Properties, PermutingTokensPermutesEveryStage) {
   attnviz::State t = s;
   for (int i = 0; i < S; ++i) {
     t.tokens[i] = s.tokens[perm[i]];
-    for (int c = 0; c < s.d_model; ++c) t.embedding.values.at(i, c) = s.embedding.values.at(perm[i], c);
+    for (int c = 0; c < s.d_model; ++c) t.embedding.values.mut().at(i, c) = s.embedding.values.at(perm[i], c);
   }
   Pipeline a, b;
   run(&a, s);

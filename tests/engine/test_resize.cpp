@@ -56,7 +56,7 @@ attnviz::State state_of(const Rows& x, const std::vector<int>& labels, bool caus
   s.embedding.init = attnviz::EmbeddingInit::values;
   s.embedding.values.reset(static_cast<int>(x.size()), s.d_model);
   for (size_t r = 0; r < x.size(); ++r) {
-    for (int c = 0; c < s.d_model; ++c) s.embedding.values.at(static_cast<int>(r), c) = x[r][static_cast<size_t>(c)];
+    for (int c = 0; c < s.d_model; ++c) s.embedding.values.mut().at(static_cast<int>(r), c) = x[r][static_cast<size_t>(c)];
   }
   s.weights.init = attnviz::WeightInit::torch_linear;
   s.weights.seed = 7;

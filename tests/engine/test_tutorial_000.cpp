@@ -177,7 +177,7 @@ attnviz::State batch_state(const std::vector<float>& batch, int item, int d_in) 
   s.d_model = d_in;
   s.embedding.init = attnviz::EmbeddingInit::values;
   s.embedding.values.reset(5, d_in);
-  for (int i = 0; i < 5 * d_in; ++i) s.embedding.values.data[i] = batch[static_cast<size_t>(item) * 5 * d_in + i];
+  for (int i = 0; i < 5 * d_in; ++i) s.embedding.values.mut().data[i] = batch[static_cast<size_t>(item) * 5 * d_in + i];
   s.weights.init = attnviz::WeightInit::values;
   s.causal = true;
   return s;
@@ -293,7 +293,7 @@ TEST(Tutorial000, WeightSplitMultiHeadAttentionScalesBySqrtDOut) {
     s.weights.W_v = transpose_into(wv, 6, 6);
     s.weights.W_o = transpose_into(wo, 6, 6);
     s.weights.b_o.reset(1, 6);
-    for (int j = 0; j < 6; ++j) s.weights.b_o.data[j] = bo[j];
+    for (int j = 0; j < 6; ++j) s.weights.b_o.mut().data[j] = bo[j];
     Pipeline p;
     run(&p, s);
     expect_printed(view(p, Stage::output), printed[b], "MultiHeadAttention batch " + std::to_string(b));

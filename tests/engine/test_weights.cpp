@@ -505,8 +505,8 @@ TEST(WeightsMapping, LlamaGqaKAndVNarrowerThanQ) {
   ASSERT_TRUE(apply_mapping(m, ts, data, State(), 4, &st).ok());
   EXPECT_EQ(st.num_heads, 4);
   EXPECT_EQ(st.num_kv_heads, 2);  // 4 rows / head_dim 2
-  ASSERT_EQ(st.weights.W_k.rows, 8);
-  ASSERT_EQ(st.weights.W_k.cols, 4);
+  ASSERT_EQ(st.weights.W_k->rows, 8);
+  ASSERT_EQ(st.weights.W_k->cols, 4);
   for (int i = 0; i < 8; ++i)
     for (int j = 0; j < 4; ++j) EXPECT_EQ(st.weights.W_v.at(i, j), 200.0f + static_cast<float>(j * 8 + i));  // k_projᵀ
   EXPECT_TRUE(validate_state(st).ok);
@@ -575,8 +575,8 @@ TEST(WeightsApply, TransposesLinearSplitsFusedAndKeepsTokens) {
   EXPECT_FALSE(out.out_bias);
   EXPECT_EQ(out.weights.init, WeightInit::values);
   // W_k = (rows 2-3)ᵀ: W_k[i][j] = in_proj_weight[2 + j][i] = (2 + j)·3 + i
-  ASSERT_EQ(out.weights.W_k.rows, 3);
-  ASSERT_EQ(out.weights.W_k.cols, 2);
+  ASSERT_EQ(out.weights.W_k->rows, 3);
+  ASSERT_EQ(out.weights.W_k->cols, 2);
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 2; ++j) EXPECT_EQ(out.weights.W_k.at(i, j), static_cast<float>((2 + j) * 3 + i));
   EXPECT_EQ(out.weights.b_v.at(0, 0), 104.0f);

@@ -113,7 +113,7 @@ void check_mha(const std::string& file_name) {
   base.embedding.init = EmbeddingInit::values;
   base.embedding.values = Tensor(5, 8);
   for (int i = 0; i < 5; ++i)
-    for (int j = 0; j < 8; ++j) base.embedding.values.at(i, j) = ref["X"][i][j].get<float>();
+    for (int j = 0; j < 8; ++j) base.embedding.values.mut().at(i, j) = ref["X"][i][j].get<float>();
   base.num_heads = 2;
   State st;
   const Error e = apply_mapping(m, l.tensors, l.data, base, default_heads(base.num_heads, 8), &st);
@@ -233,7 +233,7 @@ TEST(WeightsFiles, LlamaGqaComputesTheModulesForward) {
   base.embedding.init = EmbeddingInit::values;
   base.embedding.values = Tensor(5, 8);
   for (int i = 0; i < 5; ++i)
-    for (int j = 0; j < 8; ++j) base.embedding.values.at(i, j) = ref["X"][i][j].get<float>();
+    for (int j = 0; j < 8; ++j) base.embedding.values.mut().at(i, j) = ref["X"][i][j].get<float>();
   base.num_heads = 4;
   State st;
   const Error e = apply_mapping(m, l.tensors, l.data, base, 4, &st);

@@ -13,6 +13,8 @@
 
 #include "app/app.h"
 #include "app/fonts.h"
+#include "app/share.h"
+#include "attnviz/state.h"
 #include "headless.h"
 #include "imgui.h"
 
@@ -206,3 +208,61 @@ TEST(FrameBudget, APinnedCellsExplanationAllocatesNothingPerFrame) {
 }
 
 }  // namespace
+
+// Issue 32: no JSON on any per-edit or per-frame path. With explicit weights (what
+// File → Open weights… makes), a click on Causal mask, a tab change, Ctrl+Z,
+// Ctrl+Shift+Z and the frames between them (with App::session_serial() after each, as the
+// page calls it) turn no State and no view into JSON, nor JSON into a State.
+TEST(FrameBudget, EditsUndoAndFramesBuildNoJson) {
+  Headless h;
+  NullTextures tex;
+  App app(&tex);
+  for (int i = 0; i < 3; ++i) h.frame(app);
+  nlohmann::json s = nlohmann::json::parse(big_state(16, 4, 64));
+  s["causal"] = false;
+  s["out_proj"] = true;
+  nlohmann::json w = nlohmann::json::object();
+  for (const char* name : {"W_q", "W_k", "W_v", "W_o", "b_o"}) {
+    const int rows = name[0] == 'b' ? 1 : 64;
+    nlohmann::json m = nlohmann::json::array();
+    for (int i = 0; i < rows; ++i) {
+      nlohmann::json row = nlohmann::json::array();
+      for (int j = 0; j < 64; ++j) row.push_back(((i * 7 + j * 3 + name[2]) % 17 - 8) / 16.0);
+      m.push_back(row);
+    }
+    w[name] = name[0] == 'b' ? m[0] : m;
+  }
+  s["weights"] = w;
+  ASSERT_TRUE(app.set_state_text(s.dump()).value("ok", false));
+  app.history_clear();
+  auto frames = [&](int n) {
+    for (int i = 0; i < n; ++i) {
+      h.frame(app);
+      app.session_serial();  // what web_share.cpp asks after every frame
+    }
+  };
+  frames(5);
+  const uint64_t state0 = attnviz::state_json_conversions(), view0 = attnviz::ui::view_json_conversions();
+  const uint64_t serial0 = app.session_serial();
+  h.click(app, "Causal mask");
+  frames(3);
+  EXPECT_EQ(app.history_info()["undo"], 1) << "the click is one undo step";
+  const uint64_t serial1 = app.session_serial();
+  EXPECT_NE(serial1, serial0) << "the session serial saw the change";
+  h.click(app, "Q K V & output");  // a view change
+  frames(3);
+  EXPECT_NE(app.session_serial(), serial1) << "the session serial saw the tab change";
+  h.chord(app, ImGuiKey_Z);  // undo the causal mask
+  frames(3);
+  EXPECT_EQ(app.history_info()["redo"], 1);
+  h.chord(app, ImGuiKey_Z, true);  // and redo it
+  frames(3);
+  EXPECT_EQ(app.history_info()["undo"], 1);
+  EXPECT_EQ(attnviz::state_json_conversions(), state0) << "an edit, undo, redo or frame turned a State into JSON";
+  EXPECT_EQ(attnviz::ui::view_json_conversions(), view0) << "a frame or the session serial wrote the view as JSON";
+  // What the edits did, read through the test API (JSON, at the edge, after counting).
+  const nlohmann::json now = nlohmann::json::parse(app.state_json());
+  EXPECT_TRUE(now["causal"].get<bool>());
+  EXPECT_EQ(now["weights"]["W_q"], s["weights"]["W_q"]) << "the weights came back through undo and redo";
+  EXPECT_EQ(now["weights"]["b_o"], s["weights"]["b_o"]);
+}

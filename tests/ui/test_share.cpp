@@ -3,6 +3,7 @@
 // keyboard input, with no window.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 
 #include "app/app.h"
@@ -22,41 +23,98 @@ using attnviz::ui::testing::NullTextures;
 
 json state_of(const App& app) { return json::parse(app.state_json()); }
 
+// Steps told apart by their one token ("a", "p=0.1"): what undo gives back is read there.
+attnviz::State st(const std::string& token) {
+  attnviz::State s;
+  s.tokens = {token};
+  return s;
+}
+std::string token_of(const std::optional<attnviz::State>& s) { return s ? s->tokens.at(0) : "(none)"; }
+
 TEST(History, UndoRedoAndRedoClearedByANewChange) {
   History h;
-  h.record("a", 0);
-  h.record("b", 0);
+  h.record(st("a"), 0);
+  h.record(st("b"), 0);
   ASSERT_EQ(h.undo_size(), 2u);
-  EXPECT_EQ(*h.undo("c"), "b");
-  EXPECT_EQ(*h.redo("b"), "c");
-  EXPECT_EQ(*h.undo("c"), "b");
-  h.record("b", 0);  // a new change after undo
+  EXPECT_EQ(token_of(h.undo(st("c"))), "b");
+  EXPECT_EQ(token_of(h.redo(st("b"))), "c");
+  EXPECT_EQ(token_of(h.undo(st("c"))), "b");
+  h.record(st("b"), 0);  // a new change after undo
   EXPECT_FALSE(h.can_redo());
   EXPECT_EQ(h.undo_size(), 2u);
 }
 
 TEST(History, OneGroupIsOneStepUntilItsControlIsReleased) {
   History h;
-  h.record("p=0.0", 42);
-  h.record("p=0.1", 42);  // same slider, still held
-  h.record("p=0.2", 42);
+  h.record(st("p=0.0"), 42);
+  h.record(st("p=0.1"), 42);  // same slider, still held
+  h.record(st("p=0.2"), 42);
   EXPECT_EQ(h.undo_size(), 1u);
   h.note_active(0);       // released
-  h.record("p=0.3", 42);  // a new drag of the same slider
+  h.record(st("p=0.3"), 42);  // a new drag of the same slider
   EXPECT_EQ(h.undo_size(), 2u);
-  EXPECT_EQ(*h.undo("p=0.5"), "p=0.3");
-  EXPECT_EQ(*h.undo("p=0.3"), "p=0.0");
+  EXPECT_EQ(token_of(h.undo(st("p=0.5"))), "p=0.3");
+  EXPECT_EQ(token_of(h.undo(st("p=0.3"))), "p=0.0");
+}
+
+// A state holding an explicit (rows × 4) embedding of its own.
+attnviz::State with_rows(int rows, float v) {
+  attnviz::State s;
+  s.embedding.init = attnviz::EmbeddingInit::values;
+  s.embedding.values = attnviz::Tensor(rows, 4, v);
+  return s;
 }
 
 TEST(History, BoundedByEntriesAndBytes) {
-  History h(History::Limits{5, 1000});
-  for (int i = 0; i < 20; ++i) h.record("s" + std::to_string(i), 0);
+  History h(History::Limits{5, size_t{1} << 20});
+  for (int i = 0; i < 20; ++i) h.record(st("s" + std::to_string(i)), 0);
   EXPECT_EQ(h.undo_size(), 5u);
-  EXPECT_EQ(*h.undo("now"), "s19");
-  History b(History::Limits{200, 1000});
-  for (int i = 0; i < 20; ++i) b.record(std::string(300, 'x'), 0);
-  EXPECT_LE(b.bytes(), 1000u);
+  EXPECT_EQ(token_of(h.undo(st("now"))), "s19");
+  // Each step holds a 16 KB matrix of its own: bytes bound the steps kept.
+  const size_t fields = attnviz::ui::state_fields_bytes(with_rows(1024, 0.0f));
+  const size_t step = fields + 1024 * 4 * sizeof(float);
+  History b(History::Limits{200, 3 * step + step / 2});
+  for (int i = 0; i < 20; ++i) b.record(with_rows(1024, static_cast<float>(i)), 0);
+  EXPECT_LE(b.bytes(), 3 * step + step / 2);
   EXPECT_EQ(b.undo_size(), 3u);
+  EXPECT_EQ(b.bytes(), 3 * step);
+}
+
+// 100 steps that toggle a flag of a GPT-2-sized state (d_model 768, W_q, W_k, W_v,
+// W_o: 9.4 MB) share its matrices: the history holds about one copy, and the
+// matrices are back, the same ones, after undoing all of them.
+TEST(History, StepsSharingTheWeightsCostAboutOneCopy) {
+  attnviz::State s;
+  s.d_model = s.d_out = 768;
+  s.num_heads = 12;
+  s.out_proj = true;
+  s.out_bias = false;
+  s.weights.init = attnviz::WeightInit::values;
+  for (attnviz::SharedTensor* t : {&s.weights.W_q, &s.weights.W_k, &s.weights.W_v, &s.weights.W_o})
+    t->reset(768, 768, 0.5f);
+  const size_t copy = 4u * 768 * 768 * sizeof(float);
+  History h;
+  attnviz::State now = s;
+  for (int i = 0; i < 100; ++i) {
+    attnviz::State before = now;
+    now.causal = !now.causal;
+    h.record(std::move(before), 0);
+  }
+  EXPECT_EQ(h.undo_size(), 100u);
+  EXPECT_GE(h.bytes(), copy);
+  EXPECT_LT(h.bytes(), copy + copy / 50) << "100 steps hold one copy of the weights and their own fields";
+  for (int i = 0; i < 100; ++i) now = *h.undo(now);
+  EXPECT_FALSE(now.causal);
+  EXPECT_TRUE(now.weights.W_q.same_as(s.weights.W_q));
+  EXPECT_TRUE(now.weights.W_o.same_as(s.weights.W_o));
+  // One edited value makes one more matrix, held once by the step that has it.
+  attnviz::State edited = now;
+  edited.weights.W_q.mut().at(0, 0) = 2.0f;
+  History e;
+  e.record(now, 0);
+  e.record(edited, 0);
+  EXPECT_GE(e.bytes(), copy + copy / 4);
+  EXPECT_LT(e.bytes(), copy + copy / 4 + copy / 50);
 }
 
 TEST(Share, SessionRoundTripsThroughAFreshApp) {

@@ -26,7 +26,10 @@ bool AppModel::apply(const nlohmann::json& state, Change how) {
 }
 
 bool AppModel::apply(State state, Change how) {
-  nlohmann::json before = how == Change::history ? nlohmann::json() : engine.state();
+  // The state this change replaces, typed: a copy that shares the explicit weights
+  // (SharedTensor), so it costs a few pointers whatever their size.
+  const bool had = engine.has_result();
+  State before = had && how != Change::history ? engine.state() : State();
   Status st = engine.set_state(std::move(state));
   if (!st.ok) {
     refused(st);
@@ -34,18 +37,21 @@ bool AppModel::apply(State state, Change how) {
   }
   error.clear();
   error_field.clear();
-  draft = engine.typed_state();
-  if (before != engine.state()) ++state_serial;
-  if (!before.is_null() && before != engine.state())  // undo history (history.h)
-    history.record(before.dump(), how == Change::edit ? ImGui::GetActiveID() : 0);
-  if (head >= engine.num_heads()) head = 0;
-  if (head_b >= engine.num_heads()) head_b = engine.num_heads() > 1 ? 1 : 0;
-  if (pinned.valid && !engine.matrix(pinned.stage, pinned.head).data) pinned = CellRef{};
+  draft = engine.state();
+  // Changed: told by State's ==, which compares fields first and shared matrices by
+  // pointer (no JSON, no copy of a weight).
+  const bool changed = !had || how == Change::history || before != engine.state();
+  if (changed) ++state_serial;
+  if (had && how != Change::history && changed)  // undo history (history.h)
+    history.record(std::move(before), how == Change::edit ? ImGui::GetActiveID() : 0);
+  if (view.head >= engine.num_heads()) view.head = 0;
+  if (view.head_b >= engine.num_heads()) view.head_b = engine.num_heads() > 1 ? 1 : 0;
+  if (view.pinned.valid && !engine.matrix(view.pinned.stage, view.pinned.head).data) view.pinned = CellRef{};
   std::string joined;
   for (const auto& t : engine.tokens()) joined += (joined.empty() ? "" : " ") + t;
   // The Tokens box keeps what was typed while it still gives these tokens
   // ("我爱自然, GPT-2"); otherwise (a preset, a chip edit) it shows them spaced.
-  if (split_text(tokens_text, split) != engine.tokens()) tokens_text = joined;
+  if (split_text(tokens_text, view.split) != engine.tokens()) tokens_text = joined;
   tokens_edited = false;
   if (fonts_collect_glyphs(joined.c_str(), glyphs)) ++glyphs_version;
   return true;
@@ -54,7 +60,7 @@ bool AppModel::apply(State state, Change how) {
 App::App(TextureHost* textures) : model_(std::make_unique<AppModel>()) {
   model_->textures = textures;
   model_->apply(default_state());
-  if (!presets().empty()) model_->decimals = presets().front().decimals;  // tutorial 000: PyTorch's 4
+  if (!presets().empty()) model_->view.decimals = presets().front().decimals;  // tutorial 000: PyTorch's 4
 }
 
 App::~App() {
@@ -71,6 +77,7 @@ void AppModel::refused(const Status& st) {
 
 void change_language(AppModel& m, Lang l) {
   set_language(l);
+  m.view.lang = l;
   // The engine's last refusal, still shown, is worded again in the new language.
   if (!m.error.empty() && m.error == m.error_worded) m.error = m.error_worded = word_status(m.error_status);
   if (m.language_seen == language_generation()) return;
@@ -85,6 +92,7 @@ void change_language(AppModel& m, Lang l) {
 // is settled here, not in whichever panel happens to draw first.
 static void begin_frame(AppModel& m) {
   if (m.language_seen != language_generation()) change_language(m, language());
+  m.view.lang = language();    // i18n.h owns the language; the view mirrors it
   m.engine.new_frame();        // the engine computes what the panels read (lazy pipeline)
   m.hover = m.hover_next;      // hovered during the last frame: what views highlight now
   m.hover_next = CellRef{};
@@ -107,7 +115,7 @@ nlohmann::json App::import_state_too_large(std::string_view name, double size) {
 nlohmann::json App::import_state_file(const std::string& path) { return import_state_path(*model_, path); }
 nlohmann::json App::import_files(const std::vector<std::string>& paths) { return import_paths(*model_, paths); }
 
-std::string App::state_json() const { return model_->engine.state().dump(); }
+std::string App::state_json() const { return model_->engine.state_json().dump(); }
 
 nlohmann::json App::set_state_text(std::string_view text) {
   nlohmann::json parsed;

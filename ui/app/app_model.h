@@ -14,19 +14,11 @@
 #include "app/share.h"
 #include "app/texture_host.h"
 #include "app/tokenize.h"
+#include "app/view.h"
 #include "attnviz/stages.h"
 #include "attnviz/status.h"
 
 namespace attnviz::ui {
-
-// A cell of a stage, for linked inspection (trivially copyable: the frame resets
-// the hovered one without allocating).
-struct CellRef {
-  bool valid = false;
-  Stage stage = Stage::X;
-  int head = 0;
-  int row = 0, col = 0;
-};
 
 struct CompareCache;  // panel_compare.cpp: analysis results keyed by stage versions
 struct LinesCache;    // panel_lines.cpp: heads shown and the lines worth drawing
@@ -42,8 +34,6 @@ struct ResultKey {
 struct DecodeCache;   // panel_decode.cpp: the KV-cache step shown, keyed by state, head and step
 struct ExplainCache;  // panel_inspector.cpp: the Explanation shown, keyed by cell and result
 
-enum class MainTab : int { stages = 0, data, compare, lines, values, decode };
-
 // How a state change came about (AppModel::apply): a control's edit (merged into one
 // undo step while that control stays active), a whole replacement (paste, link,
 // setState: one step each), or undo/redo itself (not recorded).
@@ -54,28 +44,21 @@ struct AppModel {
   EngineSession engine;
   ExportQueue exports;  // export.h: files and pictures the platform delivers after the frame
 
-  // --- UI selections (part of what a shared link restores)
-  int head = 0;                        // selected head
-  int head_b = 1;                      // the second head of the A/B comparison
-  Stage compare_stage = Stage::weights;  // Compare heads: a per-head stage
-  Colormap weights_cmap = Colormap::viridis;  // viridis or cividis (colour-blind safe)
-  MainTab tab = MainTab::stages;
-  int decimals = 0;                    // View → Decimals: 0 = auto (what fits, up to 4), or 2, 3, 4
-  bool show_torch = false;             // Stages: the PyTorch line of each step under its operation
+  // --- UI selections: what a shared link restores (view.h). view.lang follows
+  // i18n.h's language() (change_language, begin_frame).
+  View view;
   bool help_open = false;              // the keyboard shortcuts window (help.cpp)
-  int decode_t = -1;                   // Decode: the step shown (query position); -1 = the last token
-  int decode_len = 0;                  // the tokens when decode_t was last set: on the last token, the
-                                       // step follows tokens added after it
+  int decode_len = 0;                  // the tokens when view.decode_t was last set: on the last token,
+                                       // the step follows tokens added after it
 
-  // --- linked inspection: the hovered cell this frame, or the pinned one
+  // --- linked inspection: the hovered cell this frame (the pinned one is view.pinned)
   CellRef hover;       // written while drawing, read next frame
   CellRef hover_next;  // collects this frame's hover
-  CellRef pinned;
 
   // --- editing: controls edit `draft`, a typed State (attnviz/state.h); a valid
   // draft becomes the state at once, an invalid one stays here with its reason
-  // while the views keep the last valid result. JSON stays at the edges (share
-  // links, undo, files, presets: the apply(json) overload).
+  // while the views keep the last valid result. Undo works on States too; JSON
+  // stays at the edges (share links, files, presets: the apply(json) overload).
   State draft;
   std::string tokens_text;             // the `Tokens` box, split on Enter / leaving it
   SplitMode split = SplitMode::words_and_chars;  // how (tokenize.h); part of the shared view
@@ -120,9 +103,9 @@ struct AppModel {
   }
   uint64_t session_serial = 0;  // ... and with every view change (App::session_serial)
   uint64_t session_seen_state = 0;
-  std::string session_seen_view;  // view_to_json as last seen, compact
+  View session_seen_view;       // view_of as last seen
   int view_restoring = 0;       // frames left after a view was restored (link, paste): the
-                                // tab bars select m.tab / m.head instead of reporting theirs
+                                // tab bars select m.view.tab / m.view.head instead of reporting theirs
   Notice notice;                // the last sentence about sharing, clipboard, undo
   ShareHooks share;             // the platform's clipboard side of the Edit menu
 
@@ -134,7 +117,7 @@ struct AppModel {
   // Applies `draft` (after a control changed it).
   bool apply_draft() { return apply(draft); }
   // The cell every view highlights: the pinned one, else the hovered one.
-  const CellRef& focus() const { return pinned.valid ? pinned : hover; }
+  const CellRef& focus() const { return view.pinned.valid ? view.pinned : hover; }
 };
 
 // View → Language, a share link's view.lang, ?lang= and --lang: the interface speaks

@@ -19,9 +19,11 @@ Status EngineSession::set_state(State s) {
   auto t0 = std::chrono::steady_clock::now();
   Status st = pipeline_.set_state(std::move(s));  // s is not needed again: no copy of its values
   engine_ms_last_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  if (!st.ok) return st;
-  state_json_ = state_to_json(pipeline_.state());
   return st;
+}
+
+nlohmann::json EngineSession::state_json() const {
+  return has_result() ? state_to_json(pipeline_.state()) : nlohmann::json();
 }
 
 MatrixView EngineSession::matrix(Stage stage, int head) const {

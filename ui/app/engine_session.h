@@ -24,11 +24,11 @@ class EngineSession {
   Status set_state(State state);
   // The same from JSON (links, undo, files, presets): parse_state() first.
   Status set_state(const nlohmann::json& state);
-  // The current state, typed: what panels read (JSON stays at the edges).
-  const State& typed_state() const { return pipeline_.state(); }
-  // The current state as canonical JSON (null before the first valid one), for
-  // the edges: share links, undo history, files.
-  const nlohmann::json& state() const { return state_json_; }
+  // The current state, typed: what panels, edits and undo read.
+  const State& state() const { return pipeline_.state(); }
+  // The current state as canonical JSON (null before the first valid one), built
+  // when asked: for the edges only (a file, a link, the test API's getState).
+  nlohmann::json state_json() const;
   bool has_result() const { return pipeline_.has_result(); }
   const Pipeline& pipeline() const { return pipeline_; }
 
@@ -52,7 +52,6 @@ class EngineSession {
 
  private:
   Pipeline pipeline_;
-  nlohmann::json state_json_;
   double engine_ms_last_ = 0.0;
 };
 

@@ -128,15 +128,15 @@ void cell_keys(AppModel& m) {
   if (ImGui::IsKeyPressed(ImGuiKey_LeftArrow)) dc = -1;
   if (ImGui::IsKeyPressed(ImGuiKey_RightArrow)) dc = 1;
   if (dr == 0 && dc == 0) return;
-  if (!m.pinned.valid) {
+  if (!m.view.pinned.valid) {
     if (!m.hover.valid) return;
-    m.pinned = m.hover;  // the first press pins the cell under the pointer
+    m.view.pinned = m.hover;  // the first press pins the cell under the pointer
   }
-  MatrixView v = m.engine.matrix(m.pinned.stage, m.pinned.head);
+  MatrixView v = m.engine.matrix(m.view.pinned.stage, m.view.pinned.head);
   if (!v.data) return;
   auto clamp = [](int x, int n) { return x < 0 ? 0 : (x >= n ? n - 1 : x); };
-  m.pinned.row = clamp(m.pinned.row + dr, v.rows);
-  m.pinned.col = clamp(m.pinned.col + dc, v.cols);
+  m.view.pinned.row = clamp(m.view.pinned.row + dr, v.rows);
+  m.view.pinned.col = clamp(m.view.pinned.col + dc, v.cols);
 }
 
 void register_nav_focus() {
@@ -164,7 +164,7 @@ bool live_text(const AppModel& m, std::string& out) {
   // `out`'s kept capacity, no temporaries. The stage keeps its name (the heatmap's).
   const std::string value = std::isinf(x) && x < 0 ? std::string() : format_value(x, 4);  // short: held inline
   const char* shown = value.empty() ? tr("minus infinity (masked)") : value.c_str();
-  const char* pinned = m.pinned.valid ? tr(", pinned") : "";
+  const char* pinned = m.view.pinned.valid ? tr(", pinned") : "";
   const char* name = stage_name(c.stage);
   if (stage_is_square(c.stage))
     append_printf(out, tr("%s, head %d, query %d “%s”, key %d “%s”: %s%s"), name, c.head, c.row,

@@ -25,16 +25,15 @@ namespace {
 
 // Goes back (or forward) one state; the view keeps its selections where they still fit.
 void step(AppModel& m, bool forward) {
-  std::string current = m.engine.state().dump();
-  std::optional<std::string> to = forward ? m.history.redo(std::move(current)) : m.history.undo(std::move(current));
+  State current = m.engine.state();  // shares the weights: a few pointers
+  std::optional<State> to = forward ? m.history.redo(std::move(current)) : m.history.undo(std::move(current));
   if (!to) return;
-  nlohmann::json s = nlohmann::json::parse(*to, nullptr, false);
-  if (s.is_discarded() || !m.apply(s, Change::history)) {
+  if (!m.apply(std::move(*to), Change::history)) {
     // Cannot happen for states the engine accepted before; said rather than hidden.
     notify(m, tr_args("That step could not be restored: {0}", {m.error}), true);
     return;
   }
-  m.pinned = m.pinned.valid && m.engine.matrix(m.pinned.stage, m.pinned.head).data ? m.pinned : CellRef{};
+  m.view.pinned = m.view.pinned.valid && m.engine.matrix(m.view.pinned.stage, m.view.pinned.head).data ? m.view.pinned : CellRef{};
 }
 
 // The state as the engine's PyTorch script (attnviz/torch_script.h, in the interface's

@@ -74,7 +74,7 @@ json import_state_text(AppModel& m, std::string_view name, std::string_view text
   }
   if (!m.apply(parsed))  // the engine's validator says what is wrong; the last state stays
     return refuse(m, tr_args("{0} is not a valid attnviz state: {1}", {in_quotes(name), m.error}));
-  m.pinned = CellRef{};  // a new scene, as when a preset is chosen
+  m.view.pinned = CellRef{};  // a new scene, as when a preset is chosen
   export_notify(m.exports, tr_args("Opened {0}.", {in_quotes(name)}), false);
   return {{"ok", true}, {"error", ""}};
 }
@@ -121,7 +121,7 @@ void file_menu(AppModel& m) {
   if (!open) return;
   if (menu_item("Save state (.json)")) {
     // The same JSON as window.attnviz.getState(), indented.
-    export_request_file(m.exports, "attnviz-state.json", "application/json", m.engine.state().dump(2) + "\n");
+    export_request_file(m.exports, "attnviz-state.json", "application/json", m.engine.state_json().dump(2) + "\n");
   }
   if (menu_item("Open state…")) {
     if (m.exports.has_file_picker) {

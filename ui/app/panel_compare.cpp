@@ -75,7 +75,7 @@ static CompareCache& cache_of(AppModel& m) {
   const int H = m.engine.num_heads();
   if ((int)c.stats.size() != H) {
     // A new number of heads: start A/B on two different heads.
-    if (H > 1 && m.head_b == m.head) m.head_b = (m.head + 1) % H;
+    if (H > 1 && m.view.head_b == m.view.head) m.view.head_b = (m.view.head + 1) % H;
     c.stats.assign(H, RowStats{});
     c.stats_version.assign(H, 0);
     c.head_names.clear();
@@ -147,19 +147,19 @@ static void head_combo(const char* label, int* head, int H) {
 
 // [SECTION] All heads -------------------------------------------------------------------
 
-// The stage combo shared by the grid and the A/B view (m.compare_stage): every
+// The stage combo shared by the grid and the A/B view (m.view.compare_stage): every
 // per-head stage, in pipeline order. Stages go by their PyTorch names in every language.
 static void stage_combo(AppModel& m) {
   const State& st = m.engine.pipeline().state();
   // A stage the state no longer has (q_rot after RoPE was turned off): back to weights.
-  if (!stage_present(st, m.compare_stage)) m.compare_stage = Stage::weights;
+  if (!stage_present(st, m.view.compare_stage)) m.view.compare_stage = Stage::weights;
   ImGui::SetNextItemWidth(ImGui::CalcTextSize(stage_name(Stage::weights)).x + ImGui::GetFrameHeight() * 2.5f);
-  if (ImGui::BeginCombo(L("Stage"), stage_name(m.compare_stage))) {
+  if (ImGui::BeginCombo(L("Stage"), stage_name(m.view.compare_stage))) {
     char name[32];
     for (int k = 0; k < kStageCount; ++k) {
       const Stage s = static_cast<Stage>(k);
       if (!stage_is_per_head(s) || !stage_present(st, s)) continue;  // q_rot, k_rot: RoPE; bias: ALiBi
-      if (ImGui::Selectable(stage_name(s), m.compare_stage == s)) m.compare_stage = s;
+      if (ImGui::Selectable(stage_name(s), m.view.compare_stage == s)) m.view.compare_stage = s;
       std::snprintf(name, sizeof name, "Stage: %s", stage_name(s));  // e.g. "Stage: scores", for tests
       item_register(name);
     }
@@ -248,7 +248,7 @@ static void grid_map(AppModel& m, const CompareCache& c, Stage stage, int h, flo
   spec.title = title;
   spec.row_labels = tokens_if(m, v.rows);
   spec.col_labels = stage_is_square(stage) ? tokens_if(m, v.cols) : nullptr;
-  spec.cmap = c.grid_signed ? Colormap::rdbu : m.weights_cmap;
+  spec.cmap = c.grid_signed ? Colormap::rdbu : m.view.weights_cmap;
   spec.fixed_range = true;
   spec.fixed_lo = c.grid_lo;
   spec.fixed_hi = c.grid_hi;
@@ -263,22 +263,19 @@ static void grid_map(AppModel& m, const CompareCache& c, Stage stage, int h, flo
   if (!hv.hovered) return;
   m.hover_next = CellRef{true, stage, h, hv.row, hv.col};
   if (hv.clicked) {
-    const CellRef& r = m.hover_next;
-    const bool same = m.pinned.valid && m.pinned.stage == r.stage && m.pinned.head == r.head &&
-                      m.pinned.row == r.row && m.pinned.col == r.col;
-    m.pinned = same ? CellRef{} : r;
-    m.head = h;
+    toggle_pin(m.view.pinned, m.hover_next);
+    m.view.head = h;
   }
 }
 
 static void all_heads(AppModel& m, CompareCache& c) {
   const int H = m.engine.num_heads();
   stage_combo(m);
-  const Stage stage = m.compare_stage;  // as the combo left it
+  const Stage stage = m.view.compare_stage;  // as the combo left it
   update_grid_range(m, c, stage);
   ImGui::SameLine(0, 16);
   ImGui::AlignTextToFramePadding();
-  grid_colour_bar(c, c.grid_signed ? Colormap::rdbu : m.weights_cmap);
+  grid_colour_bar(c, c.grid_signed ? Colormap::rdbu : m.view.weights_cmap);
   ImGui::SameLine(0, 16);
   ImGui::TextDisabled("%s", c.grid_signed ? tr("one scale for every head, white = 0") : tr("one scale for every head"));
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
@@ -328,7 +325,7 @@ static void all_heads(AppModel& m, CompareCache& c) {
     ImGui::BeginGroup();
     grid_map(m, c, stage, h, std::min(width - 8.0f, label_w + cell * C + 2.0f), cell);
     ImGui::EndGroup();
-    if (h == m.head) {  // the selected head: a frame around its map
+    if (h == m.view.head) {  // the selected head: a frame around its map
       ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
       ImGui::GetWindowDrawList()->AddRect(ImVec2(a.x - 4, a.y - 2), ImVec2(b.x + 4, b.y),
                                           ImGui::GetColorU32(ImGuiCol_PlotHistogram), 3.0f, 0, 2.0f);
@@ -347,7 +344,7 @@ static void all_heads(AppModel& m, CompareCache& c) {
 constexpr float kAbCell = 48.0f;
 
 static void difference_map(AppModel& m, CompareCache& c, int a, int b, float width) {
-  const Stage stage = m.compare_stage;
+  const Stage stage = m.view.compare_stage;
   MatrixView va = m.engine.matrix(stage, a), vb = m.engine.matrix(stage, b);
   char label[48];
   std::snprintf(label, sizeof label, "diff h%d-h%d", a, b);
@@ -404,12 +401,12 @@ static void divergence_map(AppModel& m, CompareCache& c) {
   spec.title = title;
   spec.row_labels = &c.head_names;
   spec.col_labels = &c.head_names;
-  spec.cmap = m.weights_cmap;
+  spec.cmap = m.view.weights_cmap;
   spec.fixed_range = true;  // the measure's own range: 0 = same, ln 2 = disjoint
   spec.fixed_lo = 0.0f;
   spec.fixed_hi = kLn2f;
-  spec.highlight_row = m.head;
-  spec.highlight_col = m.head_b;
+  spec.highlight_row = m.view.head;
+  spec.highlight_col = m.view.head_b;
   spec.max_cell = 60.0f;  // wide enough for 4 decimals
   spec.max_width = ImGui::GetContentRegionAvail().x;
   HeatmapHover hv = heatmap(spec, MatrixView{c.divergence.rows, c.divergence.cols, c.divergence.data.data()},
@@ -421,8 +418,8 @@ static void divergence_map(AppModel& m, CompareCache& c) {
                          "disjoint keys)\nclick: compare them above"),
                       hv.row, hv.col, std::isnan(c.divergence.at(hv.row, hv.col)) ? tr("nan (no valid row)") : v);
     if (hv.clicked) {
-      m.head = hv.row;
-      m.head_b = hv.col;
+      m.view.head = hv.row;
+      m.view.head_b = hv.col;
     }
   }
 }
@@ -445,19 +442,19 @@ static void ab_view(AppModel& m, CompareCache& c) {
   const int H = m.engine.num_heads();
   stage_combo(m);
   ImGui::SameLine(0, 16);
-  head_combo(N_("Head A"), &m.head, H);
+  head_combo(N_("Head A"), &m.view.head, H);
   ImGui::SameLine(0, 16);
-  head_combo(N_("Head B"), &m.head_b, H);
+  head_combo(N_("Head B"), &m.view.head_b, H);
   ImGui::SameLine(0, 16);
-  if (ImGui::Button(L("Swap"))) std::swap(m.head, m.head_b);
+  if (ImGui::Button(L("Swap"))) std::swap(m.view.head, m.view.head_b);
   item_register("Swap");
-  const int a = m.head, b = m.head_b;
+  const int a = m.view.head, b = m.view.head_b;
 
   if (ImGui::BeginTable("ab maps", 3, ImGuiTableFlags_SizingStretchSame)) {
     ImGui::TableNextColumn();
-    matrix_view(m, m.compare_stage, a, 0, kAbCell);
+    matrix_view(m, m.view.compare_stage, a, 0, kAbCell);
     ImGui::TableNextColumn();
-    matrix_view(m, m.compare_stage, b, 0, kAbCell);
+    matrix_view(m, m.view.compare_stage, b, 0, kAbCell);
     ImGui::TableNextColumn();
     difference_map(m, c, a, b, ImGui::GetContentRegionAvail().x);
     ImGui::TextDisabled("%s", tr("red: A larger, blue: B larger, white: equal"));
@@ -561,8 +558,8 @@ void compare_tab(AppModel& m) {
     return;
   }
   CompareCache& c = cache_of(m);
-  m.head = std::clamp(m.head, 0, H - 1);
-  m.head_b = std::clamp(m.head_b, 0, H - 1);
+  m.view.head = std::clamp(m.view.head, 0, H - 1);
+  m.view.head_b = std::clamp(m.view.head_b, 0, H - 1);
   if (H == 1) ImGui::TextDisabled("%s", tr("One head: set Heads to 2 or more to compare heads."));
 
   if (ImGui::BeginTabBar("compare views")) {

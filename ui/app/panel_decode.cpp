@@ -178,8 +178,8 @@ void update(AppModel& m, DecodeCache& c, int head, int t) {
 // ◀ [step slider] ▶, and ←/→ while the Views window has the focus (Shift+arrows stay the
 // cell cursor's, help.cpp). Returns the step.
 int step_controls(AppModel& m, int S) {
-  const bool was_last = m.decode_len > 0 && m.decode_t == m.decode_len - 1;  // a token added: follow it
-  int t = m.decode_t < 0 || m.decode_t >= S || was_last ? S - 1 : m.decode_t;
+  const bool was_last = m.decode_len > 0 && m.view.decode_t == m.decode_len - 1;  // a token added: follow it
+  int t = m.view.decode_t < 0 || m.view.decode_t >= S || was_last ? S - 1 : m.view.decode_t;
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted(tr("Step t"));
   ImGui::SameLine();
@@ -204,25 +204,25 @@ int step_controls(AppModel& m, int S) {
     if (ImGui::IsKeyPressed(ImGuiKey_LeftArrow)) t = std::max(0, t - 1);
     if (ImGui::IsKeyPressed(ImGuiKey_RightArrow)) t = std::min(S - 1, t + 1);
   }
-  m.decode_t = t;
+  m.view.decode_t = t;
   m.decode_len = S;
   return t;
 }
 
-// The query head (the Stages tab's, m.head) and the K/V head it reads.
+// The query head (the Stages tab's, m.view.head) and the K/V head it reads.
 void head_controls(AppModel& m, const DecodeStep& d) {
   const int H = m.engine.num_heads();
   if (H > 1) {
     ImGui::SameLine(0, 20);
     char preview[32], widest[32];
-    std::snprintf(preview, sizeof preview, tr("head %d"), m.head);
+    std::snprintf(preview, sizeof preview, tr("head %d"), m.view.head);
     std::snprintf(widest, sizeof widest, tr("head %d"), 88);
     ImGui::SetNextItemWidth(ImGui::CalcTextSize(widest).x + ImGui::GetFrameHeight() * 2);
     if (ImGui::BeginCombo(L("Head"), preview)) {
       for (int h = 0; h < H; ++h) {
         char name[32];
         std::snprintf(name, sizeof name, tr("head %d"), h);
-        if (ImGui::Selectable(name, m.head == h)) m.head = h;
+        if (ImGui::Selectable(name, m.view.head == h)) m.view.head = h;
       }
       ImGui::EndCombo();
     }
@@ -283,7 +283,7 @@ void step_map(AppModel& m, DecodeCache& c, const char* label, const char* title,
     spec.cmap = Colormap::rdbu;
     spec.diverging = true;
   } else {
-    spec.cmap = m.weights_cmap;
+    spec.cmap = m.view.weights_cmap;
     spec.fixed_range = true;
     spec.fixed_lo = 0.0f;
     spec.fixed_hi = hi;
@@ -314,7 +314,7 @@ void step_map(AppModel& m, DecodeCache& c, const char* label, const char* title,
     spec.max_cell = 56.0f * max_cell / 24.0f;  // as wide as 4 decimals want at 24 px, wider with taller cells
     spec.max_height = ImGui::GetTextLineHeightWithSpacing() + band + max_cell;
   }
-  spec.decimals_max = m.decimals > 0 ? m.decimals : 4;
+  spec.decimals_max = m.view.decimals > 0 ? m.view.decimals : 4;
   spec.show_colour_bar = false;
   HeatmapHover hv =
       heatmap(spec, MatrixView{v.rows, v.cols, v.data.data()}, c.serial, hc, *m.textures);
@@ -341,7 +341,7 @@ float head_dim_row_w(float avail, int hd, const char* title) {
 float row_cell_w(const AppModel& m, std::initializer_list<const Tensor*> rows) {
   HeatmapLayoutIn metrics;
   heatmap_text_metrics(metrics);
-  const int dmax = m.decimals > 0 ? m.decimals : 4;
+  const int dmax = m.view.decimals > 0 ? m.view.decimals : 4;
   int chars = 0;
   for (const Tensor* t : rows) {
     if (t->rows != 1 || t->cols <= 0) continue;
@@ -465,11 +465,11 @@ void decode_tab(AppModel& m) {
     return;
   }
   DecodeCache& c = cache_of(m);
-  m.head = std::clamp(m.head, 0, H - 1);
+  m.view.head = std::clamp(m.view.head, 0, H - 1);
   const int t = step_controls(m, S);
-  update(m, c, m.head, t);  // the head from the last frame's combo; a change shows next frame
+  update(m, c, m.view.head, t);  // the head from the last frame's combo; a change shows next frame
   head_controls(m, c.step);
-  update(m, c, m.head, t);
+  update(m, c, m.view.head, t);
   tokens_so_far(m, t);
   const bool ok = c.matches && c.step.differs == DecodeDiffers::no;
   ImGui::PushStyleColor(ImGuiCol_Text, ok ? IM_COL32(120, 210, 140, 255) : IM_COL32(240, 170, 90, 255));
@@ -478,7 +478,7 @@ void decode_tab(AppModel& m) {
   item_register("Decode equality");
   if (c.step.differs == DecodeDiffers::not_causal) {
     if (ImGui::Button(L("Turn on Causal mask"))) {
-      m.draft = m.engine.typed_state();
+      m.draft = m.engine.state();
       m.draft.causal = true;
       m.apply_draft();
     }

@@ -632,8 +632,7 @@ const Explanation& explanation_of(AppModel& m, const CellRef& c) {
   ExplainCache& x = *m.explain_cache;
   const ResultKey key = m.result_key();
   const uint64_t v = m.engine.version(c.stage, c.head);
-  if (x.computed && x.cell.stage == c.stage && x.cell.head == c.head && x.cell.row == c.row && x.cell.col == c.col &&
-      x.result == key && x.version == v)
+  if (x.computed && x.cell == c && x.result == key && x.version == v)
     return x.e;
   x.e = m.engine.pipeline().explain(c.stage, c.head, c.row, c.col);
   x.cell = c;
@@ -663,8 +662,8 @@ void inspector_panel(AppModel& m) {
     flow_text(tr("(that cell no longer exists)"), true);
     return;
   }
-  if (m.pinned.valid) {
-    if (ImGui::SmallButton(L("Unpin"))) m.pinned = CellRef{};
+  if (m.view.pinned.valid) {
+    if (ImGui::SmallButton(L("Unpin"))) m.view.pinned = CellRef{};
     item_register("Unpin");
     ImGui::SameLine();
     ImGui::TextDisabled("%s", tr("pinned"));

@@ -231,16 +231,13 @@ void lines_tab(AppModel& m) {
     focus_other = f.col;
   }
   if (hover_side >= 0) {
-    int h = m.head < H && c.shown[m.head] ? m.head : -1;
+    int h = m.view.head < H && c.shown[m.view.head] ? m.view.head : -1;
     for (int k = 0; k < H && h < 0; ++k)
       if (c.shown[k]) h = k;
     if (h >= 0) {
       m.hover_next = strongest_link(m, c, h, hover_side, hover_idx);
       if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
-        const CellRef& n = m.hover_next;
-        bool same = m.pinned.valid && m.pinned.stage == n.stage && m.pinned.head == n.head &&
-                    m.pinned.row == n.row && m.pinned.col == n.col;
-        m.pinned = same ? CellRef{} : n;
+        toggle_pin(m.view.pinned, m.hover_next);
       }
     }
   }

@@ -300,11 +300,11 @@ void split_control(AppModel& m) {
                                                        ImGui::CalcTextSize(tr("Split")).x -
                                                        ImGui::GetStyle().ItemInnerSpacing.x));
   ImGui::SetNextItemWidth(w);
-  const int cur = static_cast<int>(m.split);
+  const int cur = static_cast<int>(m.view.split);
   if (ImGui::BeginCombo(L("Split"), tr(kLabel[cur]))) {
     for (int k = 0; k < 2; ++k) {
       if (ImGui::Selectable(tr(kLabel[k]), k == cur) && k != cur) {
-        m.split = static_cast<SplitMode>(k);
+        m.view.split = static_cast<SplitMode>(k);
         m.split_now = true;
       }
       item_register(kLabel[k]);
@@ -332,7 +332,7 @@ void tokens_group(AppModel& m) {
     m.split_now = false;
     m.tokens_edited = false;
     State& d = m.draft;
-    auto toks = split_text(m.tokens_text, m.split);
+    auto toks = split_text(m.tokens_text, m.view.split);
     if (toks.size() != d.tokens.size()) {  // per-token settings no longer line up
       d.key_padding.clear();
       if (d.embedding.init == EmbeddingInit::values) d.embedding = EmbeddingSpec{EmbeddingInit::torch_randn, d.embedding.seed, {}};

@@ -43,12 +43,12 @@ struct MapReq {
   bool kv = false;          // a slice of K or V under GQA/MQA: named by its K/V head ("K kv1")
 };
 
-static int decimals_max(const AppModel& m) { return m.decimals > 0 ? m.decimals : 4; }
+static int decimals_max(const AppModel& m) { return m.view.decimals > 0 ? m.view.decimals : 4; }
 
 static void colours(AppModel& m, Stage st, HeatmapSpec& spec) {
   const bool weights_like = st == Stage::weights || st == Stage::dropped;
   if (weights_like) {  // dropped shares weights' [0, 1] scale: a kept cell, rescaled, reads brighter
-    spec.cmap = m.weights_cmap;
+    spec.cmap = m.view.weights_cmap;
     spec.fixed_range = true;
     spec.fixed_lo = 0.0f;
     spec.fixed_hi = 1.0f;
@@ -111,10 +111,7 @@ static void map(AppModel& m, const MapReq& r) {
   // A slice's cell is the Q/K/V cell it shows (the inspector explains that one).
   m.hover_next = CellRef{true, r.stage, per_head ? r.head : 0, h.row, r.slice ? h.col + sh * hd : h.col};
   if (h.clicked) {
-    const CellRef& c = m.hover_next;
-    bool same = m.pinned.valid && m.pinned.stage == c.stage && m.pinned.head == c.head && m.pinned.row == c.row &&
-                m.pinned.col == c.col;
-    m.pinned = same ? CellRef{} : c;
+    toggle_pin(m.view.pinned, m.hover_next);
   }
 }
 
@@ -179,7 +176,7 @@ struct OpText {
 static void op_text(const AppModel& m, Stage st, bool wrapped, OpText& t) {
   const State& s = m.engine.pipeline().state();
   char op[256];
-  flow_op(s, m.engine.pipeline().divisor(), st, op, sizeof op, m.head);
+  flow_op(s, m.engine.pipeline().divisor(), st, op, sizeof op, m.view.head);
   std::snprintf(t.op, sizeof t.op, "%s%s", wrapped ? "\xE2\x86\xB3 " : "", op);  // ↳ after a wrap
   flow_torch(s, st, t.torch, sizeof t.torch);
   const char* same = flow_identity(s, st);
@@ -191,7 +188,7 @@ static void op_text(const AppModel& m, Stage st, bool wrapped, OpText& t) {
 static float op_height(const AppModel& m, const OpText& t, float width) {
   const float line = ImGui::GetTextLineHeightWithSpacing();
   float h = line * (float)(wrapped_lines(t.op, width) + wrapped_lines(t.same, width));
-  if (m.show_torch) {
+  if (m.view.show_torch) {
     ImGui::PushFont(g_fonts.mono);
     h += ImGui::CalcTextSize(t.torch, nullptr, false, width).y + ImGui::GetStyle().ItemSpacing.y;
     ImGui::PopFont();
@@ -210,7 +207,7 @@ static void op_lines(AppModel& m, Stage st, const OpText& t, float width) {
   std::snprintf(id, sizeof id, "op %s", stage_name(st));
   item_register(id);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n\n%s", tr("PyTorch, as the tutorials write it:"), t.torch);
-  if (m.show_torch) {
+  if (m.view.show_torch) {
     ImGui::PushFont(g_fonts.mono);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
@@ -230,7 +227,7 @@ static void op_lines(AppModel& m, Stage st, const OpText& t, float width) {
 // GQA/MQA, K and V show the columns of the K/V head this query head reads.
 static void qkv_card(AppModel& m, float w, float h) {
   char q[32];
-  std::snprintf(q, sizeof q, "Q h%d", m.head);
+  std::snprintf(q, sizeof q, "Q h%d", m.view.head);
   const float gap = 10.0f, labels = m.heatmap_cache(q).row_label_w + 6.0f;
   const float cells = std::max(30.0f, (w - 2 * gap - labels) / 3.0f);
   const Stage st[3] = {Stage::Q, Stage::K, Stage::V};
@@ -240,7 +237,7 @@ static void qkv_card(AppModel& m, float w, float h) {
     ImGui::BeginGroup();
     MapReq r;
     r.stage = st[k];
-    r.head = m.head;
+    r.head = m.view.head;
     r.kv = k > 0 && s.kv_heads() != s.num_heads;
     r.slice = true;
     r.row_labels = k == 0;
@@ -254,7 +251,7 @@ static void qkv_card(AppModel& m, float w, float h) {
 // The RoPE card: this head's q_rot and k_rot side by side (row labels on q_rot only).
 static void rot_card(AppModel& m, float w, float h) {
   char q[32];
-  std::snprintf(q, sizeof q, "q_rot h%d", m.head);
+  std::snprintf(q, sizeof q, "q_rot h%d", m.view.head);
   const float gap = 10.0f, labels = m.heatmap_cache(q).row_label_w + 6.0f;
   const float cells = std::max(30.0f, (w - gap - labels) / 2.0f);
   const Stage st[2] = {Stage::q_rot, Stage::k_rot};
@@ -263,7 +260,7 @@ static void rot_card(AppModel& m, float w, float h) {
     ImGui::BeginGroup();
     MapReq r;
     r.stage = st[k];
-    r.head = m.head;
+    r.head = m.view.head;
     r.row_labels = k == 0;
     r.max_w = k == 0 ? cells + labels : cells;
     r.max_h = h;
@@ -274,7 +271,7 @@ static void rot_card(AppModel& m, float w, float h) {
 
 static float card_head_height(const AppModel& m) {
   const float line = ImGui::GetTextLineHeightWithSpacing();
-  return line * (m.show_torch ? 5.0f : 3.0f);  // operation, [code ×2], note, title
+  return line * (m.view.show_torch ? 5.0f : 3.0f);  // operation, [code ×2], note, title
 }
 
 static FlowIn flow_input(AppModel& m, float w, float h) {
@@ -286,7 +283,7 @@ static FlowIn flow_input(AppModel& m, float w, float h) {
   HeatmapLayoutIn& sq = in.square;
   const int S = (int)m.engine.tokens().size();
   char label[32];
-  std::snprintf(label, sizeof label, "weights h%d", m.head);
+  std::snprintf(label, sizeof label, "weights h%d", m.view.head);
   const HeatmapCache& c = m.heatmap_cache(label);  // label widths as measured when last drawn
   sq.rows = sq.cols = S;
   heatmap_text_metrics(sq);
@@ -296,7 +293,7 @@ static FlowIn flow_input(AppModel& m, float w, float h) {
   sq.decimals_max = decimals_max(m);
   sq.stats.any_finite = true;  // weights: in [0, 1]
   sq.stats.hi = sq.stats.maxabs = 0.99f;
-  in.prefer_all_decimals = m.decimals > 0;
+  in.prefer_all_decimals = m.view.decimals > 0;
   in.cards = flow_cards(m.engine.pipeline().state());
   return in;
 }
@@ -310,7 +307,7 @@ static void head_selector(AppModel& m) {
   int H = m.engine.num_heads();
   if (H <= 1) return;
   if (ImGui::BeginTabBar("heads")) {
-    // Another view (Compare heads) may have changed m.head: on appearing, select its tab;
+    // Another view (Compare heads) may have changed m.view.head: on appearing, select its tab;
     // the tab bar still shows its old head for that one frame, which must not win.
     const bool appearing = ImGui::IsWindowAppearing() || m.view_restoring > 0;  // or a restored view (share.h)
     for (int h = 0; h < H; ++h) {
@@ -320,9 +317,9 @@ static void head_selector(AppModel& m) {
       std::snprintf(shown, sizeof shown, tr("head %d"), h);
       std::snprintf(label, sizeof label, "%s###%s", shown, name);
       ImGuiTabItemFlags f = 0;
-      if (m.head == h && appearing) f |= ImGuiTabItemFlags_SetSelected;
+      if (m.view.head == h && appearing) f |= ImGuiTabItemFlags_SetSelected;
       if (ImGui::BeginTabItem(label, nullptr, f)) {
-        if (!appearing) m.head = h;
+        if (!appearing) m.view.head = h;
         ImGui::EndTabItem();
       }
       item_register(name);
@@ -344,8 +341,8 @@ static void onwards(AppModel& m, float width) {
                w);
   ImGui::PopStyleColor();
   if (ImGui::SmallButton(L("Q K V & output tab"))) {
-    m.tab = MainTab::data;
-    m.view_restoring = 2;  // the main tab bar selects m.tab (share.h)
+    m.view.tab = MainTab::data;
+    m.view_restoring = 2;  // the main tab bar selects m.view.tab (share.h)
   }
   item_register("Q K V & output tab");
   ImGui::EndGroup();
@@ -355,7 +352,7 @@ static void onwards(AppModel& m, float width) {
 // neighbours, the operation above each map; then where concat and output are.
 void stages_tab(AppModel& m) {
   head_selector(m);
-  ImGui::Checkbox(L("PyTorch code"), &m.show_torch);
+  ImGui::Checkbox(L("PyTorch code"), &m.view.show_torch);
   item_register("PyTorch code");
   ImGui::SameLine();
   ImGui::TextDisabled("%s", tr("hover an operation for its PyTorch line \xC2\xB7 maps: (Ctrl+)wheel zooms, double-click fits"));
@@ -399,7 +396,7 @@ void stages_tab(AppModel& m) {
     } else {
       MapReq r;
       r.stage = st;
-      r.head = m.head;
+      r.head = m.view.head;
       r.max_w = out.box_w;
       r.max_h = map_h;
       map(m, r);

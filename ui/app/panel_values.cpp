@@ -243,11 +243,11 @@ void values_tab(AppModel& m) {
     if (value_grid("embedding", rows, &m.engine.tokens(), &i, &j, &typed) &&
         read_typed(m, "embedding", i, j, typed, rows.at(i, j), &v)) {
       State next = materialize_embedding(p.state());
-      next.embedding.values.at(i, j) = v;
+      next.embedding.values.mut().at(i, j) = v;
       apply_value(m, std::move(next), "embedding", Stage::X, i, j, v);
     }
   }
-  struct W { const char* name; Stage stage; Tensor WeightSpec::*values; };
+  struct W { const char* name; Stage stage; SharedTensor WeightSpec::*values; };
   const W ws[] = {{"W_q", Stage::W_q, &WeightSpec::W_q}, {"W_k", Stage::W_k, &WeightSpec::W_k},
                   {"W_v", Stage::W_v, &WeightSpec::W_v}, {"W_o", Stage::W_o, &WeightSpec::W_o},
                   {"b_q", Stage::b_q, &WeightSpec::b_q}, {"b_k", Stage::b_k, &WeightSpec::b_k},
@@ -260,7 +260,7 @@ void values_tab(AppModel& m) {
     if (ImGui::CollapsingHeader(header)) {
       if (value_grid(w.name, *t, nullptr, &i, &j, &typed) && read_typed(m, w.name, i, j, typed, t->at(i, j), &v)) {
         State next = materialize_weights(p.state());
-        (next.weights.*w.values).at(i, j) = v;  // a bias is (1 × d_out): i is 0
+        (next.weights.*w.values).mut().at(i, j) = v;  // a bias is (1 × d_out): i is 0
         apply_value(m, std::move(next), w.name, w.stage, i, j, v);
       }
     }

@@ -34,7 +34,7 @@ static void decimals_menu(AppModel& m) {
   static const struct { int n; const char* label; } kChoices[] = {
       {0, N_("auto (what fits, up to 4)")}, {2, "2"}, {3, "3"}, {4, N_("4 (as PyTorch prints)")}};
   for (const auto& c : kChoices)
-    if (menu_item(c.label, m.decimals == c.n)) m.decimals = c.n;
+    if (menu_item(c.label, m.view.decimals == c.n)) m.view.decimals = c.n;
   ImGui::EndMenu();
 }
 
@@ -68,8 +68,8 @@ static void menu_bar(AppModel& m) {
     for (const Preset& p : presets()) {
       if (ImGui::MenuItem(preset_title(p).c_str())) {
         m.apply(p.state);
-        m.pinned = CellRef{};
-        m.decimals = p.decimals;
+        m.view.pinned = CellRef{};
+        m.view.decimals = p.decimals;
         for (auto& [label, cache] : m.heatmaps) heatmap_reset_view(cache);  // a new scene: whole maps
       }
       item_register(p.title);
@@ -88,9 +88,9 @@ static void menu_bar(AppModel& m) {
     bool open = ImGui::BeginMenu(L("Weights colormap"));
     item_register("Weights colormap");
     if (open) {
-      if (menu_item("viridis", m.weights_cmap == Colormap::viridis)) m.weights_cmap = Colormap::viridis;
-      if (menu_item("cividis (colour-blind safe)", m.weights_cmap == Colormap::cividis))
-        m.weights_cmap = Colormap::cividis;
+      if (menu_item("viridis", m.view.weights_cmap == Colormap::viridis)) m.view.weights_cmap = Colormap::viridis;
+      if (menu_item("cividis (colour-blind safe)", m.view.weights_cmap == Colormap::cividis))
+        m.view.weights_cmap = Colormap::cividis;
       ImGui::EndMenu();
     }
     decimals_menu(m);
@@ -148,9 +148,9 @@ static void legend(const AppModel& m) {
   };
   swatch(kColourMasked, N_("masked (\xE2\x88\x92inf)"), hatch,
          N_("masked_fill put \xE2\x88\x92inf here (causal or padding mask); softmax turns it into 0."));
-  swatch(colormap_at(m.weights_cmap, 0.0f), N_("dropped (0)"), cross,
+  swatch(colormap_at(m.view.weights_cmap, 0.0f), N_("dropped (0)"), cross,
          N_("Dropout (training) zeroed this weight; the kept ones are scaled by 1/(1\xE2\x88\x92p)."));
-  swatch(colormap_at(m.weights_cmap, 0.0f), N_("computed 0"), plain,
+  swatch(colormap_at(m.view.weights_cmap, 0.0f), N_("computed 0"), plain,
          N_("A weight that is 0 because of the numbers (e.g. a masked score after softmax): no mark."));
   swatch(kColourNaN, N_("NaN"), plain, N_("Not a number, e.g. softmax of a row that is all \xE2\x88\x92inf."));
   swatch(kColourPosInf, N_("+inf"), plain, N_("Positive infinity."));
@@ -268,11 +268,11 @@ void draw_panels(AppModel& m) {
                                  {N_("Decode"), MainTab::decode, decode_tab}};
       for (const Tab& t : tabs) {
         // A restored view (share link, paste) selects its tab; meanwhile the bar's old one must not win.
-        bool restore = m.view_restoring > 0 && m.tab == t.id;
+        bool restore = m.view_restoring > 0 && m.view.tab == t.id;
         bool open = ImGui::BeginTabItem(L(t.name), nullptr, restore ? ImGuiTabItemFlags_SetSelected : 0);
         item_register(t.name);
         if (open) {
-          if (m.view_restoring == 0) m.tab = t.id;
+          if (m.view_restoring == 0) m.view.tab = t.id;
           // Decode moves its step with ←/→: keyboard navigation must not take them too.
           ImGui::BeginChild("tab body", ImVec2(0, 0), 0,
                             t.id == MainTab::decode ? ImGuiWindowFlags_NoNavInputs : ImGuiWindowFlags_None);

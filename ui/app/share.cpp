@@ -2,6 +2,7 @@
 #include "app/share.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "app/app.h"
 #include "app/app_model.h"
@@ -37,21 +38,13 @@ int json_depth(std::string_view t, int limit) {
   return max_depth;
 }
 
-// The view part of a payload, read and type-checked before anything is applied.
-struct View {
+// The view part of a payload, read and type-checked before anything is applied:
+// the fields it gives (has_*) and their values (in v).
+struct ViewPatch {
   bool has_tab = false, has_head = false, has_head_b = false, has_stage = false, has_cmap = false,
        has_pinned = false, has_decimals = false, has_torch = false, has_split = false,
        has_lang = false, has_decode_t = false;
-  int decode_t = -1;     // Decode: the step shown (written with tab "decode" only)
-  Lang lang = Lang::en;  // the interface language (i18n.h)
-  int decimals = 0;   // View → Decimals: 0 = auto
-  bool torch = false; // Stages: the PyTorch line under each step
-  SplitMode split = SplitMode::words_and_chars;  // how the Tokens box splits text (tokenize.h)
-  MainTab tab = MainTab::stages;
-  int head = 0, head_b = 0;
-  Stage compare_stage = Stage::weights;
-  Colormap cmap = Colormap::viridis;
-  CellRef pinned;
+  View v;
 };
 
 // `error` is the sentence in the interface's language (tr / tr_args, i18n.h).
@@ -68,7 +61,7 @@ bool small_int(const json& v, int* out) {
 // A stage named by a JSON string (stage_name), or false.
 bool stage_of(const json& x, Stage* out) { return x.is_string() && stage_from_name(x.get<std::string>(), out); }
 
-ShareResult read_view(const json& v, View* out) {
+ShareResult read_view(const json& v, ViewPatch* out) {
   if (v.is_null()) return {true, "", ""};
   if (!v.is_object()) return fail(tr("The link's view must be an object."), "view");
   for (auto it = v.begin(); it != v.end(); ++it) {
@@ -79,43 +72,43 @@ ShareResult read_view(const json& v, View* out) {
                              : std::end(kTabNames);
       if (f == std::end(kTabNames))
         return fail(tr("The link's view.tab must be one of stages, data, compare, lines, values, decode."), "view.tab");
-      out->tab = (MainTab)(f - std::begin(kTabNames));
+      out->v.tab = (MainTab)(f - std::begin(kTabNames));
       out->has_tab = true;
     } else if (k == "head" || k == "head_b") {
       int h = 0;
       if (!small_int(x, &h))
         return fail(tr_args("The link's view.{0} must be a head number (0, 1, …).", {k}), "view." + k);
-      (k == "head" ? out->head : out->head_b) = h;
+      (k == "head" ? out->v.head : out->v.head_b) = h;
       (k == "head" ? out->has_head : out->has_head_b) = true;
     } else if (k == "compare_stage") {
-      if (!stage_of(x, &out->compare_stage) || !stage_is_per_head(out->compare_stage))
+      if (!stage_of(x, &out->v.compare_stage) || !stage_is_per_head(out->v.compare_stage))
         return fail(tr("The link's view.compare_stage must be one of q_rot, k_rot, scores, scaled, bias, masked, weights, dropped, context."),
                     "view.compare_stage");
       out->has_stage = true;
     } else if (k == "cmap") {
-      if (x == "viridis") out->cmap = Colormap::viridis;
-      else if (x == "cividis") out->cmap = Colormap::cividis;
+      if (x == "viridis") out->v.weights_cmap = Colormap::viridis;
+      else if (x == "cividis") out->v.weights_cmap = Colormap::cividis;
       else return fail(tr("The link's view.cmap must be viridis or cividis."), "view.cmap");
       out->has_cmap = true;
     } else if (k == "decimals") {
       if (!x.is_number_integer() || !(x == 0 || x == 2 || x == 3 || x == 4))
         return fail(tr("The link's view.decimals must be 0 (auto), 2, 3 or 4."), "view.decimals");
-      out->decimals = x.get<int>();
+      out->v.decimals = x.get<int>();
       out->has_decimals = true;
     } else if (k == "decode_t") {
-      if (!small_int(x, &out->decode_t))
+      if (!small_int(x, &out->v.decode_t))
         return fail(tr("The link's view.decode_t must be a step number (0, 1, …)."), "view.decode_t");
       out->has_decode_t = true;
     } else if (k == "torch") {
       if (!x.is_boolean()) return fail(tr("The link's view.torch must be true or false."), "view.torch");
-      out->torch = x.get<bool>();
+      out->v.show_torch = x.get<bool>();
       out->has_torch = true;
     } else if (k == "split") {
-      if (!x.is_string() || !split_mode_from_name(x.get<std::string>(), &out->split))
+      if (!x.is_string() || !split_mode_from_name(x.get<std::string>(), &out->v.split))
         return fail(tr("The link's view.split must be \"words\" or \"whitespace\"."), "view.split");
       out->has_split = true;
     } else if (k == "lang") {
-      if (!x.is_string() || !lang_from_code(x.get<std::string>(), &out->lang))
+      if (!x.is_string() || !lang_from_code(x.get<std::string>(), &out->v.lang))
         return fail(tr("The link's view.lang must be \"en\" or \"zh-CN\"."), "view.lang");
       out->has_lang = true;
     } else if (k == "pinned") {
@@ -129,35 +122,37 @@ ShareResult read_view(const json& v, View* out) {
       if (!small_int(x.value("head", json()), &c.head) || !small_int(x.value("row", json()), &c.row) ||
           !small_int(x.value("col", json()), &c.col))
         return fail(bad, "view.pinned");
-      out->pinned = c;
+      out->v.pinned = c;
     }
     // Other keys: written by a newer build of the same format; ignored.
   }
   return {true, "", ""};
 }
 
-void apply_view(AppModel& m, const View& v) {
+void apply_view(AppModel& m, const ViewPatch& p) {
+  const View& v = p.v;
+  View& to = m.view;
   const int H = std::max(1, m.engine.num_heads());
-  if (v.has_tab) m.tab = v.tab;
-  if (v.has_head) m.head = std::min(v.head, H - 1);
-  if (v.has_head_b) m.head_b = std::min(v.head_b, H - 1);
-  if (v.has_stage) m.compare_stage = v.compare_stage;
-  if (v.has_cmap) m.weights_cmap = v.cmap;
-  if (v.has_decimals) m.decimals = v.decimals;
-  if (v.has_decode_t) {  // past the last token: the Decode tab shows the last step
-    m.decode_t = v.decode_t;
+  if (p.has_tab) to.tab = v.tab;
+  if (p.has_head) to.head = std::min(v.head, H - 1);
+  if (p.has_head_b) to.head_b = std::min(v.head_b, H - 1);
+  if (p.has_stage) to.compare_stage = v.compare_stage;
+  if (p.has_cmap) to.weights_cmap = v.weights_cmap;
+  if (p.has_decimals) to.decimals = v.decimals;
+  if (p.has_decode_t) {  // past the last token: the Decode tab shows the last step
+    to.decode_t = v.decode_t;
     m.decode_len = 0;    // the step as the link says, not following from an earlier state
   }
-  if (v.has_torch) m.show_torch = v.torch;
-  if (v.has_split) m.split = v.split;
-  if (v.has_lang) change_language(m, v.lang);
-  if (v.has_pinned) {
+  if (p.has_torch) to.show_torch = v.show_torch;
+  if (p.has_split) to.split = v.split;
+  if (p.has_lang) change_language(m, v.lang);
+  if (p.has_pinned) {
     // A cell outside the matrix (or of a stage this build does not know) is not pinned.
-    const CellRef& p = v.pinned;
-    MatrixView mv = m.engine.matrix(p.stage, p.head);
-    m.pinned = p.valid && mv.data && p.row < mv.rows && p.col < mv.cols ? p : CellRef{};
+    const CellRef& c = v.pinned;
+    MatrixView mv = m.engine.matrix(c.stage, c.head);
+    to.pinned = c.valid && mv.data && c.row < mv.rows && c.col < mv.cols ? c : CellRef{};
   }
-  m.view_restoring = 2;  // tab bars select m.tab / m.head instead of reporting theirs
+  m.view_restoring = 2;  // tab bars select view.tab / view.head instead of reporting theirs
 }
 
 // The state as an undoable replace. On failure the controls keep the reason they
@@ -176,26 +171,37 @@ bool apply_state(AppModel& m, const json& state, ShareResult* r) {
 
 }  // namespace
 
-json view_to_json(const AppModel& m) {
-  json v = {{"tab", kTabNames[(int)m.tab]},
-            {"head", m.head},
-            {"head_b", m.head_b},
-            {"compare_stage", stage_name(m.compare_stage)},
-            {"cmap", m.weights_cmap == Colormap::cividis ? "cividis" : "viridis"},
-            {"decimals", m.decimals},
-            {"torch", m.show_torch},
-            {"split", split_mode_name(m.split)},
-            {"lang", lang_code(language())},
-            {"pinned", nullptr}};
-  if (m.tab == MainTab::decode && m.decode_t >= 0) v["decode_t"] = m.decode_t;
-  if (m.pinned.valid)
-    v["pinned"] = {{"stage", stage_name(m.pinned.stage)}, {"head", m.pinned.head}, {"row", m.pinned.row},
-                   {"col", m.pinned.col}};
+View view_of(const AppModel& m) {
+  View v = m.view;
+  v.lang = language();  // i18n.h's, whoever set it
+  if (v.tab != MainTab::decode || v.decode_t < 0) v.decode_t = -1;  // written only on the Decode tab
   return v;
 }
 
+static std::atomic<uint64_t> g_view_json{0};
+uint64_t view_json_conversions() { return g_view_json.load(std::memory_order_relaxed); }
+
+json view_to_json(const View& v) {
+  g_view_json.fetch_add(1, std::memory_order_relaxed);
+  json j = {{"tab", kTabNames[(int)v.tab]},
+            {"head", v.head},
+            {"head_b", v.head_b},
+            {"compare_stage", stage_name(v.compare_stage)},
+            {"cmap", v.weights_cmap == Colormap::cividis ? "cividis" : "viridis"},
+            {"decimals", v.decimals},
+            {"torch", v.show_torch},
+            {"split", split_mode_name(v.split)},
+            {"lang", lang_code(v.lang)},
+            {"pinned", nullptr}};
+  if (v.tab == MainTab::decode && v.decode_t >= 0) j["decode_t"] = v.decode_t;
+  if (v.pinned.valid)
+    j["pinned"] = {{"stage", stage_name(v.pinned.stage)}, {"head", v.pinned.head}, {"row", v.pinned.row},
+                   {"col", v.pinned.col}};
+  return j;
+}
+
 json session_to_json(const AppModel& m) {
-  return {{"v", kShareFormat}, {"state", m.engine.state()}, {"view", view_to_json(m)}};
+  return {{"v", kShareFormat}, {"state", m.engine.state_json()}, {"view", view_to_json(view_of(m))}};
 }
 
 ShareResult session_apply_text(AppModel& m, std::string_view text) {
@@ -229,7 +235,7 @@ ShareResult session_apply_text(AppModel& m, std::string_view text) {
                         {std::to_string(ver), std::to_string(kShareFormat)}),
                 "v");
   if (!doc.contains("state")) return fail(tr("It has no \"state\"."), "state");
-  View view;
+  ViewPatch view;
   ShareResult r = read_view(doc.value("view", json()), &view);
   if (!r.ok) return r;
   if (!apply_state(m, doc["state"], &r)) {
@@ -255,10 +261,10 @@ json App::set_session_text(std::string_view text) {
 
 uint64_t App::session_serial() {
   AppModel& m = *model_;
-  std::string view = view_to_json(m).dump();
+  const View view = view_of(m);  // typed and compared with ==: no JSON each frame
   if (m.state_serial != m.session_seen_state || view != m.session_seen_view) {
     m.session_seen_state = m.state_serial;
-    m.session_seen_view = std::move(view);
+    m.session_seen_view = view;
     ++m.session_serial;
   }
   return m.session_serial;

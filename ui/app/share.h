@@ -20,6 +20,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/view.h"
+
 namespace attnviz::ui {
 
 struct AppModel;
@@ -44,10 +46,16 @@ struct ShareHooks {
   bool ctrl_v_reads_clipboard = true;
 };
 
-// {"v", "state", "view"} of the current session.
+// {"v", "state", "view"} of the current session, built when a link, a file or the
+// test API asks (never on a frame's or an edit's path).
 nlohmann::json session_to_json(const AppModel& m);
-// The view selections alone.
-nlohmann::json view_to_json(const AppModel& m);
+// The view selections as a link carries them: m.view with i18n.h's language, and
+// decode_t only on the Decode tab (-1 elsewhere).
+View view_of(const AppModel& m);
+nlohmann::json view_to_json(const View& v);
+// How many views this process has written as JSON (view_to_json): with
+// attnviz::state_json_conversions(), what tests count to show a frame builds none.
+uint64_t view_json_conversions();
 
 // Result of applying a payload: ok, or a sentence (and the field it concerns).
 struct ShareResult {

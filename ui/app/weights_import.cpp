@@ -217,7 +217,7 @@ const char* const kParts[] = {N_("whole"), N_("1st third"), N_("2nd third"), N_(
 void apply_loaded(AppModel& m) {
   g.apply_now = false;
   State st;
-  const Error e = apply_mapping(g.mapping, g.tensors, g.data, m.engine.typed_state(), g.heads, &st);
+  const Error e = apply_mapping(g.mapping, g.tensors, g.data, m.engine.state(), g.heads, &st);
   if (!e.ok()) {
     g.dialog_error = weights_sentence(e);
     g.phase = Phase::choosing;
@@ -228,10 +228,10 @@ void apply_loaded(AppModel& m) {
     g.phase = Phase::choosing;
     return;
   }
-  m.pinned = CellRef{};
+  m.view.pinned = CellRef{};
   const std::string from = g.mapping.prefix.empty() ? quoted_names()
                                                     : tr_args("{0} (layer {1})", {quoted_names(), g.mapping.prefix});
-  const State& now = m.engine.typed_state();
+  const State& now = m.engine.state();
   const int G = now.kv_heads();
   const std::string heads =
       G != now.num_heads ? tr_args(G == 1 ? N_("{0} heads, 1 K/V head") : N_("{0} heads, {1} K/V heads"),
@@ -680,7 +680,7 @@ nlohmann::json weights_open_paths(AppModel& m, const std::vector<std::string>& p
   }
   weights_begin_files(files);
   for (size_t k = 0; k < g.files.size(); ++k) g.files[k].path = paths[k];
-  g.current_heads = m.engine.typed_state().num_heads;
+  g.current_heads = m.engine.state().num_heads;
   clear_error_notice(m);
   pump_sync();
   if (g.notice_pending) {
@@ -704,7 +704,7 @@ void weights_menu_item(AppModel& m) {
 void weights_overlay(AppModel& m) {
   if (g.clear_notice) clear_error_notice(m);  // before this import's own sentence, if it has one
   if (g.phase == Phase::choosing && g.open_dialog) {  // just listed: heads proposed from the current state
-    g.current_heads = m.engine.typed_state().num_heads;
+    g.current_heads = m.engine.state().num_heads;
     propose_heads();
   }
   if (g.notice_pending) {

@@ -58,7 +58,7 @@ enum class ScaleMode { head_dim, d_out, none };
 struct EmbeddingSpec {
   EmbeddingInit init = EmbeddingInit::torch_randn;
   uint64_t seed = 123;  // torch.manual_seed(seed); negative seeds s are kept as 2^64 + s
-  Tensor values;        // (S × d_model), used when init == values
+  SharedTensor values;  // (S × d_model), used when init == values
 };
 
 struct WeightSpec {
@@ -67,10 +67,11 @@ struct WeightSpec {
   WeightLayout layout = WeightLayout::fused;  // only torch_linear uses it
   // Explicit values (init == values), in x·W orientation (nn.Linear's weight
   // transposed). Only the ones the flags need are read and validated.
-  Tensor W_q, W_k, W_v;  // (d_model × d_out) each
-  Tensor W_o;            // (d_out × d_out), when out_proj
-  Tensor b_q, b_k, b_v;  // (1 × d_out) each, when qkv_bias
-  Tensor b_o;            // (1 × d_out), when out_proj and out_bias
+  // Shared between the copies of a State (SharedTensor, attnviz/tensor.h).
+  SharedTensor W_q, W_k, W_v;  // (d_model × d_out) each
+  SharedTensor W_o;            // (d_out × d_out), when out_proj
+  SharedTensor b_q, b_k, b_v;  // (1 × d_out) each, when qkv_bias
+  SharedTensor b_o;            // (1 × d_out), when out_proj and out_bias
 };
 
 struct DropoutSpec {
@@ -144,6 +145,19 @@ Status validate_state(const State& s);
 // shortest decimals that round-trip their float32 values, only the explicit
 // matrices the flags use. parse_state(state_to_json(s)) gives s back.
 nlohmann::json state_to_json(const State& s);
+
+// Same meaning: equal exactly when state_to_json(a) == state_to_json(b), found
+// without building either. Explicit matrices count only where the flags use
+// them (as in the JSON); one shared by both (SharedTensor) is equal unread,
+// others are compared bit for bit. What the app decides "changed" with, on
+// every edit, so it must never cost a state's text.
+bool operator==(const State& a, const State& b);
+inline bool operator!=(const State& a, const State& b) { return !(a == b); }
+
+// How many times this process has turned a State into JSON or JSON into one
+// (state_to_json, parse_state). The app's tests check that no edit, undo or
+// steady frame does either: JSON is for files, links and callers.
+uint64_t state_json_conversions();
 
 // Bytes the pipeline will hold for s (what kMaxPipelineBytes bounds).
 uint64_t estimate_pipeline_bytes(const State& s);

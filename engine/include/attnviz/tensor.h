@@ -11,6 +11,7 @@
 // Shapes in comments are written (rows × cols), e.g. Q: (S × d_out).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstring>
 #include <memory>
@@ -112,5 +113,81 @@ struct Tensor {
 // Bitwise equality of shape and contents (NaN == NaN when the bits agree).
 // This is the engine's notion of "unchanged".
 bool tensors_bitwise_equal(const Tensor& a, const Tensor& b);
+
+// A Tensor that the copies of a State share, read-only: the draft the controls
+// edit, the pipeline's own copy and every undo step hold the same explicit
+// weights, so copying a State of GPT-2's size copies a few pointers, and two
+// copies that point at one Tensor compare equal without reading it.
+//
+// Reading goes through get() / -> / *; writing through mut(), which first
+// gives this copy a Tensor of its own when another copy still shares it (copy
+// on write): no copy ever sees another's edit. Empty (0 × 0) by default.
+class SharedTensor {
+ public:
+  SharedTensor() = default;
+  SharedTensor(Tensor t) { *this = std::move(t); }  // implicit: `s.weights.W_q = Tensor(...)`
+  SharedTensor& operator=(Tensor t) {
+    block_ = t.empty() && t.rows == 0 && t.cols == 0 ? nullptr : std::make_shared<Block>(std::move(t));
+    return *this;
+  }
+
+  const Tensor& get() const { return block_ ? block_->t : empty_tensor(); }
+  const Tensor& operator*() const { return get(); }
+  const Tensor* operator->() const { return &get(); }
+  operator const Tensor&() const { return get(); }
+  TensorView view() const { return get().view(); }
+  float at(int i, int j) const { return get().at(i, j); }  // reading; writing: mut().at(i, j) = v
+  bool empty() const { return get().empty(); }
+
+  // The Tensor to write into, this copy's own (copied first if shared). Its
+  // cached finiteness (below) is forgotten.
+  Tensor& mut() {
+    if (!block_) block_ = std::make_shared<Block>(Tensor());
+    else if (block_.use_count() > 1) block_ = std::make_shared<Block>(block_->t);
+    block_->finite.store(-1, std::memory_order_relaxed);
+    return block_->t;
+  }
+  // A fresh (r × c) Tensor filled with `fill`, never shared.
+  void reset(int r, int c, float fill = 0.0f) { block_ = std::make_shared<Block>(Tensor(r, c, fill)); }
+
+  // Whether both hold the very same Tensor (then they are equal, unread).
+  bool same_as(const SharedTensor& o) const { return block_ == o.block_; }
+  // Identity of the Tensor held (null when empty): what undo counts bytes by.
+  const void* identity() const { return block_.get(); }
+  // Bytes of floats held (shared or not).
+  size_t bytes() const { return block_ ? block_->t.data.size() * sizeof(float) : 0; }
+
+  // Whether every value is finite, checked once per Tensor (the check reads
+  // 2.4 M floats at GPT-2's size; a shared Tensor never changes): `check` runs
+  // on the first call and its answer is kept with the Tensor.
+  template <class Check>
+  bool all_finite(Check check) const {
+    if (!block_) return true;
+    int f = block_->finite.load(std::memory_order_relaxed);
+    if (f < 0) {
+      f = check(block_->t) ? 1 : 0;  // two threads may both check: same answer
+      block_->finite.store(f, std::memory_order_relaxed);
+    }
+    return f == 1;
+  }
+
+ private:
+  struct Block {
+    explicit Block(Tensor x) : t(std::move(x)) {}
+    Tensor t;
+    std::atomic<int> finite{-1};  // -1: not checked; else whether every value is finite
+  };
+  static const Tensor& empty_tensor() {
+    static const Tensor e;
+    return e;
+  }
+  std::shared_ptr<Block> block_;
+};
+
+// Equal shapes and bits, like tensors_bitwise_equal; the same Tensor is equal
+// without reading it.
+inline bool tensors_bitwise_equal(const SharedTensor& a, const SharedTensor& b) {
+  return a.same_as(b) || tensors_bitwise_equal(a.get(), b.get());
+}
 
 }  // namespace attnviz
