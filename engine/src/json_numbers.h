@@ -13,6 +13,9 @@ namespace attnviz {
 namespace detail {
 
 nlohmann::json float_to_json(float f);
+// The definition float_to_json follows, by searching %.1g … %.9g (slow): tests
+// compare the two.
+double shortest_by_precision(float f);
 // Matrix (rows × cols) as an array of rows.
 nlohmann::json tensor_to_json_rows(const TensorView& t);
 // A (1 × n) tensor as a flat array.
