@@ -12,7 +12,8 @@ from collections import defaultdict
 # Kinds with one line per S (the others appear once per run).
 RUN_KINDS = ("attnviz-wasm", "attnviz-native", "tfjs-wasm", "torch-1", "torch-2", "ort-web-1", "ort-web-2",
              "attnviz-wasm-stages", "attnviz-wasm-compare", "attnviz-wasm-output", "attnviz-wasm-mt",
-             "attnviz-wasm-mt-stages", "attnviz-wasm-mt-compare", "attnviz-wasm-mt-output")
+             "attnviz-wasm-mt-stages", "attnviz-wasm-mt-compare", "attnviz-wasm-mt-output",
+             "attnviz-wasm-seeded", "attnviz-wasm-explicit")
 # How the interactive table names each attnviz kind: the eager pipeline (every
 # stage kept current, the issue's figure) and the UI's lazy one with one view open.
 BUILD_LABELS = {"attnviz-wasm": "wasm", "attnviz-native": "native",
@@ -196,6 +197,35 @@ def interactive_table(runs, sizes):
     return out
 
 
+def weights_table(runs):
+    """A learner's own weights (explicit values) against a tutorial's seeded ones of the
+    same shape, as the app runs them: returns (markdown lines, worst CPU ratio or None)."""
+    seeded, explicit = runs.get("attnviz-wasm-seeded", {}), runs.get("attnviz-wasm-explicit", {})
+    sizes = sorted(set(seeded) & set(explicit))
+    if not sizes:
+        return [], None
+    out = ["### Explicit weights against seeded ones (wasm, as the app runs them)", "",
+           "`bench --view stages --weights seeded|explicit`: the Stages tab open, and each timed call "
+           "includes the app's handling of the state (the draft handed over, the replaced state kept for "
+           "undo, the two compared, the undo stack) beside set_state. Explicit = the same numbers given as "
+           "values, as File → Open weights… gives a learner's trained weights. CPU-time medians in ms "
+           "(wall clock in parentheses); ratio = explicit / seeded on CPU time.", "",
+           "| S | edit seeded | edit explicit | **edit ratio** | toggle seeded | toggle explicit | **toggle ratio** |",
+           "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    worst = None
+    for S in sizes:
+        a, b = seeded[S], explicit[S]
+        ea, eb = a.get("incremental_cpu_ms"), b.get("incremental_cpu_ms")
+        ta, tb = a.get("toggle_cpu_ms"), b.get("toggle_cpu_ms")
+        for x, y in ((eb, ea), (tb, ta)):
+            if x is not None and y:
+                worst = max(worst or 0, x / y)
+        out.append(f"| {S} | {ms(ea)} ({ms(a['incremental_ms'])}) | {ms(eb)} ({ms(b['incremental_ms'])}) "
+                   f"| **{ratio(eb, ea)}** | {ms(ta)} ({ms(a['toggle_ms'])}) | {ms(tb)} ({ms(b['toggle_ms'])}) "
+                   f"| **{ratio(tb, ta)}** |")
+    return out + [""], worst
+
+
 def exact_floor_flops(d, heads_shown=None, output=True):
     """Matrix-product FLOPs an exact update cannot skip (softmax's exps not counted):
     (edit of row S/2, dropout toggle). Under a causal mask, changing key i changes
@@ -300,6 +330,10 @@ def targets(runs, single):
             tcpu = d.get("toggle_cpu_ms", d["toggle_ms"])
             row(f"toggle S=512 as the app runs it, {tab} open (wasm, slowest, CPU)", "≤ 10 ms",
                 f"{ms(tcpu)} ms (wall {ms(d['toggle_ms'])})", tcpu <= 10)
+    _, worst = weights_table(runs)
+    if worst is not None:
+        row("edit and toggle with explicit weights vs seeded, S=16/64/512 as the app runs them (wasm, CPU)",
+            "≤ 1.2×", f"worst {worst:.2f}×", worst <= 1.2)
     d = runs.get("attnviz-wasm", {}).get(1024)
     if d:
         row("peak wasm heap S=1024", "≤ 256 MB", f"{d['peak_heap_mb']:.0f} MB", d["peak_heap_mb"] <= 256)
@@ -326,7 +360,9 @@ def main():
     runs, single = load(sys.argv[1])
     m = single.get("machine", {})
     after = single.get("machine_after", {})
-    sizes = sorted({S for kind in runs.values() for S in kind})
+    # The peers' sizes (the explicit/seeded rows have sizes of their own: weights_table).
+    sizes = sorted({S for kind, by_s in runs.items() if kind not in ("attnviz-wasm-seeded", "attnviz-wasm-explicit")
+                    for S in by_s})
     a = next(iter(runs.get("attnviz-wasm", {}).values()), {})
     out = [f"# attnviz bench — {m.get('date', '?')} on {m.get('host', '?')}", "",
            f"Multi-head attention forward with every stage kept: d_model = d_out = {a.get('d_model', '?')}, "
@@ -357,6 +393,7 @@ def main():
     out += ort_table(runs, sizes)
     out += interactive_table(runs, sizes)
     out += [""]
+    out += weights_table(runs)[0]
     out += threads_table(runs, sizes)
     out += page_interaction_table(runs)
     dl = single.get("download", {}).get("files", {})

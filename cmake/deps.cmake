@@ -1,14 +1,16 @@
 # Third-party dependencies, the same targets for both toolchains:
 #   nlohmann_json::nlohmann_json  header-only JSON (Debian nlohmann-json3-dev)
+#   fmt's headers                 shortest float text, header-only (Debian libfmt-dev;
+#                                 engine/src/json_numbers.cpp)
 #   GTest::gtest, GTest::gtest_main  built from Debian's /usr/src/googletest
 #   attnviz_stb                   stb_image_write for PNG output (Debian libstb-dev)
 # Emscripten's sysroot does not see /usr/include, so for wasm we expose only the
-# nlohmann headers through a directory of symlinks inside the build tree.
+# nlohmann, stb and fmt headers through a directory of symlinks inside the build tree.
 
 if(ATTNVIZ_WASM)
   set(_nl "${CMAKE_BINARY_DIR}/sysdeps/include")
   file(MAKE_DIRECTORY "${_nl}")
-  foreach(_dir nlohmann stb)
+  foreach(_dir nlohmann stb fmt)
     if(NOT EXISTS "${_nl}/${_dir}")
       file(CREATE_LINK /usr/include/${_dir} "${_nl}/${_dir}" SYMBOLIC)
     endif()

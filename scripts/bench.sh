@@ -37,6 +37,11 @@
 #                             output" tab open)
 #                             (on attnviz-mt too, with --threads $BENCH_THREADS:
 #                             the build the app page loads)
+#   BENCH_WEIGHTS_SIZES="16 64 512"  sizes at which the wasm engine runs as the app
+#                             does (--view stages, the app's state handling timed too)
+#                             with seeded weights and with the same weights as explicit
+#                             values (--weights seeded / explicit): a learner's own
+#                             weights against a tutorial's seeded ones
 #   BENCH_ONNX_DIR=build/bench-onnx  where ort_bench.mjs keeps its exported models
 #   BENCH_OUT=bench/results   BENCH_FRAME=1 also measures the browser frame time
 #                             (bench/frame_bench.mjs, needs the site in $WASM_BUILD/site)
@@ -58,6 +63,7 @@ out=${BENCH_OUT:-bench/results}
 frame=${BENCH_FRAME:-1}
 rounds=${BENCH_ROUNDS:-3}
 view_sizes=${BENCH_VIEW_SIZES:-512 1024}
+weights_sizes=${BENCH_WEIGHTS_SIZES:-16 64 512}
 
 for f in "$native/attnviz-cli" "$wasm/attnviz-cli.js" node_modules/@tensorflow/tfjs-backend-wasm/package.json \
          node_modules/onnxruntime-web/package.json; do
@@ -164,6 +170,14 @@ for round in $(seq "$rounds"); do
         fi
       fi
     }
+  done
+  for s in $weights_sizes; do
+    echo "== round $round of $rounds: S = $s as the app runs it, seeded and explicit weights"
+    a=$(args_for "$s")
+    for w in seeded explicit; do
+      # shellcheck disable=SC2086
+      record "attnviz-wasm-$w" "$("${node_wasm[@]}" "$wasm/attnviz-cli.js" bench $a --view stages --weights $w)"
+    done
   done
 done
 

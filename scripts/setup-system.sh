@@ -7,7 +7,7 @@ set -euo pipefail
 groups=("$@")
 [ ${#groups[@]} -gt 0 ] || groups=(build web test)
 
-pkgs_build=(cmake g++ make pkg-config libsdl2-dev libgl-dev libgtest-dev nlohmann-json3-dev libstb-dev zlib1g-dev
+pkgs_build=(cmake g++ make pkg-config libsdl2-dev libgl-dev libgtest-dev nlohmann-json3-dev libfmt-dev libstb-dev zlib1g-dev
             fonts-dejavu-core fonts-droid-fallback xz-utils)
 pkgs_web=(emscripten nodejs)
 pkgs_test=(chromium xvfb xauth python3-torch python3-numpy libopenblas0-pthread

@@ -3,7 +3,7 @@
 //   attnviz-cli bench --tokens S --d-model D --heads H [--causal] [--reps N]
 //                     [--d-out D2] [--seed N] [--view all|stages|compare|output]
 //                     [--rope] [--kv-heads G] [--alibi] [--window W]   (issue 23's variants)
-//                     [--threads T]
+//                     [--threads T] [--weights seeded|explicit]
 //
 // The state is a multi-head attention layer with every stage the report has:
 // S generated tokens "t0" ... "t{S-1}" (all distinct), seeded embedding
@@ -40,6 +40,18 @@
 // (track_demand); reading a view right after a full build computes the
 // stages set_state left stale, inside the timing.
 //
+// In a lazy view each timed call also does what the app does with a state
+// around set_state (AppModel::apply, ui/app/app.cpp): the control's draft is
+// copied and handed over, the state it replaces is kept for undo, the two are
+// compared to decide whether anything changed (State's ==), the draft becomes
+// the new state, and the replaced one goes onto a bounded undo stack. With the
+// explicit matrices shared (SharedTensor) none of that reads or copies a weight.
+//
+// --weights: what the edits and toggles run on. `seeded` (the default) keeps
+// the weights as their seed, as the app keeps a tutorial's; `explicit` gives
+// them as values, as File → Open weights… does (the same numbers). The seeded
+// and explicit rows of `make bench` compare the two (docs/bench.md).
+//
 // --threads T (default 1): the engine's matrix products may use T threads
 // (attnviz/parallel.h; the bits do not change). The issue's figures are one
 // thread; with more, compare the wall-clock keys (the *_cpu_ms keys then sum
@@ -54,6 +66,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <iostream>
 #include <stdexcept>
 #include <string>
@@ -87,7 +100,7 @@ constexpr int kMaxReps = 1000;
 constexpr const char* kUsage =
     "usage: attnviz-cli bench --tokens S --d-model D --heads H [--causal] [--reps N] "
     "[--d-out D2] [--seed N] [--view all|stages|compare|output] [--threads T] "
-    "[--rope] [--kv-heads G] [--alibi] [--window W]";
+    "[--rope] [--kv-heads G] [--alibi] [--window W] [--weights seeded|explicit]";
 
 // The same one-line error format as the other subcommands (main.cpp).
 int bench_error(int code, const std::string& error, const std::string& field) {
@@ -110,6 +123,7 @@ struct Options {
   // Issue 23's variants: RoPE (half), K/V heads (0: num_heads), ALiBi, a window (0: none).
   bool rope = false, alibi = false;
   int kv_heads = 0, window = 0;
+  bool explicit_weights = false;  // --weights explicit
 };
 
 // A whole decimal number in [lo, hi]; false when text is anything else.
@@ -150,6 +164,17 @@ bool parse_options(int argc, char** argv, Options* o, std::string* error, std::s
         return false;
       }
       o->view = v;
+      ++i;
+      continue;
+    }
+    if (arg == "--weights") {
+      *field = arg;
+      const std::string v = i + 1 < argc ? argv[i + 1] : "";
+      if (v != "seeded" && v != "explicit") {
+        *error = "--weights must be seeded or explicit, not \"" + v + "\"";
+        return false;
+      }
+      o->explicit_weights = v == "explicit";
       ++i;
       continue;
     }
@@ -323,18 +348,49 @@ float read_view(const attnviz::Pipeline& p) {
 
 volatile float g_sink = 0;
 
+// What the app keeps beside the pipeline (AppModel): the draft its controls
+// edit and the undo stack (ui/app/history.h keeps at most 200 steps).
+struct AppSide {
+  attnviz::State draft;
+  std::deque<attnviz::State> undo;
+  uint64_t changes = 0;
+};
+AppSide g_app;
+
 // Times one set_state (plus reading the view, in a lazy view); throws
 // (caught in main) if the engine refuses a state the bench built itself,
 // which would be a bug. The state is handed over (set_state(State&&)) as the
-// UI hands over each state it parses; the copy handed over is made before the
-// clock starts, as the UI parses before it.
+// UI hands over each state. In `all` the copy handed over is made before the
+// clock starts; in a lazy view the app's handling of the state is timed too
+// (the top of this file).
 void timed_set_state(attnviz::Pipeline* p, const attnviz::State& s, Times* t) {
-  attnviz::State handed = s;
   const bool lazy = g_view != "all";
-  if (lazy) p->track_demand();  // a new frame
+  if (!lazy) {
+    attnviz::State handed = s;
+    const double c0 = now_cpu_ms(), t0 = now_ms();
+    const attnviz::Status st = p->set_state(std::move(handed));
+    const double t1 = now_ms(), c1 = now_cpu_ms();
+    if (!st.ok) throw std::runtime_error("bench state refused: " + st.error);
+    if (t) t->add(t1 - t0, c1 - c0);
+    return;
+  }
+  g_app.draft = s;  // the control's edit (untimed: the bench made it)
+  p->track_demand();  // a new frame
   const double c0 = now_cpu_ms(), t0 = now_ms();
+  // AppModel::apply(draft): the draft handed over by value, the replaced state kept.
+  attnviz::State handed = g_app.draft;
+  const bool had = p->has_result();
+  attnviz::State before = had ? p->state() : attnviz::State();
   const attnviz::Status st = p->set_state(std::move(handed));
-  if (lazy && st.ok) g_sink = g_sink + read_view(*p);
+  if (st.ok) {
+    g_app.draft = p->state();
+    if (had && before != p->state()) {
+      ++g_app.changes;
+      g_app.undo.push_back(std::move(before));
+      if (g_app.undo.size() > 200) g_app.undo.pop_front();
+    }
+    g_sink = g_sink + read_view(*p);
+  }
   const double t1 = now_ms(), c1 = now_cpu_ms();
   if (!st.ok) throw std::runtime_error("bench state refused: " + st.error);
   if (t) t->add(t1 - t0, c1 - c0);
@@ -429,10 +485,12 @@ int cmd_bench(int argc, char** argv) {
   }
 
   // Edits and toggles: explicit X (an edit changes one row of it), weights
-  // kept as their seed, as the app keeps them. Explicit weight values would
-  // add comparing and checking 9.4 MB of unchanged weights to every
-  // set_state at d_model 768 (about 1.5 ms in wasm), which the app never does.
+  // kept as their seed (--weights seeded, as the app keeps a tutorial's) or
+  // given as values (--weights explicit, as a learner's trained weights come
+  // in). Copies of the explicit state share its matrices (SharedTensor): an
+  // unchanged weight is neither copied nor compared nor checked again.
   attnviz::State e = attnviz::materialize_embedding(seeded);
+  if (o.explicit_weights) e = attnviz::materialize_weights(e);
   attnviz::Pipeline p;
   timed_set_state(&p, e, nullptr);
   int q_rows_mid = 0, q_rows_first = 0, q_rows_last = 0;
@@ -513,6 +571,7 @@ int cmd_bench(int argc, char** argv) {
   j["kv_heads"] = o.kv_heads > 0 ? o.kv_heads : o.heads;
   j["alibi"] = o.alibi;
   j["window"] = o.window;
+  j["weights"] = o.explicit_weights ? "explicit" : "seeded";
   j["reps"] = o.reps;
   j["threads"] = attnviz::threads();
   j["parallel_jobs"] = attnviz::parallel_jobs() - jobs0;
@@ -547,6 +606,7 @@ int cmd_bench(int argc, char** argv) {
   if (malloc_peak >= 0) j["malloc_peak_mb"] = round3(malloc_peak);
   j["pipeline_estimate_mb"] =
       round3(static_cast<double>(attnviz::estimate_pipeline_bytes(s)) / (1024.0 * 1024.0));
+  j["app_changes"] = g_app.changes;  // lazy views: the state changes the app-side handling saw
   std::printf("%s\n", j.dump().c_str());
   return std::fflush(stdout) == 0 ? kExitOk : kExitInternal;
 }

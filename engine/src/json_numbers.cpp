@@ -1,6 +1,10 @@
 #include "json_numbers.h"
 
-#include <charconv>
+// fmt from Debian's libfmt-dev, header-only in this one file (no library to link,
+// the same code natively and in WebAssembly).
+#define FMT_HEADER_ONLY
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -23,23 +27,25 @@ double shortest_by_precision(float f) {
   return static_cast<double>(f);  // not reached
 }
 
-// One std::to_chars (float's shortest round trip, in scientific form: the
-// fixed form would write a large integer's exact digits, 33565872, where %g
-// writes 33565870) where the search needs up to 9 snprintf + strtod pairs. They
-// agree except where std::to_chars may pick a digit string the search does not:
-// a power of two (its neighbours are not evenly spaced, so the nearest short
-// decimal can lie on the narrow side) or a decimal that reads back, through
-// double, as another float. Those go to the search: the text stays byte for byte
-// (JsonNumbers.ToCharsAgreesWithTheSearchByPrecision checks millions of floats).
+// One shortest-round-trip conversion (fmt's Dragonbox, Debian's libfmt-dev used
+// header-only: std::to_chars has no floating-point overloads in Emscripten 3.1.6's
+// libc++) where the search needs up to 9 snprintf + strtod pairs. fmt writes a
+// large float's shortest digits padded with zeros (33565870, as %g does, not
+// the exact 33565872). The two agree except where the shortest conversion may
+// pick a digit string the search does not: a power of two (its neighbours are
+// not evenly spaced, so the nearest short decimal can lie on the narrow side)
+// or a decimal that reads back, through double, as another float. Those go to
+// the search, so the text stays byte for byte what the goldens hold
+// (JsonNumbers.ShortestAgreesWithTheSearchByPrecision checks 1.2 M floats).
 nlohmann::json float_to_json(float f) {
   if (std::isnan(f)) return "nan";
   if (std::isinf(f)) return f > 0 ? "inf" : "-inf";
   uint32_t bits;
   std::memcpy(&bits, &f, sizeof bits);
   if ((bits & 0x7fffffu) == 0) return shortest_by_precision(f);  // ±0 and powers of two
-  char buf[48];
-  const std::to_chars_result r = std::to_chars(buf, buf + sizeof buf - 1, f, std::chars_format::scientific);
-  *r.ptr = '\0';
+  char buf[64];
+  const auto r = fmt::format_to_n(buf, sizeof buf - 1, "{}", f);
+  buf[r.size < sizeof buf ? r.size : sizeof buf - 1] = '\0';
   const double d = std::strtod(buf, nullptr);
   if (static_cast<float>(d) == f) return d;
   return shortest_by_precision(f);

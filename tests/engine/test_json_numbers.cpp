@@ -1,5 +1,5 @@
 // Floats as JSON numbers (engine/src/json_numbers.h): float_to_json finds its
-// text with one std::to_chars, and must give exactly what the search by
+// text with one shortest-round-trip conversion (fmt), and must give exactly what the search by
 // precision it replaced gives (the goldens were written that way).
 #include <gtest/gtest.h>
 
@@ -25,7 +25,7 @@ bool same(const nlohmann::json& j, double d) {
   return std::memcmp(&x, &d, sizeof d) == 0;
 }
 
-TEST(JsonNumbers, ToCharsAgreesWithTheSearchByPrecision) {
+TEST(JsonNumbers, ShortestAgreesWithTheSearchByPrecision) {
   long checked = 0, differ = 0;
   auto check = [&](uint32_t bits) {
     const float f = from_bits(bits);
