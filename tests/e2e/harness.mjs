@@ -109,6 +109,8 @@ const TAP_KEYS = {
   ArrowRight: { key: 'ArrowRight', code: 'ArrowRight', vk: 39 },
   ArrowDown: { key: 'ArrowDown', code: 'ArrowDown', vk: 40 },
   Shift: { key: 'Shift', code: 'ShiftLeft', vk: 16, location: 1, bit: 8 },
+  Control: { key: 'Control', code: 'ControlLeft', vk: 17, location: 1, bit: 2 },
+  z: { key: 'z', code: 'KeyZ', vk: 90 },
 };
 
 // Opens the app and waits for window.attnviz.ready. Options: {viewport, deviceScaleFactor, hash,

@@ -15,17 +15,17 @@
 
 namespace attnviz::ui {
 
-bool AppModel::apply(const nlohmann::json& state, Change how) {
+bool AppModel::apply(const nlohmann::json& state, Change how, uint64_t group) {
   State s;
   Status st = parse_state(state, &s);
   if (!st.ok) {
     refused(st);
     return false;
   }
-  return apply(std::move(s), how);
+  return apply(std::move(s), how, group);
 }
 
-bool AppModel::apply(State state, Change how) {
+bool AppModel::apply(State state, Change how, uint64_t group) {
   // The state this change replaces, typed: a copy that shares the explicit weights
   // (SharedTensor), so it costs a few pointers whatever their size.
   const bool had = engine.has_result();
@@ -43,7 +43,7 @@ bool AppModel::apply(State state, Change how) {
   const bool changed = !had || how == Change::history || before != engine.state();
   if (changed) ++state_serial;
   if (had && how != Change::history && changed)  // undo history (history.h)
-    history.record(std::move(before), how == Change::edit ? ImGui::GetActiveID() : 0);
+    history.record(std::move(before), how == Change::edit ? group : 0);
   if (view.head >= engine.num_heads()) view.head = 0;
   if (view.head_b >= engine.num_heads()) view.head_b = engine.num_heads() > 1 ? 1 : 0;
   if (view.pinned.valid && !engine.matrix(view.pinned.stage, view.pinned.head).data) view.pinned = CellRef{};

@@ -111,11 +111,11 @@ struct AppModel {
 
   // Applies an edited state: on success the views update and the draft becomes
   // the canonical state; on failure the last valid state stays and `error` says why.
-  bool apply(State state, Change how = Change::edit);
+  // `group`: for an edit, the ImGui ID of the control making it (panels.h apply_edit):
+  // its changes while it stays active are one undo step. AppModel calls no ImGui.
+  bool apply(State state, Change how = Change::edit, uint64_t group = 0);
   // The same from JSON (links, undo, files, presets), parsed first.
-  bool apply(const nlohmann::json& state, Change how = Change::edit);
-  // Applies `draft` (after a control changed it).
-  bool apply_draft() { return apply(draft); }
+  bool apply(const nlohmann::json& state, Change how = Change::edit, uint64_t group = 0);
   // The cell every view highlights: the pinned one, else the hovered one.
   const CellRef& focus() const { return view.pinned.valid ? view.pinned : hover; }
 };

@@ -72,7 +72,7 @@ json import_state_text(AppModel& m, std::string_view name, std::string_view text
                                     : N_("{0} cannot be read: {1}; it was not opened and the state is unchanged."),
                              {in_quotes(name), word_status(st)}));
   }
-  if (!m.apply(parsed))  // the engine's validator says what is wrong; the last state stays
+  if (!m.apply(parsed, Change::replace))  // the engine's validator says what is wrong; the last state stays
     return refuse(m, tr_args("{0} is not a valid attnviz state: {1}", {in_quotes(name), m.error}));
   m.view.pinned = CellRef{};  // a new scene, as when a preset is chosen
   export_notify(m.exports, tr_args("Opened {0}.", {in_quotes(name)}), false);

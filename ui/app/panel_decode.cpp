@@ -480,7 +480,7 @@ void decode_tab(AppModel& m) {
     if (ImGui::Button(L("Turn on Causal mask"))) {
       m.draft = m.engine.state();
       m.draft.causal = true;
-      m.apply_draft();
+      apply_edit(m);
     }
     item_register("Turn on Causal mask");
   }

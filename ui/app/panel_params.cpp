@@ -76,7 +76,7 @@ bool enum_field(AppModel& m, const char* label, E* value, std::initializer_list<
   }
   item_register(label);
   if (tooltip_key) tooltip(tooltip_key);
-  if (changed) m.apply_draft();
+  if (changed) apply_edit(m);
   return changed;
 }
 
@@ -102,7 +102,7 @@ const char* weight_layout_shown(WeightLayout l) { return l == WeightLayout::per_
 // `label` is an English key (N_ at the call site when it is not a literal here).
 void int_field(AppModel& m, const char* label, int* value, int step = 1) {
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
-  if (ImGui::InputInt(L(label), value, step, step * 4)) m.apply_draft();
+  if (ImGui::InputInt(L(label), value, step, step * 4)) apply_edit(m);
   item_register(label);
 }
 
@@ -113,14 +113,14 @@ void seed_field(AppModel& m, const char* label, uint64_t* seed) {
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
   if (ImGui::InputScalar(L(label), ImGuiDataType_S64, &v, nullptr, nullptr, "%lld")) {
     *seed = static_cast<uint64_t>(v);
-    m.apply_draft();
+    apply_edit(m);
   }
   item_register(label);
   ImGui::SameLine();
   ImGui::PushID(label);
   if (ImGui::SmallButton("+1")) {
     *seed = static_cast<uint64_t>(v + 1);
-    m.apply_draft();
+    apply_edit(m);
   }
   tooltip(N_("the next seed"));
   ImGui::PopID();
@@ -129,7 +129,7 @@ void seed_field(AppModel& m, const char* label, uint64_t* seed) {
 bool checkbox(AppModel& m, const char* label, bool* value) {
   bool changed = ImGui::Checkbox(L(label), value);
   item_register(label);
-  if (changed) m.apply_draft();
+  if (changed) apply_edit(m);
   return changed;
 }
 
@@ -174,13 +174,13 @@ void apply_chip_edit(AppModel& m, const ChipEdit& e) {
     if ((int)pad.size() != n) pad.assign(n, 1);
     pad[e.toggle_pad] = pad[e.toggle_pad] == 0 ? 1 : 0;
     if (std::find(pad.begin(), pad.end(), 0) == pad.end()) pad.clear();  // no padded key: no padding
-    m.apply_draft();
+    apply_edit(m);
     return;
   } else {
     return;  // a chip dropped on itself
   }
   m.draft = retokenize(d, std::move(toks), from);
-  m.apply_draft();
+  apply_edit(m);
 }
 
 // A chip being edited in place: Enter or leaving it replaces the token by what was
@@ -210,7 +210,7 @@ void chip_editor(AppModel& m, int i, int* editing, std::string* buf) {
     from.push_back(t);
   }
   m.draft = retokenize(d, std::move(toks), from);
-  m.apply_draft();
+  apply_edit(m);
 }
 
 // Token chips: click to edit, right-click for more, drag to reorder.
@@ -338,7 +338,7 @@ void tokens_group(AppModel& m) {
       if (d.embedding.init == EmbeddingInit::values) d.embedding = EmbeddingSpec{EmbeddingInit::torch_randn, d.embedding.seed, {}};
     }
     d.tokens = std::move(toks);
-    m.apply_draft();
+    apply_edit(m);
   }
   // The reason comes right under the box, before the chips: a refused 5000-token
   // paste would otherwise push it thousands of pixels down.
@@ -367,7 +367,7 @@ void shapes_group(AppModel& m) {
   if (ImGui::InputInt(L("Heads"), &d.num_heads, 1, 4)) {
     if (d.num_kv_heads > 0 && (d.num_heads <= 0 || d.num_kv_heads >= d.num_heads || d.num_heads % d.num_kv_heads != 0))
       d.num_kv_heads = 0;
-    m.apply_draft();
+    apply_edit(m);
   }
   item_register("Heads");
   ImGui::SameLine();
@@ -390,7 +390,7 @@ void dropout_p_control(AppModel& m) {
   float pf = (float)p;
   if (ImGui::SliderFloat("##Dropout p", &pf, 0.0f, 1.0f, "%.3g")) {
     p = std::round((double)pf * 100.0) / 100.0;
-    m.apply_draft();
+    apply_edit(m);
   }
   item_register("Dropout p");
   tooltip(N_("drag, or type an exact p in the field beside (Ctrl+click also types)"));
@@ -405,7 +405,7 @@ void dropout_p_control(AppModel& m) {
   typing = ImGui::IsItemActive();
   if (ImGui::IsItemDeactivatedAfterEdit()) {
     m.draft.dropout.p = typed;  // the slider may have replaced the draft: not `p`
-    m.apply_draft();
+    apply_edit(m);
   }
   item_register("Dropout p value");
   tooltip(N_("an exact p, from 0 to 1"));
@@ -453,7 +453,7 @@ void mask_fill_control(AppModel& m) {
     for (bool o : {false, true})
       if (ImGui::Selectable(tr(fill_mode_name(o)), o == number) && o != number) {
         fill = o ? -1e9 : -std::numeric_limits<double>::infinity();
-        m.apply_draft();
+        apply_edit(m);
       }
     ImGui::EndCombo();
   }
@@ -463,7 +463,7 @@ void mask_fill_control(AppModel& m) {
   if (std::isfinite(m.draft.mask_fill)) {
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
-    if (ImGui::InputDouble("##fill", &m.draft.mask_fill, 0, 0, "%.3g")) m.apply_draft();
+    if (ImGui::InputDouble("##fill", &m.draft.mask_fill, 0, 0, "%.3g")) apply_edit(m);
     item_register("Mask fill value");
   }
   error_line(m, "mask_fill");
@@ -476,7 +476,7 @@ void scaling_group(AppModel& m) {
              scale_shown,
              N_("divide scores by sqrt(head_dim) (standard), sqrt(d_out) (tutorial 000's MultiHeadAttention) or 1"));
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
-  if (ImGui::InputDouble(L("Temperature"), &m.draft.temperature, 0.1, 0.5, "%.3g")) m.apply_draft();
+  if (ImGui::InputDouble(L("Temperature"), &m.draft.temperature, 0.1, 0.5, "%.3g")) apply_edit(m);
   item_register("Temperature");
   tooltip(N_("the scores are divided by it as well as by the scale: below 1 sharpens the softmax, above 1 "
              "flattens it"));
@@ -516,7 +516,7 @@ void kv_heads_control(AppModel& m) {
       kv_heads_shown(g, H, shown, sizeof shown);
       if (ImGui::Selectable(shown, g == cur) && g != cur) {
         d.num_kv_heads = g == H ? 0 : g;  // num_heads K/V heads: plain MHA, written as 0 (the default)
-        m.apply_draft();
+        apply_edit(m);
       }
       std::snprintf(reg, sizeof reg, "K/V heads: %d", g);
       item_register(reg);
@@ -536,7 +536,7 @@ void rope_controls(AppModel& m) {
   bool rope = d.positional == Positional::rope;
   if (ImGui::Checkbox(L("RoPE"), &rope)) {
     d.positional = rope ? Positional::rope : Positional::none;
-    m.apply_draft();
+    apply_edit(m);
   }
   item_register("RoPE");
   tooltip(N_("Rotary position embedding: each head's Q and K are rotated by position before the scores, as Llama's "
@@ -544,7 +544,7 @@ void rope_controls(AppModel& m) {
              "the pair k. It takes the place of a positional encoding added to X (Embedding → Positional)."));
   if (m.draft.positional == Positional::rope) {
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
-    if (ImGui::InputDouble(L("RoPE base"), &m.draft.rope.base, 0, 0, "%.6g")) m.apply_draft();
+    if (ImGui::InputDouble(L("RoPE base"), &m.draft.rope.base, 0, 0, "%.6g")) apply_edit(m);
     item_register("RoPE base");
     tooltip(N_("base (rope_theta in Llama's config, 10000 in most models): inv_freq = 1.0 / (base ** "
                "(torch.arange(0, head_dim, 2).float() / head_dim))"));
@@ -563,7 +563,7 @@ void window_control(AppModel& m) {
   bool on = d.window > 0;
   if (ImGui::Checkbox(L("Sliding window"), &on)) {
     d.window = on ? std::max(1, std::min(3, d.seq_len() - 1)) : 0;
-    m.apply_draft();
+    apply_edit(m);
   }
   item_register("Sliding window");
   tooltip(N_("Sliding-window attention, as Mistral's sliding_window: query i sees only the keys j with i - j < window "
@@ -574,7 +574,7 @@ void window_control(AppModel& m) {
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
     if (ImGui::InputInt(L("keys##window"), &m.draft.window, 1, 4)) {
       if (m.draft.window < 0) m.draft.window = 0;  // 0 turns the window off
-      m.apply_draft();
+      apply_edit(m);
     }
     item_register("Window");
     tooltip(N_("sliding_window: how many keys, counting the query's own, each query sees"));
@@ -613,7 +613,7 @@ void embedding_group(AppModel& m) {
     same_line_if_fits(L("back to seeded"));
     if (ImGui::SmallButton(L("back to seeded"))) {
       emb = EmbeddingSpec{};  // nn.Embedding, seed 123
-      m.apply_draft();
+      apply_edit(m);
     }
     item_register("back to seeded");
   } else {
@@ -635,7 +635,7 @@ void weights_group(AppModel& m) {
     if (ImGui::SmallButton(L("back to seeded##w"))) {
       m.draft.weights = WeightSpec{};
       m.draft.weights.init = WeightInit::torch_linear;
-      m.apply_draft();
+      apply_edit(m);
     }
   } else {
     enum_field(m, N_("Init"), &m.draft.weights.init, {WeightInit::torch_linear, WeightInit::torch_rand},

@@ -215,7 +215,7 @@ void apply_value(AppModel& m, State next, const char* what, Stage stage, int i, 
     }
   }
   m.draft = std::move(next);
-  m.apply_draft();
+  apply_edit(m);
 }
 
 }  // namespace

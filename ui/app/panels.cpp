@@ -20,6 +20,8 @@
 
 namespace attnviz::ui {
 
+bool apply_edit(AppModel& m) { return m.apply(m.draft, Change::edit, ImGui::GetActiveID()); }
+
 nlohmann::json default_state() {
   const auto& p = presets();
   if (!p.empty()) return p.front().state;  // App() also takes its decimals
@@ -67,7 +69,7 @@ static void menu_bar(AppModel& m) {
     }
     for (const Preset& p : presets()) {
       if (ImGui::MenuItem(preset_title(p).c_str())) {
-        m.apply(p.state);
+        m.apply(p.state, Change::replace);
         m.view.pinned = CellRef{};
         m.view.decimals = p.decimals;
         for (auto& [label, cache] : m.heatmaps) heatmap_reset_view(cache);  // a new scene: whole maps

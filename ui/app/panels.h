@@ -1,5 +1,5 @@
 // panels.h: the windows of the interface. Each reads AppModel and edits the state
-// only through AppModel::apply() / apply_draft().
+// only through AppModel::apply() / apply_edit().
 #pragma once
 #include <nlohmann/json.hpp>
 
@@ -15,6 +15,10 @@ nlohmann::json default_state();
 
 // Lays out and draws every window for this frame (panels.cpp).
 void draw_panels(AppModel& m);
+
+// A control changed m.draft: applies it as an edit of that control (the one ImGui has
+// active), so its changes while it stays active (a drag, digits typed) are one undo step.
+bool apply_edit(AppModel& m);
 // View > Reset layout: the next frame puts the windows back in their default
 // arrangement for the current screen size (panels.cpp).
 void request_layout_reset();
