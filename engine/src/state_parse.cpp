@@ -158,6 +158,18 @@ float read_float_value(const json& v, const std::string& field) {
   return f;
 }
 
+// Element j of a list of numbers named `list` ("weights.W_q[3]"): its field name
+// ("weights.W_q[3][5]") is written only when it is refused, not for each of a
+// matrix's millions of numbers.
+float read_element(const json& v, const std::string& list, int j) {
+  if (v.is_number()) {
+    const double d = v.get<double>();
+    const float f = static_cast<float>(d);
+    if (std::isfinite(d) && std::isfinite(f)) return f;
+  }
+  return read_float_value(v, list + "[" + std::to_string(j) + "]");  // refuses, with the field
+}
+
 // An explicit matrix of exactly (rows × cols) numbers; the shape is checked
 // before anything is allocated.
 Tensor read_matrix(const json& v, int rows, int cols, const std::string& field,
@@ -175,7 +187,7 @@ Tensor read_matrix(const json& v, int rows, int cols, const std::string& field,
       fail(Msg::numbers_count, rf, {rf, std::to_string(cols), cols_meaning, std::to_string(row.size())});
     }
     for (int j = 0; j < cols; ++j) {
-      t.at(i, j) = read_float_value(row[static_cast<size_t>(j)], rf + "[" + std::to_string(j) + "]");
+      t.at(i, j) = read_element(row[static_cast<size_t>(j)], rf, j);
     }
   }
   return t;
@@ -188,7 +200,7 @@ Tensor read_vector(const json& v, int n, const std::string& field, const char* m
   }
   Tensor t(1, n);
   for (int j = 0; j < n; ++j) {
-    t.at(0, j) = read_float_value(v[static_cast<size_t>(j)], field + "[" + std::to_string(j) + "]");
+    t.at(0, j) = read_element(v[static_cast<size_t>(j)], field, j);
   }
   return t;
 }
