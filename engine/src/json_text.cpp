@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "attnviz/state.h"
+#include "attnviz/state_json.h"
 #include "json_text.h"
 
 namespace attnviz {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnviz/status.h"
+#include "attnviz/state_json.h"
 
 namespace attnviz {
 namespace detail {

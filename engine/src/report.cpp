@@ -1,5 +1,6 @@
 // The report: every stage of the current result as one JSON object.
 #include "attnviz/report.h"
+#include "attnviz/state_json.h"
 
 #include <functional>
 #include <new>

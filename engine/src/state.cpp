@@ -1,5 +1,6 @@
 // State validation (the meaning of the fields), serialisation and names.
 #include "attnviz/state.h"
+#include "attnviz/state_json.h"
 
 #include <algorithm>
 #include <atomic>

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "attnviz/state.h"
+#include "attnviz/state_json.h"
 
 namespace attnviz {
 namespace detail {

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "attnviz/state.h"
+#include "attnviz/state_json.h"
 #include "json_text.h"
 #include "state_internal.h"
 

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "attnviz/state.h"
+#include "attnviz/state_json.h"
 
 namespace attnviz::weights {
 

@@ -8,6 +8,8 @@
 #include <iterator>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "app/app.h"
 #include "app/fonts.h"
 #include "imgui.h"

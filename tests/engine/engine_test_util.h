@@ -18,6 +18,7 @@
 
 #include "attnviz/pipeline.h"
 #include "attnviz/state.h"
+#include "attnviz/state_json.h"
 
 namespace attnviz_test {
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "attnviz/materialize.h"
+#include "attnviz/state_json.h"
 #include "attnviz/pipeline.h"
 
 namespace {

@@ -14,6 +14,7 @@
 #include "attnviz/messages.h"
 #include "attnviz/pipeline.h"
 #include "attnviz/state.h"
+#include "attnviz/state_json.h"
 #include "attnviz/status.h"
 
 namespace {

@@ -11,6 +11,7 @@
 
 #include "attnviz/pipeline.h"
 #include "attnviz/state.h"
+#include "attnviz/state_json.h"
 
 namespace {
 

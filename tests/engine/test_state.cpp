@@ -6,6 +6,7 @@
 
 #include "attnviz/report.h"
 #include "attnviz/state.h"
+#include "attnviz/state_json.h"
 #include "engine_test_util.h"
 
 namespace {

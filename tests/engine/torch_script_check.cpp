@@ -46,6 +46,7 @@
 #include "attnviz/pipeline.h"
 #include "attnviz/report.h"
 #include "attnviz/state.h"
+#include "attnviz/state_json.h"
 #include "attnviz/torch_rng.h"
 #include "attnviz/torch_script.h"
 #include "report_compare.h"

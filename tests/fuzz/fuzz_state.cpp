@@ -21,6 +21,7 @@
 
 #include "attnviz/pipeline.h"
 #include "attnviz/state.h"
+#include "attnviz/state_json.h"
 
 namespace {
 

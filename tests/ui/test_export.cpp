@@ -15,6 +15,7 @@
 #include <random>
 
 #include "attnviz/state.h"
+#include "attnviz/state_json.h"
 #include "attnviz/torch_script.h"
 #include "app/app.h"
 #include "app/export.h"

@@ -15,6 +15,7 @@
 #include "app/fonts.h"
 #include "app/share.h"
 #include "attnviz/state.h"
+#include "attnviz/state_json.h"
 #include "headless.h"
 #include "imgui.h"
 

@@ -25,6 +25,7 @@
 #include "attnviz/explain.h"
 #include "attnviz/pipeline.h"
 #include "attnviz/state.h"
+#include "attnviz/state_json.h"
 #include "headless.h"
 #include "imgui.h"
 

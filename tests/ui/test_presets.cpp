@@ -14,6 +14,7 @@
 #include <string>
 
 #include "app/i18n.h"
+#include "attnviz/state_json.h"
 #include "app/presets.h"
 #include "attnviz/pipeline.h"
 

@@ -13,6 +13,7 @@
 #include "app/status_text.h"
 #include "attnviz/messages.h"
 #include "attnviz/state.h"
+#include "attnviz/state_json.h"
 #include "headless.h"
 
 namespace {

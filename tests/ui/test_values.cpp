@@ -11,6 +11,7 @@
 #include "app/app.h"
 #include "attnviz/materialize.h"
 #include "attnviz/state.h"
+#include "attnviz/state_json.h"
 #include "app/i18n.h"
 #include "app/value_text.h"
 #include "app/item_registry.h"

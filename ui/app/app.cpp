@@ -5,6 +5,7 @@
 
 #include "app/app_model.h"
 #include "attnviz/state.h"
+#include "attnviz/state_json.h"
 #include "app/export.h"
 #include "app/help.h"
 #include "app/inspector_text.h"

@@ -1,5 +1,6 @@
 // engine_session.cpp: see engine_session.h.
 #include "app/engine_session.h"
+#include "attnviz/state_json.h"
 
 #include <chrono>
 #include <utility>

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>  // the full header only where JSON is built or read (.cpp)
 
 #include "attnviz/pipeline.h"
 #include "attnviz/state.h"

@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>  // the full header only where JSON is built or read (.cpp)
 
 #include "app/matrix_view.h"
 #include "imgui.h"

@@ -9,6 +9,7 @@
 
 #include "attnviz/messages.h"
 #include "attnviz/state.h"
+#include "attnviz/state_json.h"
 #include "attnviz/torch_script.h"
 #include "app/app_model.h"
 #include "app/export.h"

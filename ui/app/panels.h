@@ -1,7 +1,7 @@
 // panels.h: the windows of the interface. Each reads AppModel and edits the state
 // only through AppModel::apply() / apply_edit().
 #pragma once
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>  // the full header only where JSON is built or read (.cpp)
 
 #include "app/heatmap.h"
 #include "attnviz/stages.h"

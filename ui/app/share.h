@@ -18,7 +18,7 @@
 #include <string>
 #include <string_view>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>  // the full header only where JSON is built or read (.cpp)
 
 #include "app/view.h"
 

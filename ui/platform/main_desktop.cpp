@@ -21,6 +21,8 @@
 #include <thread>
 
 #include "app/app.h"
+
+#include <nlohmann/json.hpp>
 #include "app/export.h"
 #include "app/i18n.h"
 #include "attnviz/parallel.h"

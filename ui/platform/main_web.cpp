@@ -11,6 +11,8 @@
 #include <string>
 
 #include "app/app.h"
+
+#include <nlohmann/json.hpp>
 #include "attnviz/parallel.h"
 #include "imgui.h"
 #include "imgui_internal.h"  // GImGui->InputEventsQueue: input not yet consumed, for frameStats

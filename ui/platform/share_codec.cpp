@@ -1,6 +1,8 @@
 // share_codec.cpp: see share_codec.h.
 #include "platform/share_codec.h"
 
+#include <nlohmann/json.hpp>
+
 #include <SDL.h>
 #include <zlib.h>
 

@@ -8,6 +8,8 @@
 #include <string>
 
 #include "app/app.h"
+
+#include <nlohmann/json.hpp>
 #include "app/i18n.h"
 #include "app/export.h"
 #include "platform/png_capture.h"

@@ -15,6 +15,8 @@
 #include <SDL.h>
 
 #include "app/app.h"
+
+#include <nlohmann/json.hpp>
 #include "imgui.h"
 #include "platform/web_share.h"
 

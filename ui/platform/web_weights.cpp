@@ -12,6 +12,8 @@
 
 #include "app/weights_import.h"
 
+#include <nlohmann/json.hpp>
+
 EM_JS(int, js_open_weights_picker, (), {
   return Module.attnvizOpenWeightsPicker && Module.attnvizOpenWeightsPicker() ? 1 : 0;
 });

@@ -6,6 +6,9 @@
 // seed 123, one head, scaled by √head_dim). docs/engine.md lists every field,
 // its default and the PyTorch code it stands for.
 //
+// The JSON side (parse_state, state_to_json) is attnviz/state_json.h: what reads
+// or writes files, links and the CLI includes it; the app's edits never need it.
+//
 // parse_state() checks JSON types and names (unknown fields are errors, so a
 // typo never goes unnoticed) and then calls validate_state(), which checks the
 // meaning: shapes, divisibility, ranges and the limits below. A State built or
@@ -19,8 +22,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "attnviz/status.h"
 #include "attnviz/tensor.h"
@@ -120,31 +121,8 @@ struct State {
   int kv_dim() const { return kv_heads() * head_dim(); }  // width of K and V: G · head_dim
 };
 
-// JSON → State. On error *out is untouched and the status names the field.
-// Never throws; any JSON value (however deep, large or oddly typed) gives
-// either a valid State or a sentence.
-Status parse_state(const nlohmann::json& j, State* out);
-// The same from JSON text, through parse_json_text().
-Status parse_state_text(std::string_view text, State* out);
-
-// JSON text → JSON value, for anything that reads a state as text (the CLI,
-// URL hashes, files, the clipboard). Stricter than nlohmann::json::parse and
-// never throws: nesting deeper than Limits::kMaxJsonDepth, a field given twice
-// in one object, NaN/Infinity, numbers beyond double's range and ill-formed
-// UTF-8 each get a sentence naming the field they were in; other syntax errors
-// give "this is not valid JSON (problem at line L, column C)" with field "".
-// On error *out is untouched.
-Status parse_json_text(std::string_view text, nlohmann::json* out);
-
 // The meaning checks parse_state() ends with; Pipeline::set_state() runs it too.
 Status validate_state(const State& s);
-
-// State → JSON, canonical: every field written (the fields of issue 23 —
-// rope, num_kv_heads, alibi, window — only when they differ from their
-// defaults, so states without them read as before), explicit values as the
-// shortest decimals that round-trip their float32 values, only the explicit
-// matrices the flags use. parse_state(state_to_json(s)) gives s back.
-nlohmann::json state_to_json(const State& s);
 
 // Same meaning: equal exactly when state_to_json(a) == state_to_json(b), found
 // without building either. Explicit matrices count only where the flags use
@@ -153,11 +131,6 @@ nlohmann::json state_to_json(const State& s);
 // every edit, so it must never cost a state's text.
 bool operator==(const State& a, const State& b);
 inline bool operator!=(const State& a, const State& b) { return !(a == b); }
-
-// How many times this process has turned a State into JSON or JSON into one
-// (state_to_json, parse_state). The app's tests check that no edit, undo or
-// steady frame does either: JSON is for files, links and callers.
-uint64_t state_json_conversions();
 
 // Bytes the pipeline will hold for s (what kMaxPipelineBytes bounds).
 uint64_t estimate_pipeline_bytes(const State& s);

@@ -99,6 +99,7 @@
 #include <vector>
 
 #include "attnviz/state.h"
+#include "attnviz/state_json.h"
 
 namespace attnviz {
 
