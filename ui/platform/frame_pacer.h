@@ -61,7 +61,7 @@ class FramePacer {
 
   // Whether the last decision was to rest (nothing drawn).
   bool resting() const { return resting_; }
-  // How many times should_draw() said no (the loop then rests or pauses).
+  // Loop iterations that drew nothing (the browser's animation frames passed over).
   uint64_t skipped() const { return skipped_; }
   // Whether frames were passed over since the last drawn one: the next frame's clock step
   // is idle time, not a slow frame (Runner::frame clamps only the latter).

@@ -2,7 +2,6 @@
 // requestAnimationFrame; this file also exports the C side of the test API that
 // web/site/attnviz-glue.js wraps as window.attnviz (docs/test-api.md).
 #include <emscripten.h>
-#include <emscripten/eventloop.h>
 #include <emscripten/html5.h>
 #include <SDL.h>
 
@@ -86,42 +85,12 @@ static void update_live_region() {
   js_set_live(said.c_str());
 }
 
-// Resting: the loop stops asking the browser for animation frames (each one it passed
-// over still cost the page a little) until input arrives (any SDL event: the watch
-// below), a call wakes it, or the heartbeat or a timer is due.
-static bool g_paused = false;
-static long g_resume_timer = 0;
-static void resume_loop(void* = nullptr) {
-  if (g_resume_timer) emscripten_clear_timeout(g_resume_timer);
-  g_resume_timer = 0;
-  if (!g_paused) return;
-  g_paused = false;
-  emscripten_resume_main_loop();
-}
-static int wake_on_event(void*, SDL_Event*) {  // SDL_AddEventWatch: called as each event is queued
-  resume_loop();
-  return 0;
-}
-static void pause_loop() {
-  const double wait = g_runner.wait_ms();
-  if (wait < 40.0) return;  // due within a couple of animation frames: keep asking
-  g_paused = true;
-  emscripten_pause_main_loop();
-  g_resume_timer = emscripten_set_timeout(resume_loop, wait, nullptr);
-}
+void attnviz::platform::web_wake() { g_runner.wake(); }
 
-void attnviz::platform::web_wake() {
-  g_runner.wake();
-  resume_loop();
-}
-
-// Called at every animation frame of the browser while not paused; draws only when the
-// pacer says so (frame_pacer.h: input, a change, a timer, or the heartbeat once a second).
+// Called at every animation frame of the browser; draws only when the pacer says so
+// (frame_pacer.h: input, a change, a timer, or the heartbeat once a second).
 static void main_loop() {
-  if (!g_runner.should_draw()) {
-    pause_loop();
-    return;
-  }
+  if (!g_runner.should_draw()) return;
   g_runner.frame();
   attnviz::platform::web_share_after_frame();  // hash, saved session, text focus
   attnviz::platform::web_export_after_frame(g_runner);  // PNG/CSV/JSON/state files asked for this frame
@@ -145,7 +114,7 @@ EMSCRIPTEN_KEEPALIVE void attnviz_set_font_data(int kind, const uint8_t* bytes, 
   if (kind == 2) g_runner.fonts.cjk = std::move(data);
   g_runner.fonts_dirty = true;
   g_fonts_announced = true;
-  attnviz::platform::web_wake();
+  g_runner.wake();
 }
 
 // The session state as JSON text. The pointer stays valid until the next call.
@@ -160,7 +129,7 @@ EMSCRIPTEN_KEEPALIVE const char* attnviz_get_state() {
 EMSCRIPTEN_KEEPALIVE const char* attnviz_set_state(const char* json) {
   static std::string s;
   s = g_app->set_state_text(json ? json : "").dump();
-  attnviz::platform::web_wake();
+  g_runner.wake();
   return s.c_str();
 }
 
@@ -196,16 +165,13 @@ EMSCRIPTEN_KEEPALIVE const char* attnviz_language() {
 EMSCRIPTEN_KEEPALIVE const char* attnviz_set_language(const char* code) {
   static std::string s;
   s = g_app->set_language(code ? code : "").dump();
-  attnviz::platform::web_wake();
+  g_runner.wake();
   return s.c_str();
 }
 
 // Draw at least n more frames from now (window.attnviz.requestFrames; the harness asks
 // before it counts frames, since a resting page draws one a second).
-EMSCRIPTEN_KEEPALIVE void attnviz_request_frames(int n) {
-  g_runner.wake(n > 0 ? n : 1);
-  resume_loop();
-}
+EMSCRIPTEN_KEEPALIVE void attnviz_request_frames(int n) { g_runner.wake(n > 0 ? n : 1); }
 
 // {"frames", "frame_ms_avg", "frame_ms_max", "engine_ms_last", "fonts_pending", "input_pending",
 // "threads", "parallel_jobs", "idle", "skipped"} as JSON text (docs/test-api.md).
@@ -257,7 +223,6 @@ int main(int, char**) {
   attnviz::platform::web_share_init(g_app);  // clipboard, IME, restores the session
   attnviz::platform::web_export_init(g_app);
   g_runner.request_cjk = [] { js_request_cjk_font(); };
-  SDL_AddEventWatch(wake_on_event, nullptr);
   emscripten_set_main_loop(main_loop, 0, false);
   return 0;
 }
