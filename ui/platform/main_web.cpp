@@ -88,7 +88,10 @@ static void update_live_region() {
 void attnviz::platform::web_wake() { g_runner.wake(); }
 
 // Called at every animation frame of the browser; draws only when the pacer says so
-// (frame_pacer.h: input, a change, a timer, or the heartbeat once a second).
+// (frame_pacer.h: input, a change, a timer, or the heartbeat once a second). The loop is
+// not paused while it rests: resumed, its callback would run after the animation-frame
+// callbacks a script registered meanwhile, which would then see a change made outside a
+// frame (an imported state) before the frame that follows it (the import's notice).
 static void main_loop() {
   if (!g_runner.should_draw()) return;
   g_runner.frame();
