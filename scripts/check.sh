@@ -33,7 +33,8 @@ e2e_for_changes() {
       ui/app/panel_params* | ui/app/panels.* | ui/app/layout*) picks+=(layout keyboard visualizer) ;;
       ui/app/heatmap* | ui/app/panel_stages* | ui/app/stage_flow* | ui/app/fonts*) picks+=(legible visualizer) ;;
       ui/app/engine_session* | engine/src/materialize* | engine/src/pipeline* | engine/src/carry* | engine/src/change_set* | engine/src/rebuild*) picks+=(lazy visualizer) ;;
-      engine/src/parallel* | ui/platform/main_web* | web/site/*glue*) picks+=(threads load) ;;
+      ui/platform/runner* | ui/platform/frame_pacer*) picks+=(idle keyboard load) ;;
+      engine/src/parallel* | ui/platform/main_web* | web/site/*glue*) picks+=(threads load idle) ;;
       ui/app/menu_file*) picks+=(hostile torch) ;;
       ui/app/history* | engine/src/state_parse* | engine/src/json_text*) picks+=(hostile) ;;
       ui/app/menu_edit*) picks+=(share torch) ;;

@@ -156,7 +156,8 @@ export async function openApp(t, opts = {}) {
     matrix: (name, head = 0) => page.evaluate(([n, h]) => window.attnviz.getMatrix(n, h), [name, head]),
     stats: () => page.evaluate(() => window.attnviz.frameStats()),
     // Waits until the app has taken in all input sent so far, then until n more frames
-    // have been drawn (the UI reacts to input on the next frame). Input can queue up:
+    // have been drawn (the UI reacts to input on the next frame); it asks for them, since
+    // a page with nothing to do draws only once a second. Input can queue up:
     // ImGui trickles a key's down and up, or a key and then text, that arrived within
     // one frame over a frame each, so fast typing runs ahead of a fixed frame count.
     // Long typing (hundreds of keys) drains at one change per frame, which on a loaded
@@ -168,7 +169,11 @@ export async function openApp(t, opts = {}) {
         if (pending === 0) break;
         await page.waitForFunction((p) => window.attnviz.frameStats().input_pending < p, pending);
       }
-      const start = (await app.stats()).frames;
+      const start = await page.evaluate((k) => {
+        const s = window.attnviz.frameStats().frames;
+        window.attnviz.requestFrames(k);
+        return s;
+      }, n);
       await page.waitForFunction((s) => window.attnviz.frameStats().frames >= s, start + n);
     },
     // One press of a key or chord ('ArrowDown', 'Shift+ArrowRight'), its downs and ups

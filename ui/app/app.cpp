@@ -187,4 +187,10 @@ bool App::live_text(std::string& out) const { return ui::live_text(*model_, out)
 
 double App::engine_ms_last() const { return model_->engine.engine_ms_last(); }
 
+double App::next_frame_in() const {
+  const ExportQueue& q = model_->exports;
+  if (q.notice_seq != q.notice_shown) return 0.0;  // export_overlay passes it on in a frame
+  return notice_ends_in(*model_);
+}
+
 }  // namespace attnviz::ui

@@ -49,6 +49,10 @@ class App {
   // Rectangle (x, y, w, h in logical = CSS pixels) of the labelled item as last drawn.
   bool item_rect(std::string_view label, float out[4]) const;
   double engine_ms_last() const;
+  // Seconds after the last frame at which the app wants another one with no input (a
+  // notice's end; 0: now, an export's sentence waits to be shown); infinity: never. The
+  // platform's loop rests otherwise (ui/platform/frame_pacer.h).
+  double next_frame_in() const;
   // What the heatmap with that label ("weights h0", "Q h1", "X") drew in the last
   // frame: geometry, labels and cell texts (heatmap.h, heatmap_info); null when it
   // was not drawn in the last frame or the one before.

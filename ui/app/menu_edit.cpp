@@ -6,6 +6,7 @@
 // pastes a state (in the browser the page's paste event does that). While an ImGui
 // text field is active these keys belong to it (ImGui's own text undo and paste).
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -66,14 +67,16 @@ void shortcuts(AppModel& m) {
     m.share.paste_state();
 }
 
+constexpr double kNoticeSeconds = 5.0;  // how long a notice that is not an error stays
+
 // The sentence under the menu bar: errors stay until dismissed or replaced,
-// other notices for 5 seconds.
+// other notices for kNoticeSeconds.
 void notice_line(AppModel& m) {
   Notice& n = m.notice;
   if (n.text.empty()) return;
   const double now = ImGui::GetTime();
   if (n.shown_at < 0) n.shown_at = now;
-  if (!n.error && now - n.shown_at > 5.0) {
+  if (!n.error && now - n.shown_at > kNoticeSeconds) {
     n.text.clear();
     return;
   }
@@ -101,6 +104,13 @@ void notice_line(AppModel& m) {
 }
 
 }  // namespace
+
+double notice_ends_in(const AppModel& m) {
+  const Notice& n = m.notice;
+  if (n.text.empty() || n.error) return std::numeric_limits<double>::infinity();
+  if (n.shown_at < 0) return 0.0;  // not drawn yet
+  return std::max(0.0, n.shown_at + kNoticeSeconds - ImGui::GetTime()) + 0.02;  // the first frame past it
+}
 
 void notify(AppModel& m, std::string text, bool error) {
   m.notice.text = std::move(text);

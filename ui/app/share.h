@@ -75,5 +75,8 @@ ShareResult session_apply_text(AppModel& m, std::string_view text);
 void edit_menu(AppModel& m);
 // Shows a sentence under the menu bar (replacing the previous one).
 void notify(AppModel& m, std::string text, bool error);
+// Seconds after the last frame when the notice line next changes by itself (a notice
+// that is not an error goes after 5 s; 0: one not drawn yet); infinity: never.
+double notice_ends_in(const AppModel& m);
 
 }  // namespace attnviz::ui

@@ -11,6 +11,7 @@
 //                else $LANGUAGE / $LC_ALL / $LC_MESSAGES / $LANG, else English
 // Exports (File menu, a heatmap's right-click menu) are written to the working
 // directory; a .json state file dropped on the window is opened.
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -179,7 +180,15 @@ int main(int argc, char** argv) {
   }
   static std::vector<std::string> dropped;
   SDL_SetEventFilter(drop_filter, &dropped);
+  // An idle window rests (frame_pacer.h): the loop sleeps in SDL_WaitEventTimeout until
+  // input arrives or the heartbeat or a timer is due. --frames N draws every frame.
+  runner.pacing = max_frames < 0;
   while (!runner.quit && (max_frames < 0 || (long)runner.frames < max_frames)) {
+    if (!dropped.empty()) runner.wake();  // the drop's SDL_DROPCOMPLETE woke the wait
+    if (!runner.should_draw()) {
+      SDL_WaitEventTimeout(nullptr, (int)std::ceil(runner.wait_ms()));
+      continue;
+    }
     if (shot_path && max_frames >= 0 && (long)runner.frames == max_frames - 1) runner.screenshot_path = shot_path;
     if (export_what && max_frames >= 0 && (long)runner.frames == max_frames - 3) {
       std::string what = std::strcmp(export_what, "window") ? export_what : "";

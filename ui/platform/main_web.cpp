@@ -87,7 +87,15 @@ static void update_live_region() {
   js_set_live(said.c_str());
 }
 
+void attnviz::platform::web_wake() { g_runner.wake(); }
+
+// Called at every animation frame of the browser; draws only when the pacer says so
+// (frame_pacer.h: input, a change, a timer, or the heartbeat once a second). The loop is
+// not paused while it rests: resumed, its callback would run after the animation-frame
+// callbacks a script registered meanwhile, which would then see a change made outside a
+// frame (an imported state) before the frame that follows it (the import's notice).
 static void main_loop() {
+  if (!g_runner.should_draw()) return;
   g_runner.frame();
   attnviz::platform::web_share_after_frame();  // hash, saved session, text focus
   attnviz::platform::web_export_after_frame(g_runner);  // PNG/CSV/JSON/state files asked for this frame
@@ -111,6 +119,7 @@ EMSCRIPTEN_KEEPALIVE void attnviz_set_font_data(int kind, const uint8_t* bytes, 
   if (kind == 2) g_runner.fonts.cjk = std::move(data);
   g_runner.fonts_dirty = true;
   g_fonts_announced = true;
+  g_runner.wake();
 }
 
 // The session state as JSON text. The pointer stays valid until the next call.
@@ -125,6 +134,7 @@ EMSCRIPTEN_KEEPALIVE const char* attnviz_get_state() {
 EMSCRIPTEN_KEEPALIVE const char* attnviz_set_state(const char* json) {
   static std::string s;
   s = g_app->set_state_text(json ? json : "").dump();
+  g_runner.wake();
   return s.c_str();
 }
 
@@ -160,14 +170,19 @@ EMSCRIPTEN_KEEPALIVE const char* attnviz_language() {
 EMSCRIPTEN_KEEPALIVE const char* attnviz_set_language(const char* code) {
   static std::string s;
   s = g_app->set_language(code ? code : "").dump();
+  g_runner.wake();
   return s.c_str();
 }
 
+// Draw at least n more frames from now (window.attnviz.requestFrames; the harness asks
+// before it counts frames, since a resting page draws one a second).
+EMSCRIPTEN_KEEPALIVE void attnviz_request_frames(int n) { g_runner.wake(n > 0 ? n : 1); }
+
 // {"frames", "frame_ms_avg", "frame_ms_max", "engine_ms_last", "fonts_pending", "input_pending",
-// "threads", "parallel_jobs"} as JSON text (docs/test-api.md).
+// "threads", "parallel_jobs", "idle", "skipped"} as JSON text (docs/test-api.md).
 EMSCRIPTEN_KEEPALIVE const char* attnviz_frame_stats() {
   static std::string s;
-  char buf[280];
+  char buf[340];
   double avg = g_runner.frames ? g_runner.frame_ms_sum / (double)g_runner.frames : 0.0;
   // Input the app has not acted on yet: browser events SDL holds for the next frame,
   // plus events ImGui trickles out one change per frame (a key's down and up, or a
@@ -176,10 +191,12 @@ EMSCRIPTEN_KEEPALIVE const char* attnviz_frame_stats() {
                             GImGui->InputEventsQueue.Size;
   std::snprintf(buf, sizeof buf,
                 "{\"frames\":%llu,\"frame_ms_avg\":%.4f,\"frame_ms_max\":%.4f,\"engine_ms_last\":%.4f,"
-                "\"fonts_pending\":%s,\"input_pending\":%d,\"threads\":%d,\"parallel_jobs\":%llu}",
+                "\"fonts_pending\":%s,\"input_pending\":%d,\"threads\":%d,\"parallel_jobs\":%llu,"
+                "\"idle\":%s,\"skipped\":%llu}",
                 (unsigned long long)g_runner.frames, avg, g_runner.frame_ms_max, g_app->engine_ms_last(),
                 g_runner.fonts_pending() ? "true" : "false", input_pending, attnviz::threads(),
-                (unsigned long long)attnviz::parallel_jobs());
+                (unsigned long long)attnviz::parallel_jobs(), g_runner.pacer.resting() ? "true" : "false",
+                (unsigned long long)g_runner.pacer.skipped());
   s = buf;
   return s.c_str();
 }

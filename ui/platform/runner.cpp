@@ -2,7 +2,9 @@
 #include "platform/runner.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 #define STB_IMAGE_WRITE_IMPLEMENTATION
@@ -10,6 +12,7 @@
 
 #include "imgui.h"
 #include "imgui_impl_opengl3.h"
+#include "imgui_internal.h"  // the input queue and the text cursor: what the pacer waits for
 #include "imgui_impl_sdl2.h"
 #ifdef __EMSCRIPTEN__
 #include <GLES3/gl3.h>
@@ -30,6 +33,49 @@ static bool write_back_buffer_png(const char* path, int w, int h) {
   glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, px.data());
   // GL's rows run bottom-up, PNG's top-down: start at the last row, negative stride.
   return stbi_write_png(path, w, h, 4, px.data() + (size_t)(h - 1) * w * 4, -w * 4) != 0;
+}
+
+// What a frame drew, as one number: two frames with the same hash look the same (the
+// vertices, indices and commands of every draw list, the textures' uploads, the atlas).
+static uint64_t picture_hash(const ImDrawData* dd, uint64_t uploads, float atlas_scale) {
+  uint64_t h = 0x9E3779B97F4A7C15ull;
+  auto mix = [&h](uint64_t w) {
+    h ^= w;
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 32;
+  };
+  auto bytes = [&mix](const void* p, size_t n) {
+    const unsigned char* c = static_cast<const unsigned char*>(p);
+    size_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+      uint64_t w;
+      std::memcpy(&w, c + k, 8);
+      mix(w);
+    }
+    uint64_t tail = 0;
+    if (n > k) std::memcpy(&tail, c + k, n - k);
+    mix(tail ^ ((uint64_t)n << 40));
+  };
+  mix(uploads);
+  uint32_t scale_bits;
+  std::memcpy(&scale_bits, &atlas_scale, 4);
+  mix(scale_bits);
+  if (!dd) return h;
+  const float geometry[4] = {dd->DisplaySize.x, dd->DisplaySize.y, dd->FramebufferScale.x, dd->FramebufferScale.y};
+  bytes(geometry, sizeof geometry);
+  for (int n = 0; n < dd->CmdListsCount; ++n) {
+    const ImDrawList* dl = dd->CmdLists[n];
+    bytes(dl->VtxBuffer.Data, (size_t)dl->VtxBuffer.Size * sizeof(ImDrawVert));
+    bytes(dl->IdxBuffer.Data, (size_t)dl->IdxBuffer.Size * sizeof(ImDrawIdx));
+    for (const ImDrawCmd& c : dl->CmdBuffer) {
+      const float clip[4] = {c.ClipRect.x, c.ClipRect.y, c.ClipRect.z, c.ClipRect.w};
+      bytes(clip, sizeof clip);
+      mix((uint64_t)(uintptr_t)c.TextureId);
+      mix(((uint64_t)c.VtxOffset << 32) | c.IdxOffset);
+      mix(c.ElemCount);
+    }
+  }
+  return h;
 }
 
 bool Runner::init(const char* title, int w, int h) {
@@ -76,8 +122,49 @@ bool Runner::init(const char* title, int w, int h) {
   return true;
 }
 
+FrameSignals Runner::signals() const {
+  FrameSignals s;
+  ImGuiContext& g = *GImGui;
+  s.input_pending = SDL_PeepEvents(nullptr, 0, SDL_PEEKEVENT, SDL_FIRSTEVENT, SDL_LASTEVENT) > 0 ||
+                    g.InputEventsQueue.Size > 0;
+  // Held: a drag goes on, a held key repeats, a held −/+ button steps. Shift, Ctrl, Alt
+  // and Super alone change nothing by being held.
+  s.input_held = ImGui::IsAnyMouseDown();
+  for (int k = ImGuiKey_Keyboard_BEGIN; k < ImGuiKey_Keyboard_END && !s.input_held; ++k) {
+    const ImGuiKey key = (ImGuiKey)k;
+    if (key >= ImGuiKey_LeftCtrl && key <= ImGuiKey_RightSuper) continue;
+    s.input_held = ImGui::IsKeyDown(key);
+  }
+  int ww = 0, wh = 0, dw = 0, dh = 0;
+  SDL_GetWindowSize(window, &ww, &wh);
+  SDL_GL_GetDrawableSize(window, &dw, &dh);
+  s.size_changed = ww != drawn_w_ || wh != drawn_h_ || dw != drawn_dw_ || dh != drawn_dh_;
+  // Timers, in seconds after the last frame. ImGui's saving of the layout needs no timer:
+  // the heartbeat's frames step its clock by the time rested (Runner::frame).
+  double t = app ? app->next_frame_in() : s.timer_s;  // a notice's end
+  if (g.IO.ConfigInputTextCursorBlink && g.ActiveId != 0) {
+    // A text field's cursor blinks: on for 0.8 s, off for 0.4 s (ImGui::InputTextEx).
+    if (const ImGuiInputTextState* st = ImGui::GetInputTextState(g.ActiveId)) {
+      const double a = st->CursorAnim, m = a <= 0.0 ? a : std::fmod(a, 1.2);
+      t = std::min(t, (m <= 0.8 ? 0.8 - m : 1.2 - m) + 0.02);
+    }
+  }
+  s.timer_s = t;
+  return s;
+}
+
+bool Runner::should_draw() {
+  if (!pacing) return true;
+  return pacer.should_draw(now_ms(), signals());
+}
+
+double Runner::wait_ms() const { return pacer.wait_ms(now_ms(), signals()); }
+
+void Runner::wake(int n) { pacer.wake(now_ms(), n); }
+
 void Runner::frame() {
   double t0 = now_ms();
+  const bool after_rest = pacer.after_rest();
   SDL_Event ev;
   while (SDL_PollEvent(&ev)) {
     ImGui_ImplSDL2_ProcessEvent(&ev);
@@ -118,7 +205,10 @@ void Runner::frame() {
   // KeyRepeatDelay (0.275 s) as repeating: on a loaded machine one slow frame between a
   // key's press and its release made a single ← move the Decode step three places
   // (seen in CI's browser tests). Tooltip and double-click timing only slow down.
-  ImGui::GetIO().DeltaTime = std::min(ImGui::GetIO().DeltaTime, 0.1f);
+  // After a rest (frames passed over, frame_pacer.h) the step is the time rested, with
+  // no key held: ImGui's timers (the layout's saving, a notice's 5 s, the cursor's blink)
+  // follow the clock.
+  if (!after_rest) ImGui::GetIO().DeltaTime = std::min(ImGui::GetIO().DeltaTime, 0.1f);
   ImGui::NewFrame();
   app->frame();
   ImGui::Render();
@@ -131,6 +221,14 @@ void Runner::frame() {
     screenshot_path = nullptr;
   }
   ++frames;
+  drawn_w_ = ww;
+  drawn_h_ = wh;
+  drawn_dw_ = dw;
+  drawn_dh_ = dh;
+  if (pacing && pacer.wants_picture())
+    pacer.drawn(t0, picture_hash(ImGui::GetDrawData(), textures.uploads, atlas_scale));
+  else
+    pacer.drawn(t0);
   const double ms = now_ms() - t0;  // CPU time only: the swap below waits for vsync
   frame_ms_sum += ms;
   if (ms > frame_ms_max) frame_ms_max = ms;

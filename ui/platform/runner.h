@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/app.h"
+#include "platform/frame_pacer.h"
 #include "platform/gl_textures.h"
 
 namespace attnviz::platform {
@@ -27,7 +28,7 @@ struct Runner {
   // True while the session uses glyphs the atlas cannot draw yet.
   bool fonts_pending() const { return !fonts.glyphs.empty() && (fonts.cjk.empty() || fonts_dirty); }
   bool quit = false;
-  uint64_t frames = 0;
+  uint64_t frames = 0;           // frames drawn
   double frame_ms_sum = 0.0;    // CPU time of frames, for frameStats()
   double frame_ms_max = 0.0;    // the longest frame so far (a stage computed on first read shows here)
 
@@ -36,11 +37,24 @@ struct Runner {
   bool init(const char* title, int w, int h);
   // One frame: events, font atlas if the pixel ratio or fonts changed, app, render.
   void frame();
+
+  // An idle window rests (frame_pacer.h): the loop asks should_draw() before each frame
+  // and draws nothing when it says no. Anything that changes what is shown from outside
+  // the frame (a test-API call, a font or a file that arrived) calls wake().
+  FramePacer pacer;
+  bool pacing = true;  // false: every frame is drawn (the desktop's --frames N)
+  FrameSignals signals() const;  // from SDL, ImGui and the app, for the pacer
+  bool should_draw();
+  double wait_ms() const;  // after should_draw() said no: how long a loop may sleep for input
+  void wake(int frames = FramePacer::kSettleFrames);
   // When set, the next frame is also written to this PNG file, read back before
   // the buffer swap (desktop smoke tests and docs screenshots).
   const char* screenshot_path = nullptr;
   bool screenshot_ok = false;
   void shutdown();
+
+ private:
+  int drawn_w_ = 0, drawn_h_ = 0, drawn_dw_ = 0, drawn_dh_ = 0;  // sizes of the last frame
 };
 
 }  // namespace attnviz::platform

@@ -14,6 +14,7 @@
 #include "app/export.h"
 #include "platform/png_capture.h"
 #include "platform/runner.h"
+#include "platform/web_share.h"  // web_wake
 
 static attnviz::ui::App* g_export_app = nullptr;
 
@@ -60,6 +61,7 @@ EMSCRIPTEN_KEEPALIVE const char* attnviz_import_state(const char* name, const ch
   static std::string s;
   s = g_export_app->import_state(name ? name : "", std::string_view(bytes ? bytes : "", len > 0 ? (size_t)len : 0))
           .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  attnviz::platform::web_wake();
   return s.c_str();
 }
 
@@ -67,12 +69,14 @@ EMSCRIPTEN_KEEPALIVE const char* attnviz_import_state(const char* name, const ch
 EMSCRIPTEN_KEEPALIVE const char* attnviz_import_too_large(const char* name, double size) {
   static std::string s;
   s = g_export_app->import_state_too_large(name ? name : "", size).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  attnviz::platform::web_wake();
   return s.c_str();
 }
 
 // A sentence from the page (a file that could not be read, a drop with no file).
 EMSCRIPTEN_KEEPALIVE void attnviz_notice_error(const char* text) {
   attnviz::ui::export_notify(g_export_app->exports(), text ? text : "", true);
+  attnviz::platform::web_wake();
 }
 
 }  // extern "C"

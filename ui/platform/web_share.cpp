@@ -91,12 +91,14 @@ EMSCRIPTEN_KEEPALIVE const char* attnviz_session_get() {
 EMSCRIPTEN_KEEPALIVE const char* attnviz_session_set(const char* text) {
   static std::string s;
   s = g_app->set_session_text(text ? text : "").dump();
+  attnviz::platform::web_wake();
   return s.c_str();
 }
 
 // Shows a sentence under the menu bar (error != 0: stays until dismissed).
 EMSCRIPTEN_KEEPALIVE void attnviz_notify(const char* text, int error) {
   g_app->notify(text ? text : "", error != 0);
+  attnviz::platform::web_wake();
 }
 
 // {"text", "error"} of the sentence shown, or null; and {"undo", "redo", "bytes"}.
@@ -106,7 +108,10 @@ EMSCRIPTEN_KEEPALIVE const char* attnviz_notice() {
   return s.c_str();
 }
 // The page has applied the session it opened with (link or saved): undo starts there.
-EMSCRIPTEN_KEEPALIVE void attnviz_history_clear() { g_app->history_clear(); }
+EMSCRIPTEN_KEEPALIVE void attnviz_history_clear() {
+  g_app->history_clear();
+  attnviz::platform::web_wake();  // Undo's menu item changes
+}
 EMSCRIPTEN_KEEPALIVE const char* attnviz_history_info() {
   static std::string s;
   s = g_app->history_info().dump();
@@ -124,6 +129,7 @@ EMSCRIPTEN_KEEPALIVE void attnviz_paste_into_text(const char* text) {
   io.AddKeyEvent(ImGuiKey_V, true);
   io.AddKeyEvent(ImGuiKey_V, false);
   io.AddKeyEvent(ImGuiMod_Ctrl, ctrl);
+  attnviz::platform::web_wake();
 }
 
 // Text committed by an input method or typed on a layout SDL does not turn into text.
@@ -145,6 +151,7 @@ EMSCRIPTEN_KEEPALIVE void attnviz_text_input(const char* utf8) {
     if (SDL_PushEvent(&ev) != 1) ImGui::GetIO().AddInputCharactersUTF8(ev.text.text);  // queue full or filtered
     i += len;
   }
+  attnviz::platform::web_wake();
 }
 
 // window.attnviz.heatmapInfo(label): JSON text of what that heatmap drew in the last

@@ -16,4 +16,8 @@ void web_share_init(ui::App* app);
 // updates location.hash and localStorage) and whether a text field wants the keyboard.
 void web_share_after_frame();
 
+// Wakes the page's frame loop (main_web.cpp; runner.h, frame_pacer.h): the exported
+// functions that change what is shown call it, since a resting page draws once a second.
+void web_wake();
+
 }  // namespace attnviz::platform

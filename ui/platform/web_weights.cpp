@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/weights_import.h"
+#include "platform/web_share.h"  // web_wake
 
 #include <nlohmann/json.hpp>
 
@@ -38,6 +39,7 @@ extern "C" {
 // A file picked or dropped: its name and size in bytes. Reading starts with attnviz_weights_next().
 EMSCRIPTEN_KEEPALIVE void attnviz_weights_begin(const char* name, double size) {
   attnviz::ui::weights_begin(name ? name : "", size > 0 ? static_cast<uint64_t>(size) : 0);
+  attnviz::platform::web_wake();
 }
 
 // Several files picked or dropped together, as one import: [{"name", "size"}, ...] (JSON).
@@ -52,6 +54,7 @@ EMSCRIPTEN_KEEPALIVE void attnviz_weights_begin_files(const char* list) {
     }
   }
   attnviz::ui::weights_begin_files(files);
+  attnviz::platform::web_wake();
 }
 
 // What to read next: {"want": false} or {"want": true, "file", "offset", "length", "inflate", "skip",
@@ -67,16 +70,21 @@ EMSCRIPTEN_KEEPALIVE const char* attnviz_weights_next() {
               {"length", static_cast<double>(r.length)}, {"inflate", r.inflate}, {"skip", static_cast<double>(r.skip)},
               {"out_length", static_cast<double>(r.out_length)}});
   }
+  attnviz::platform::web_wake();  // the dialog's phase may change
   return s.c_str();
 }
 
 // The bytes asked for (`len` of them at `bytes`).
 EMSCRIPTEN_KEEPALIVE void attnviz_weights_feed(const char* bytes, double len) {
   attnviz::ui::weights_feed(std::string_view(bytes ? bytes : "", len > 0 ? static_cast<size_t>(len) : 0));
+  attnviz::platform::web_wake();
 }
 
 // The range could not be read or inflated.
-EMSCRIPTEN_KEEPALIVE void attnviz_weights_fail() { attnviz::ui::weights_fail(); }
+EMSCRIPTEN_KEEPALIVE void attnviz_weights_fail() {
+  attnviz::ui::weights_fail();
+  attnviz::platform::web_wake();
+}
 
 // The dialog's content, for tests (window.attnviz.weightsDialog()).
 EMSCRIPTEN_KEEPALIVE const char* attnviz_weights_dialog() {

@@ -161,6 +161,9 @@
   api.language = () => Module.UTF8ToString(Module._attnviz_language());
   api.setLanguage = (code) => JSON.parse(withCString(String(code), (p) => Module.UTF8ToString(Module._attnviz_set_language(p))));
   api.frameStats = () => JSON.parse(Module.UTF8ToString(Module._attnviz_frame_stats()));
+  // A resting page draws once a second (docs/ui.md, "An idle window rests"): this asks for
+  // at least n frames from now, as input would.
+  api.requestFrames = (n = 1) => { Module._attnviz_request_frames(Math.max(1, n | 0)); };
 
   function load(name) {
     const script = document.createElement('script');
