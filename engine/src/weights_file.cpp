@@ -282,6 +282,13 @@ Scanner::Scanner(uint64_t file_size, std::string_view file_name) : size_(file_si
   want_ = ByteRange{0, std::min<uint64_t>(size_, ScanLimits::kFirstRead)};
 }
 
+const std::string* Scanner::metadata_value(std::string_view key) const {
+  for (const auto& [k, v] : metadata_) {
+    if (k == key) return &v;
+  }
+  return nullptr;
+}
+
 bool Scanner::next(ByteRange* want) const {
   if (phase_ == Phase::done) return false;
   *want = want_;
@@ -396,6 +403,11 @@ void Scanner::parse_safetensors(std::string_view header, uint64_t data_start) {
   const uint64_t data_len = size_ - data_start;
   std::vector<TensorInfo> out;
   out.reserve(j.size());
+  if (auto meta = j.find("__metadata__"); meta != j.end() && meta->is_object()) {
+    for (auto it = meta->begin(); it != meta->end(); ++it) {
+      if (it.value().is_string()) metadata_.emplace_back(it.key(), it.value().get<std::string>());
+    }
+  }
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string& name = it.key();
     if (name == "__metadata__") continue;
@@ -646,6 +658,33 @@ Error to_float32(const TensorInfo& t, std::string_view bytes, std::vector<float>
     return Error::make(Problem::size_mismatch, {shown(t.name), shape_text(t.shape), t.dtype, num(n * item), num(bytes.size())});
   }
   out->resize(n);
+  return to_float32(t, bytes, out->data());
+}
+
+Error to_float32(const TensorInfo& t, std::string_view bytes, float* out) {
+  const uint64_t item = elem_bytes(t);
+  if (item == 0) return Error::make(Problem::dtype_unsupported, {shown(t.name), t.dtype});
+  const uint64_t n = t.count();
+  if (bytes.size() / item != n || bytes.size() % item != 0) {
+    return Error::make(Problem::size_mismatch, {shown(t.name), shape_text(t.shape), t.dtype, num(n * item), num(bytes.size())});
+  }
+  if (t.type == DType::f32 && !t.big_endian) {
+    // The common case (and every state file): the bytes are the floats. One copy, then
+    // one pass over the exponent bits (a float is not finite when they are all ones).
+    if (n != 0) std::memcpy(out, bytes.data(), n * 4);
+    uint32_t all_ones = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+      uint32_t bits;
+      std::memcpy(&bits, out + i, 4);
+      all_ones |= static_cast<uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
+    }
+    if (all_ones) {
+      for (uint64_t i = 0; i < n; ++i) {
+        if (!std::isfinite(out[i])) return Error::make(Problem::value_not_finite, {shown(t.name), num(i)});
+      }
+    }
+    return Error{};
+  }
   const char* p = bytes.data();
   char tmp[8];
   for (uint64_t i = 0; i < n; ++i, p += item) {
@@ -668,7 +707,7 @@ Error to_float32(const TensorInfo& t, std::string_view bytes, std::vector<float>
       }
     }
     if (!std::isfinite(v)) return Error::make(Problem::value_not_finite, {shown(t.name), num(i)});
-    (*out)[i] = v;
+    out[i] = v;
   }
   return Error{};
 }

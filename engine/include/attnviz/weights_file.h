@@ -19,6 +19,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "attnviz/status.h"
@@ -145,6 +146,12 @@ class Scanner {
   const Error& error() const { return error_; }
   Format format() const { return format_; }
   const std::vector<TensorInfo>& tensors() const { return tensors_; }
+  // A .safetensors header's "__metadata__": its string entries (the format allows
+  // only strings; other values are skipped), in the header's order. Kept when the
+  // scan then fails with no_tensors (a state file of a seeded state holds none).
+  const std::vector<std::pair<std::string, std::string>>& metadata() const { return metadata_; }
+  // The value of one metadata entry, or null.
+  const std::string* metadata_value(std::string_view key) const;
 
  private:
   enum class Phase { prefix, st_header, npy_header, zip_tail, zip64_record, zip_dir, zip_member, done };
@@ -171,6 +178,7 @@ class Scanner {
   Error error_;
   Format format_ = Format::unknown;
   std::vector<TensorInfo> tensors_;
+  std::vector<std::pair<std::string, std::string>> metadata_;
   // zip
   uint64_t tail_offset_ = 0;
   uint64_t dir_offset_ = 0, dir_size_ = 0, dir_count_ = 0;
@@ -184,6 +192,9 @@ class Scanner {
 // nearest. Non-finite values are refused (value_not_finite) as the engine
 // refuses them in a state.
 Error to_float32(const TensorInfo& t, std::string_view bytes, std::vector<float>* out);
+// The same into `out`, room for t.count() floats (a Tensor's own buffer: no copy).
+// Little-endian float32 is copied whole, then checked.
+Error to_float32(const TensorInfo& t, std::string_view bytes, float* out);
 
 // Exact conversions (for tests and to_float32).
 float half_to_float(uint16_t h);
