@@ -1,9 +1,12 @@
 // attnviz-cli: the engine on the command line (natively, and under node as
 // attnviz-cli.js).
 //
-//   attnviz-cli run FILE|-    read a session state, print the report (one JSON object)
+//   attnviz-cli run FILE|-    read a session state (JSON, or a .safetensors state file: told
+//                             by its first bytes), print the report (one JSON object)
 //   attnviz-cli export-torch FILE|- [--lang L]   read a session state, print it as a PyTorch
 //                             script (attnviz/torch_script.h; comments in language L: en, zh-CN)
+//   attnviz-cli convert IN OUT  write the state in IN as OUT: a .safetensors state file when
+//                             OUT ends in .safetensors (attnviz/state_file.h), else JSON
 //   attnviz-cli version       print {"name", "version", "state_version"} as one JSON line
 //   attnviz-cli bench --tokens S --d-model D --heads H [...]   timings as one JSON line (bench.cpp)
 //
@@ -32,6 +35,7 @@
 #include "attnviz/pipeline.h"
 #include "attnviz/report.h"
 #include "attnviz/state.h"
+#include "attnviz/state_file.h"
 #include "attnviz/state_json.h"
 #include "attnviz/torch_script.h"
 #include "bench.h"
@@ -114,7 +118,10 @@ bool read_state(const char* path, attnviz::State* state, int* exit_code) {
     *exit_code = report_error(kExitBadInput, error, "");
     return false;
   }
-  const attnviz::Status st = attnviz::parse_state_text(text, state);
+  // A .safetensors state file or JSON text, told apart by the first bytes.
+  const attnviz::Status st = attnviz::looks_like_safetensors(text, text.size())
+                                 ? attnviz::state_from_safetensors(text, state)
+                                 : attnviz::parse_state_text(text, state);
   if (!st.ok) {
     *exit_code = report_refusal(kExitBadInput, st);
     return false;
@@ -171,6 +178,28 @@ int cmd_export_torch(int argc, char** argv) {
   return std::fflush(stdout) == 0 ? kExitOk : kExitInternal;
 }
 
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// A state from one file to another: JSON → .safetensors (quick to read for big
+// explicit weights) or back. OUT is replaced.
+int cmd_convert(int argc, char** argv) {
+  if (argc != 3) return report_error(kExitBadInput, "usage: attnviz-cli convert IN OUT (OUT.safetensors or OUT.json)", "");
+  attnviz::State state;
+  int code = kExitOk;
+  if (!read_state(argv[1], &state, &code)) return code;
+  const std::string out_path = argv[2];
+  const std::string bytes = ends_with(out_path, ".safetensors") ? attnviz::state_to_safetensors(state)
+                                                                 : attnviz::state_to_json(state).dump(2) + "\n";
+  std::FILE* f = out_path == "-" ? stdout : std::fopen(out_path.c_str(), "wb");
+  if (!f) return report_error(kExitBadInput, "cannot write \"" + out_path + "\": " + std::strerror(errno), "");
+  const bool wrote = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  const bool closed = f == stdout ? std::fflush(f) == 0 : std::fclose(f) == 0;
+  if (!wrote || !closed) return report_error(kExitInternal, "could not write \"" + out_path + "\"", "");
+  return kExitOk;
+}
+
 int cmd_version(int argc, char** /*argv*/) {
   if (argc != 1) return report_error(kExitBadInput, "usage: attnviz-cli version", "");
   const nlohmann::json j = {{"name", "attnviz-cli"},
@@ -189,6 +218,7 @@ struct Command {
 const Command kCommands[] = {
     {"run", "run FILE|-", cmd_run},
     {"export-torch", "export-torch FILE|- [--lang LANG]", cmd_export_torch},
+    {"convert", "convert IN OUT", cmd_convert},
     {"version", "version", cmd_version},
     {"bench", "bench --tokens S --d-model D --heads H [--causal] [--reps N] [--d-out D2] [--seed N]",
      attnviz_cli::cmd_bench},

@@ -3,6 +3,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
+#include <string>
 
 #include "attnviz/state.h"
 #include "attnviz/state_json.h"
@@ -17,6 +19,17 @@ Status validate_sizes(const State& s);
 // How messages name the width of K and V (G · head_dim): "d_out" while
 // num_kv_heads is num_heads, else "num_kv_heads × head_dim".
 const char* kv_width_name(const State& s);
+
+// An explicit matrix given by name instead of numbers: a .safetensors state file's
+// metadata writes "W_q": "weights.W_q", the name of the tensor that holds it
+// (state_file.cpp). Fills *out with that tensor, or returns the refusal (no such
+// tensor, a dtype not read, ...); `field` is the JSON path ("weights.W_q").
+using NamedTensorFn = std::function<Status(const std::string& field, const std::string& name, SharedTensor* out)>;
+
+// parse_state, except that a string in place of an explicit matrix (embedding.values,
+// weights.W_q ... b_o) names a tensor that `named` supplies. The shapes are then
+// validate_state()'s to check, as for numbers.
+Status parse_state_named(const nlohmann::json& j, const NamedTensorFn& named, State* out);
 
 // state_json_conversions(): state_to_json and parse_state add one each call.
 extern std::atomic<uint64_t> g_state_json_conversions;

@@ -222,7 +222,20 @@ void parse_tokens(const json& j, State* s) {
   }
 }
 
-void parse_embedding(const json& j, State* s) {
+// An explicit matrix: numbers, or (reading a state file, `named` set) the name of
+// the tensor that holds it.
+template <class ReadNumbers>
+void read_explicit(const json& v, const std::string& field, const detail::NamedTensorFn* named, SharedTensor* dst,
+                   ReadNumbers numbers) {
+  if (named != nullptr && v.is_string()) {
+    const Status st = (*named)(field, v.get<std::string>(), dst);
+    if (!st.ok) throw ParseError{st};
+    return;
+  }
+  *dst = numbers();
+}
+
+void parse_embedding(const json& j, State* s, const detail::NamedTensorFn* named) {
   const json* e = find(j, "embedding");
   if (e == nullptr) return;
   if (!e->is_object()) fail(Msg::must_be_object, "embedding", {"embedding", type_name(*e)});
@@ -233,8 +246,9 @@ void parse_embedding(const json& j, State* s) {
       fail(Msg::embedding_values_and_seed, "embedding", {});
     }
     s->embedding.init = EmbeddingInit::values;
-    s->embedding.values = read_matrix(*values, s->seq_len(), s->d_model, "embedding.values",
-                                      Msg::one_per_token, "d_model");
+    read_explicit(*values, "embedding.values", named, &s->embedding.values, [&] {
+      return read_matrix(*values, s->seq_len(), s->d_model, "embedding.values", Msg::one_per_token, "d_model");
+    });
     return;
   }
   read_choice(*e, "init", "torch_randn", {"torch_randn"}, "embedding");
@@ -242,7 +256,7 @@ void parse_embedding(const json& j, State* s) {
   s->embedding.seed = read_seed(*e, "seed", 123, "embedding");
 }
 
-void parse_weights(const json& j, State* s) {
+void parse_weights(const json& j, State* s, const detail::NamedTensorFn* named) {
   const json* w = find(j, "weights");
   if (w == nullptr) return;
   if (!w->is_object()) fail(Msg::must_be_object, "weights", {"weights", type_name(*w)});
@@ -278,7 +292,7 @@ void parse_weights(const json& j, State* s) {
       if (needed) fail(Msg::weight_missing, field, {field});
       return;
     }
-    *dst = read_matrix(*v, rows, cols, field, rm, cm);
+    read_explicit(*v, field, named, dst, [&] { return read_matrix(*v, rows, cols, field, rm, cm); });
   };
   auto vector = [&](const char* name, int n, const char* nn, bool needed, SharedTensor* dst) {
     const json* v = find(*w, name);
@@ -287,7 +301,7 @@ void parse_weights(const json& j, State* s) {
       if (needed) fail(Msg::weight_missing, field, {field});
       return;
     }
-    *dst = read_vector(*v, n, field, nn);
+    read_explicit(*v, field, named, dst, [&] { return read_vector(*v, n, field, nn); });
   };
   // K and V are G · head_dim wide (d_out unless num_kv_heads < num_heads).
   const int kv = s->kv_dim();
@@ -370,7 +384,7 @@ void parse_version(const json& j) {
   }
 }
 
-void parse_all(const json& j, State* s) {
+void parse_all(const json& j, State* s, const detail::NamedTensorFn* named) {
   if (!j.is_object()) fail(Msg::state_not_object, "", {type_name(j)});
   parse_version(j);
   reject_unknown(j, {"version", "tokens", "d_model", "d_out", "num_heads", "embedding", "positional",
@@ -390,9 +404,9 @@ void parse_all(const json& j, State* s) {
   // Sizes first: value arrays below are read only within the limits.
   Status st = detail::validate_sizes(*s);
   if (!st.ok) throw ParseError{st};
-  parse_embedding(j, s);
+  parse_embedding(j, s, named);
   parse_positional(j, s);
-  parse_weights(j, s);
+  parse_weights(j, s, named);
   const std::string scale = read_choice(j, "scale", "head_dim", {"head_dim", "d_out", "none"}, "");
   s->scale = scale == "head_dim" ? ScaleMode::head_dim
              : scale == "d_out"  ? ScaleMode::d_out
@@ -408,15 +422,13 @@ void parse_all(const json& j, State* s) {
   }
 }
 
-}  // namespace
-
-Status parse_state(const nlohmann::json& j, State* out) {
+Status parse_impl(const nlohmann::json& j, const detail::NamedTensorFn* named, State* out) {
   detail::g_state_json_conversions.fetch_add(1, std::memory_order_relaxed);
   try {
     Status st = detail::check_json_depth(j);
     if (!st.ok) return st;
     State s;
-    parse_all(j, &s);
+    parse_all(j, &s, named);
     st = validate_state(s);
     if (!st.ok) return st;
     *out = std::move(s);
@@ -428,6 +440,14 @@ Status parse_state(const nlohmann::json& j, State* out) {
   } catch (const std::exception& e) {
     return Status::refusal(Msg::could_not_read, "", {e.what()});
   }
+}
+
+}  // namespace
+
+Status parse_state(const nlohmann::json& j, State* out) { return parse_impl(j, nullptr, out); }
+
+Status detail::parse_state_named(const nlohmann::json& j, const NamedTensorFn& named, State* out) {
+  return parse_impl(j, &named, out);
 }
 
 Status parse_state_text(std::string_view text, State* out) {

@@ -1,6 +1,7 @@
 // libFuzzer target for the weight-file readers (weights_file.h): the
 // safetensors header parser, the zip central directory and .npy header
-// parsers, to_float32, and the mapping on whatever they list. scripts/fuzz.sh
+// parsers, to_float32, and the mapping on whatever they list; and the state-file
+// reader built on them (state_file.h, a state in a .safetensors file). scripts/fuzz.sh
 // builds and runs it with ASan + UBSan, seeded by tests/fuzz/corpus-weights/.
 //
 // Each input is a whole file, read through the Scanner by byte ranges, with
@@ -10,7 +11,9 @@
 //   * every listed tensor's bytes lie inside the file (plain ranges), and
 //     to_float32 on them either converts exactly count() values or refuses;
 //   * check_mapping / apply_mapping on the proposal never crash, and an
-//     applied state passes validate_state.
+//     applied state passes validate_state;
+//   * state_from_safetensors gives a state that passes validate_state, or a
+//     refusal with a code and a sentence.
 #include <zlib.h>
 
 #include <cstdint>
@@ -19,6 +22,7 @@
 #include <string>
 
 #include "attnviz/state.h"
+#include "attnviz/state_file.h"
 #include "attnviz/weights_file.h"
 #include "attnviz/weights_map.h"
 
@@ -92,5 +96,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     }
   }
+  attnviz::State state;
+  const attnviz::Status st = attnviz::state_from_safetensors(file, &state);
+  if (st.ok) check(attnviz::validate_state(state).ok, "a state file's state that does not validate");
+  else check(!st.code.empty() && !st.error.empty(), "a state file refused without a code or a sentence");
   return 0;
 }

@@ -80,6 +80,25 @@ enum class Msg : int {
   nested_too_deep_in,     // {0} the limit, {1} the top-level field
   not_json,               //
   not_json_because,       // {0} the library's own words (English)
+  // --- state files: a state in a .safetensors file (state_file.cpp)
+  state_file_empty,           //
+  state_file_not_safetensors, // {0} its first bytes in hex
+  state_file_truncated,       // {0} bytes needed, {1} bytes the file has
+  state_file_header_too_large,// {0} header bytes, {1} the limit
+  state_file_header_not_json, // {0} the JSON reader's sentence (a phrase when it is a refusal)
+  state_file_header_bad,      //
+  state_file_header_entry,    // {0} tensor name, {1} what is wrong (the reader's words, English)
+  state_file_past_end,        // {0} tensor name, {1} its end offset, {2} bytes of data in the file
+  state_file_overlap,         // {0} tensor name, {1} other tensor name
+  state_file_tensor_bytes,    // {0} tensor name, {1} shape, {2} dtype, {3} bytes it needs, {4} bytes it has
+  state_file_unreadable,      // {0} the reader's code for the problem
+  state_file_no_state,        //
+  state_file_format_newer,    // {0} the format given
+  state_file_state_not_json,  // {0} the JSON reader's sentence (a phrase)
+  state_file_tensor_missing,  // {0} field, {1} tensor name
+  state_file_tensor_dims,     // {0} field, {1} tensor name, {2} its shape
+  state_file_tensor_dtype,    // {0} field, {1} tensor name, {2} its dtype
+  state_file_tensor_unused,   // {0} tensor name
   // --- running a state (pipeline.cpp, report.cpp)
   no_memory_for_state,    //
   could_not_apply,        // {0} the library's own words (English)
