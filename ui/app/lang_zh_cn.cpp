@@ -53,14 +53,30 @@ static const CatalogueEntry kZhCN[] = {
     {"File", "文件"},
     {"Save state (.json)", "保存状态（.json）"},
     {"Open state…", "打开状态…"},
-    {"Or drop a .json state file on the window.", "也可以把 .json 状态文件拖放到窗口上。"},
+    {"A .json or .safetensors state file. Or drop it on the window.", ".json 或 .safetensors 状态文件。也可以把它拖放到窗口上。"},
+    {"Save state (.safetensors)", "保存状态（.safetensors）"},
+    {"The state as JSON text (what a share link and window.attnviz.getState() hold).",
+     "以 JSON 文本保存的状态（与分享链接和 window.attnviz.getState() 中的相同）。"},
+    {"About {0} MB of JSON text for this state's {1} explicit values: slow to save\n"
+     "and to open. Save state (.safetensors) is the quick one.",
+     "这个状态有 {1} 个显式数值，JSON 文本约 {0} MB：保存和打开都慢。\n"
+     "保存状态（.safetensors）才快。"},
+    {"The state as a .safetensors file ({0} MB): its explicit matrices as float32\n"
+     "tensors, the rest as JSON in the file's metadata. Quick to save and open at any\n"
+     "size; PyTorch's safetensors (or a few lines of Python) reads it too.",
+     "以 .safetensors 文件保存的状态（{0} MB）：显式矩阵存为 float32 张量，\n"
+     "其余部分以 JSON 存在文件的元数据里。无论多大，保存和打开都很快；\n"
+     "PyTorch 的 safetensors（或几行 Python）也能读取。"},
+    {"{0} is {1} MB; a .safetensors state file is at most {2} MB, so it was not opened.",
+     "{0}有 {1} MB；.safetensors 状态文件最大 {2} MB，因此未打开。"},
     {"Export PyTorch script", "导出 PyTorch 脚本"},
     {"attnviz.py: this state in PyTorch, as the tutorials write it. python3 attnviz.py prints\nevery stage; python3 attnviz.py --json prints them in attnviz-cli's report format.",
      "attnviz.py：用 PyTorch 写出的当前状态，写法与教程一致。python3 attnviz.py 打印\n每个阶段；python3 attnviz.py --json 以 attnviz-cli 的报告格式打印它们。"},
     {"Export window as PNG (2×)", "将窗口导出为 PNG（2×）"},
     {"One matrix: right-click its heatmap", "导出单个矩阵：右键单击它的热力图"},
     {"Open state", "打开状态"},
-    {"Path of a .json state file (or drop the file on the window):", ".json 状态文件的路径（也可以把文件拖放到窗口上）："},
+    {"Path of a .json or .safetensors state file (or drop the file on the window):",
+     ".json 或 .safetensors 状态文件的路径（也可以把文件拖放到窗口上）："},
     {"Open", "打开"},
     {"Cancel", "取消"},
     {"the file", "该文件"},

@@ -1,6 +1,7 @@
-// menu_file.cpp: the File menu (Save state, Open state…, Export PyTorch script,
-// Export window as PNG), importing state files, and passing their sentences to the
-// app's notice line.
+// menu_file.cpp: the File menu (Save state as .json or .safetensors, Open state…,
+// Export PyTorch script, Export window as PNG), importing state files (JSON text, or
+// .safetensors told by their first bytes), and passing their sentences to the app's
+// notice line.
 // Per-matrix exports live on the heatmaps (export.cpp, export_context_menu).
 #include <cstdio>
 #include <filesystem>
@@ -9,6 +10,7 @@
 
 #include "attnviz/messages.h"
 #include "attnviz/state.h"
+#include "attnviz/state_file.h"
 #include "attnviz/state_json.h"
 #include "attnviz/torch_script.h"
 #include "app/app_model.h"
@@ -59,6 +61,8 @@ json import_state_too_large(AppModel& m, std::string_view name, double size) {
 }
 
 json import_state_text(AppModel& m, std::string_view name, std::string_view text) {
+  // A .safetensors state file handed over as bytes: told by its first bytes, not its name.
+  if (looks_like_safetensors(text, text.size())) return import_state_safetensors(m, name, text);
   if ((double)text.size() > kMaxStateFileBytes) return import_state_too_large(m, name, (double)text.size());
   // The engine's strict reader: never throws (1e400, 100k-deep nesting, bad UTF-8 all
   // come back as a sentence), so a hostile file cannot abort the page.
@@ -80,15 +84,44 @@ json import_state_text(AppModel& m, std::string_view name, std::string_view text
   return {{"ok", true}, {"error", ""}};
 }
 
+std::string state_binary_too_large_text(std::string_view name, double size) {
+  return tr_args("{0} is {1} MB; a .safetensors state file is at most {2} MB, so it was not opened.",
+                 {in_quotes(name), megabytes(size, 1), megabytes(kMaxStateBinaryBytes, 0)});
+}
+
+json import_state_safetensors(AppModel& m, std::string_view name, std::string_view bytes) {
+  if ((double)bytes.size() > kMaxStateBinaryBytes) return refuse(m, state_binary_too_large_text(name, (double)bytes.size()));
+  State state;
+  const Status st = state_from_safetensors(bytes, &state);
+  return import_state_read(m, name, st, std::move(state));
+}
+
+json import_state_read(AppModel& m, std::string_view name, const Status& st, State state) {
+  if (!st.ok) return refuse(m, tr_args("{0} is not a valid attnviz state: {1}", {in_quotes(name), word_status(st)}));
+  if (!m.apply(std::move(state), Change::replace))  // one undo step, like a paste
+    return refuse(m, tr_args("{0} is not a valid attnviz state: {1}", {in_quotes(name), m.error}));
+  m.view.pinned = CellRef{};  // a new scene, as when a preset is chosen
+  export_notify(m.exports, tr_args("Opened {0}.", {in_quotes(name)}), false);
+  return {{"ok", true}, {"error", ""}};
+}
+
 json import_state_path(AppModel& m, const std::string& path) {
   namespace fs = std::filesystem;
   const std::string name = fs::path(path).filename().string();
-  if (is_weights_file(name)) return weights_open_path(m, path);  // a dropped checkpoint
+  if (is_weights_file(name)) return weights_open_path(m, path);  // a checkpoint, or a .safetensors state file
   std::error_code ec;
   if (fs::is_directory(path, ec))
     return refuse(m, tr_args("{0} is a folder; choose a .json state file.", {in_quotes(path)}));
   auto size = fs::file_size(path, ec);
   if (ec) return refuse(m, tr_args("{0} could not be read ({1}).", {in_quotes(path), ec.message()}));
+  {
+    // Whatever its name, a file that starts like a .safetensors file is read as one (the
+    // weights import tells a state file from trained weights by its metadata).
+    std::ifstream head(path, std::ios::binary);
+    char first[9] = {};
+    head.read(first, sizeof first);
+    if (looks_like_safetensors(std::string_view(first, (size_t)head.gcount()), size)) return weights_open_path(m, path);
+  }
   if ((double)size > kMaxStateFileBytes) return import_state_too_large(m, name, (double)size);
   std::ifstream f(path, std::ios::binary);
   std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
@@ -116,14 +149,38 @@ std::string torch_script_in_language(const AppModel& m) {
   return torch_script(m.engine.pipeline().state(), o);
 }
 
+void save_state_safetensors(AppModel& m) {
+  // attnviz/state_file.h: the explicit matrices as float32 tensors, the rest as JSON metadata.
+  export_request_file(m.exports, "attnviz-state.safetensors", "application/octet-stream",
+                      state_to_safetensors(m.engine.state()));
+}
+
 void file_menu(AppModel& m) {
   bool open = ImGui::BeginMenu(L("File"));
   item_register("File");
   if (!open) return;
+  const State& state = m.engine.state();
+  const uint64_t values = state_explicit_values(state);  // a few multiplications: fine per frame
   if (menu_item("Save state (.json)")) {
     // The same JSON as window.attnviz.getState(), indented.
     export_request_file(m.exports, "attnviz-state.json", "application/json", m.engine.state_json().dump(2) + "\n");
   }
+  if (ImGui::IsItemHovered()) {
+    if (values > kBigJsonValues)
+      ImGui::SetTooltip("%s", tr_args("About {0} MB of JSON text for this state's {1} explicit values: slow to save\n"
+                                      "and to open. Save state (.safetensors) is the quick one.",
+                                      {megabytes(kJsonBytesPerValue * (double)values, 0), std::to_string(values)})
+                                  .c_str());
+    else
+      ImGui::SetTooltip("%s", tr("The state as JSON text (what a share link and window.attnviz.getState() hold)."));
+  }
+  if (menu_item("Save state (.safetensors)")) save_state_safetensors(m);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("%s", tr_args("The state as a .safetensors file ({0} MB): its explicit matrices as float32\n"
+                                    "tensors, the rest as JSON in the file's metadata. Quick to save and open at any\n"
+                                    "size; PyTorch's safetensors (or a few lines of Python) reads it too.",
+                                    {megabytes(4.0 * (double)values, 1)})
+                                .c_str());
   if (menu_item("Open state…")) {
     if (m.exports.has_file_picker) {
       ExportRequest r;
@@ -133,7 +190,7 @@ void file_menu(AppModel& m) {
       g_open.request = true;
     }
   }
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("Or drop a .json state file on the window."));
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("A .json or .safetensors state file. Or drop it on the window."));
   weights_menu_item(m);  // weights_import.h: trained weights from .safetensors / .npz / .npy
   if (menu_item("Export PyTorch script")) {
     // The engine writes the script (attnviz/torch_script.h), its comments and headings
@@ -157,7 +214,7 @@ static void open_dialog(AppModel& m) {
     g_open.request = false;
   }
   if (!ImGui::BeginPopupModal(L("Open state"), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
-  ImGui::TextUnformatted(tr("Path of a .json state file (or drop the file on the window):"));
+  ImGui::TextUnformatted(tr("Path of a .json or .safetensors state file (or drop the file on the window):"));
   if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
   ImGui::SetNextItemWidth(420);
   bool enter = ImGui::InputText("##path", &g_open.path, ImGuiInputTextFlags_EnterReturnsTrue);

@@ -9,7 +9,9 @@
 #include <fstream>
 #include <memory>
 
+#include "attnviz/state_file.h"
 #include "attnviz/weights_map.h"
+#include "app/export.h"
 #include "app/app_model.h"
 #include "app/i18n.h"
 #include "app/item_registry.h"
@@ -23,12 +25,15 @@ namespace {
 
 using namespace attnviz::weights;
 
-enum class Phase { idle, scanning, choosing, loading };
+// reading_state: the file scanned is an attnviz state file (its metadata holds a
+// state, attnviz/state_file.h), read whole and handed to the state import.
+enum class Phase { idle, scanning, choosing, loading, reading_state };
 const char* phase_name(Phase p) {
   switch (p) {
     case Phase::scanning: return "scanning";
     case Phase::choosing: return "choosing";
     case Phase::loading: return "loading";
+    case Phase::reading_state: return "reading_state";
     default: return "idle";
   }
 }
@@ -66,6 +71,11 @@ struct Import {
   bool notice_pending = false;
   std::string notice;
   std::string dialog_error;  // shown in the dialog (a tensor that would not convert)
+  // A state file, read (reading_state): applied by the next weights_overlay (or at once
+  // on the desktop) through import_state_read.
+  bool state_ready = false;
+  Status state_status;
+  State state;
 };
 
 Import g;
@@ -136,9 +146,23 @@ void scanned() {
 
 void start_scan(size_t k);
 
+// The one file opened is an attnviz state file: read it whole (the state import's).
+void start_state_read() {
+  g.scanner.reset();
+  if ((double)g.files[0].size > kMaxStateBinaryBytes) {
+    g.notice = state_binary_too_large_text(g.files[0].name, (double)g.files[0].size);
+    g.notice_pending = true;
+    g.phase = Phase::idle;
+    return;
+  }
+  g.phase = Phase::reading_state;
+}
+
 // One file listed: its tensors join the list (named by the file's stem for an .npy;
 // a name already taken gets the file's name beside it), then the next file.
 void file_scanned() {
+  // Told by its metadata, not its name (a seeded state's file holds no tensors at all).
+  if (g.files.size() == 1 && scanner_found_state(*g.scanner)) return start_state_read();
   if (!g.scanner->error().ok()) return fail_with(g.scanner->error());
   File& f = g.files[g.file];
   f.format = g.scanner->format();
@@ -627,10 +651,22 @@ bool weights_next(ByteRange* want, int* file) {
     if (file) *file = g.tensor_file[i];
     return true;
   }
+  if (g.phase == Phase::reading_state) {
+    *want = ByteRange{0, g.files[0].size};
+    if (file) *file = 0;
+    return true;
+  }
   return false;
 }
 
 void weights_feed(std::string_view bytes) {
+  if (g.phase == Phase::reading_state) {
+    // Read here, where the bytes are (no copy of a 100 MB file); applied with the app.
+    g.state_status = state_from_safetensors(bytes, &g.state);
+    g.state_ready = true;
+    g.phase = Phase::idle;
+    return;
+  }
   if (g.phase == Phase::scanning && g.scanner) {
     g.scanner->feed(bytes);
     if (g.scanner->finished()) file_scanned();
@@ -648,6 +684,12 @@ void weights_feed(std::string_view bytes) {
 }
 
 void weights_fail() {
+  if (g.phase == Phase::reading_state) {
+    g.notice = tr_args("{0} could not be read.", {quote_name(g.files[0].name)});
+    g.notice_pending = true;
+    g.phase = Phase::idle;
+    return;
+  }
   if (g.phase == Phase::scanning && g.scanner) {
     g.scanner->fail_read();
     file_scanned();
@@ -659,6 +701,16 @@ void weights_fail() {
                                                      : Error::make(Problem::read_failed, {t.name}));
     g.phase = Phase::choosing;
   }
+}
+
+// A state file read whole (reading_state): to the state import, which applies it or
+// says why not; the import is over.
+static nlohmann::json take_state(AppModel& m) {
+  g.state_ready = false;
+  State state = std::move(g.state);
+  g.state = State();
+  const std::string name = g.files.empty() ? std::string() : g.files[0].name;
+  return import_state_read(m, name, g.state_status, std::move(state));
 }
 
 nlohmann::json weights_open_path(AppModel& m, const std::string& path) { return weights_open_paths(m, {path}); }
@@ -683,6 +735,7 @@ nlohmann::json weights_open_paths(AppModel& m, const std::vector<std::string>& p
   g.current_heads = m.engine.state().num_heads;
   clear_error_notice(m);
   pump_sync();
+  if (g.state_ready) return take_state(m);
   if (g.notice_pending) {
     g.notice_pending = false;
     export_notify(m.exports, g.notice, true);
@@ -703,6 +756,7 @@ void weights_menu_item(AppModel& m) {
 
 void weights_overlay(AppModel& m) {
   if (g.clear_notice) clear_error_notice(m);  // before this import's own sentence, if it has one
+  if (g.state_ready) take_state(m);           // a state file, read by weights_feed
   if (g.phase == Phase::choosing && g.open_dialog) {  // just listed: heads proposed from the current state
     g.current_heads = m.engine.state().num_heads;
     propose_heads();

@@ -5,6 +5,11 @@
 //               Blob and an <a download> click
 //   file picker File > Open state… clicks the hidden <input type=file id=attnviz-state-file>
 //   drop        a .json file dropped anywhere on the page is imported
+//   .safetensors a file that starts like one (an 8-byte header length, then '{'), picked
+//               or dropped whatever its name, goes to the weights reader
+//               (attnviz-weights.js), which reads it by ranges: a state file (its
+//               metadata holds a state, attnviz/state_file.h) is then read whole and
+//               opened as the state, trained weights open the weights dialog
 //   sentences   the app's notice line says what happened (window.attnviz.notice())
 // Files over 16 MB are refused before they are read; everything else goes to the
 // module, which parses and validates it and keeps the state when it is invalid.
@@ -44,7 +49,7 @@
   const input = document.createElement('input');
   input.type = 'file';
   input.id = 'attnviz-state-file';
-  input.accept = '.json,application/json';
+  input.accept = '.json,.safetensors,application/json';
   input.setAttribute('aria-label', window.attnvizLang.t('import.pickerLabel'));
   input.className = 'sr-only';
   input.tabIndex = -1;
@@ -55,11 +60,29 @@
     return true;
   };
 
+  // Whether a File starts like a .safetensors file (state_file.h, looks_like_safetensors):
+  // an 8-byte little-endian header length that fits in the file, then '{'. A JSON
+  // state starts with '{' or white space, whose 8 bytes make a far larger length.
+  async function looksLikeSafetensors(file) {
+    if (file.size < 9) return false;
+    const b = new Uint8Array(await file.slice(0, 9).arrayBuffer());
+    if (b[8] !== 0x7b) return false;
+    let n = 0;
+    for (let i = 7; i >= 0; i--) n = n * 256 + b[i];
+    return n >= 2 && n <= file.size - 8;
+  }
+
   // Reads a File and hands it to the module; resolves to {ok, error}.
   async function importFile(file) {
     const Module = M();
     if (!Module || !Module._attnviz_import_state) return { ok: false, error: window.attnvizLang.t('import.loading') };
     const name = String(file.name || 'the file');
+    let binary = false;
+    try { binary = await looksLikeSafetensors(file); } catch (e) { binary = false; }
+    if (binary && Module.attnvizWeightsOpen) {
+      Module.attnvizWeightsOpen([file]);  // a state file or trained weights: told by its metadata
+      return { ok: true, error: '' };
+    }
     if (file.size > MAX_BYTES) {
       return JSON.parse(withCString(name, (p) => Module.UTF8ToString(Module._attnviz_import_too_large(p, file.size))));
     }

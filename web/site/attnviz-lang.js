@@ -49,8 +49,8 @@
     "clip.readUnsupported": "This browser does not let the page read the clipboard; press Ctrl+V instead.",
     "clip.readDenied": "The browser did not let attnviz read the clipboard; press Ctrl+V instead.",
     "import.loading": "attnviz is still loading.",
-    "import.pickerLabel": "Open an attnviz state file (.json)",
-    "import.onlyFiles": "Only files can be dropped here: drop a .json state file.",
+    "import.pickerLabel": "Open an attnviz state file (.json or .safetensors)",
+    "import.onlyFiles": "Only files can be dropped here: drop a .json or .safetensors state file.",
     "weights.pickerLabel": "Open trained weights (.safetensors, .npz, or several .npy files together)"
   },
   "zh-CN": {
@@ -90,8 +90,8 @@
     "clip.readUnsupported": "这个浏览器不允许页面读取剪贴板；请改按 Ctrl+V。",
     "clip.readDenied": "浏览器不允许 attnviz 读取剪贴板；请改按 Ctrl+V。",
     "import.loading": "attnviz 仍在加载。",
-    "import.pickerLabel": "打开 attnviz 状态文件（.json）",
-    "import.onlyFiles": "这里只能拖入文件：请拖入 .json 状态文件。",
+    "import.pickerLabel": "打开 attnviz 状态文件（.json 或 .safetensors）",
+    "import.onlyFiles": "这里只能拖入文件：请拖入 .json 或 .safetensors 状态文件。",
     "weights.pickerLabel": "打开训练好的权重（.safetensors、.npz，或一起选中的多个 .npy 文件）"
   }
 };
