@@ -1,7 +1,8 @@
 // .safetensors state files in the app (docs/ui.md, "Export and import"; engine:
 // attnviz/state_file.h): File → Save state (.safetensors) hands over the engine's
 // file, Open state / a drop reads one by its first bytes (a state file opens as the
-// state, trained weights still open the weights dialog).
+// state, trained weights still open the weights dialog), and a share link too long
+// for an address says so with the file as its button.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include "../engine/weights_test_util.h"
 #include "app/app.h"
 #include "app/export.h"
+#include "app/share.h"
 #include "app/weights_import.h"
 #include "attnviz/materialize.h"
 #include "attnviz/state.h"
@@ -148,6 +150,43 @@ TEST(StateFileUi, TheWeightsReaderHandsAStateFileToTheStateImport) {
   EXPECT_NE(app.notice().value("text", "").find("Opened “picked.safetensors”"), std::string::npos)
       << app.notice().dump();
   EXPECT_FALSE(weights_dialog_info()["open"].get<bool>());
+}
+
+TEST(StateFileUi, ALinkTooLongForAnAddressSaysSoAndOffersTheFile) {
+  Headless h;
+  NullTextures tex;
+  App app(&tex);
+  h.frame(app);
+  EXPECT_LT(app.session_link_estimate(), 1000.0) << "seeded: nothing explicit";
+  // GPT-2's attention: d_model 768, W_q, W_k, W_v (2.4 M values, about 15 MB of link).
+  State big;
+  big.d_model = big.d_out = 768;
+  big.num_heads = 12;
+  big = materialize_weights(big);
+  ASSERT_TRUE(app.set_state_text(state_to_json(big).dump())["ok"].get<bool>());
+  h.frame(app);
+  EXPECT_GT(app.session_link_estimate(), kShareMaxAddressChars);
+  app.link_too_long(app.session_link_estimate());
+  h.frame(app);
+  h.frame(app);  // the notice's window sizes itself in its first frame
+  const nlohmann::json n = app.notice();
+  ASSERT_TRUE(n.is_object());
+  EXPECT_TRUE(n["error"].get<bool>());
+  EXPECT_EQ(n["action"], "save_safetensors");
+  const std::string text = n["text"].get<std::string>();
+  EXPECT_NE(text.find("too long for an address"), std::string::npos) << text;
+  EXPECT_NE(text.find("File → Save state (.safetensors)"), std::string::npos) << text;
+  EXPECT_NE(text.find("1769472 numbers"), std::string::npos) << text;
+  h.click(app, "notice action");
+  auto& pending = app.exports().pending;
+  ASSERT_EQ(pending.size(), 1u);
+  EXPECT_EQ(pending[0].filename, "attnviz-state.safetensors");
+  State back;
+  ASSERT_TRUE(state_from_safetensors(pending[0].bytes, &back).ok);
+  EXPECT_TRUE(back == state_of(app));
+  pending.clear();
+  h.frame(app);
+  EXPECT_TRUE(app.notice().is_null()) << "the button also closes the sentence";
 }
 
 // A print, not a pass/fail (the machine is shared): a 105.6 MB state (d_model 2560,

@@ -82,7 +82,12 @@ class App {
   // Changes whenever the state or a view selection (head, tab, pinned cell...) changes.
   uint64_t session_serial();
   void notify(std::string text, bool error);   // a sentence under the menu bar
-  nlohmann::json notice() const;               // {"text", "error"} of that sentence
+  nlohmann::json notice() const;               // {"text", "error", "action"} of that sentence
+  // About how long a share link would be, from the explicit values alone (share.h): the
+  // page asks after every change, before it builds any text.
+  double session_link_estimate() const;
+  // A link of about `chars` would be too long for an address: says so, offers the file.
+  void link_too_long(double chars);
   nlohmann::json history_info() const;         // {"undo", "redo", "bytes"}
   void history_clear();                        // the opening session starts the history
   ShareHooks& share_hooks();                   // the platform's clipboard side

@@ -69,6 +69,12 @@ static const CatalogueEntry kZhCN[] = {
      "PyTorch 的 safetensors（或几行 Python）也能读取。"},
     {"{0} is {1} MB; a .safetensors state file is at most {2} MB, so it was not opened.",
      "{0}有 {1} MB；.safetensors 状态文件最大 {2} MB，因此未打开。"},
+    {"A share link of this state would be about {0} MB, too long for an address (at most {1} MB): its "
+     "explicit weights are {2} numbers. Nothing was copied. Save the state as a file instead with File → "
+     "Save state (.safetensors); File → Open state… opens it again.",
+     "这个状态的分享链接约有 {0} MB，放进地址太长（最多 {1} MB）：其中的显式权重有 {2} 个数。"
+     "没有复制任何内容。请改为用 文件 → 保存状态（.safetensors）把状态保存成文件；"
+     "文件 → 打开状态… 可以再打开它。"},
     {"Export PyTorch script", "导出 PyTorch 脚本"},
     {"attnviz.py: this state in PyTorch, as the tutorials write it. python3 attnviz.py prints\nevery stage; python3 attnviz.py --json prints them in attnviz-cli's report format.",
      "attnviz.py：用 PyTorch 写出的当前状态，写法与教程一致。python3 attnviz.py 打印\n每个阶段；python3 attnviz.py --json 以 attnviz-cli 的报告格式打印它们。"},

@@ -11,6 +11,9 @@
 #include <string>
 #include <utility>
 
+#include <cstdio>
+
+#include "attnviz/state_file.h"
 #include "attnviz/torch_script.h"
 #include "app/app_model.h"
 #include "app/export.h"
@@ -97,6 +100,15 @@ void notice_line(AppModel& m) {
     ImGui::PopTextWrapPos();
     ImGui::PopStyleColor();
     item_register("share notice");
+    if (n.action == NoticeAction::save_safetensors) {
+      // The file the sentence offers, one click away (File → Save state (.safetensors)).
+      if (ImGui::SmallButton(L("Save state (.safetensors)##notice"))) {
+        save_state_safetensors(m);
+        n.text.clear();
+      }
+      item_register("notice action");
+      ImGui::SameLine();
+    }
     if (ImGui::SmallButton(L("Dismiss"))) n.text.clear();
     item_register("Dismiss");
   }
@@ -116,6 +128,26 @@ void notify(AppModel& m, std::string text, bool error) {
   m.notice.text = std::move(text);
   m.notice.error = error;
   m.notice.shown_at = -1.0;
+  m.notice.action = NoticeAction::none;
+}
+
+double session_link_estimate(const AppModel& m) {
+  return kShareLinkCharsPerValue * (double)state_explicit_values(m.engine.state());
+}
+
+void notify_link_too_long(AppModel& m, double chars) {
+  auto mb = [](double n) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f", n / (1024.0 * 1024.0));
+    return std::string(buf);
+  };
+  notify(m,
+         tr_args("A share link of this state would be about {0} MB, too long for an address (at most {1} MB): its "
+                 "explicit weights are {2} numbers. Nothing was copied. Save the state as a file instead with File → "
+                 "Save state (.safetensors); File → Open state… opens it again.",
+                 {mb(chars), mb(kShareMaxAddressChars), std::to_string(state_explicit_values(m.engine.state()))}),
+         true);
+  m.notice.action = NoticeAction::save_safetensors;
 }
 
 void edit_menu(AppModel& m) {

@@ -274,8 +274,12 @@ void App::notify(std::string text, bool error) { ui::notify(*model_, std::move(t
 
 json App::notice() const {
   if (model_->notice.text.empty()) return nullptr;
-  return {{"text", model_->notice.text}, {"error", model_->notice.error}};
+  const bool save = model_->notice.action == NoticeAction::save_safetensors;
+  return {{"text", model_->notice.text}, {"error", model_->notice.error}, {"action", save ? "save_safetensors" : ""}};
 }
+
+double App::session_link_estimate() const { return ui::session_link_estimate(*model_); }
+void App::link_too_long(double chars) { notify_link_too_long(*model_, chars); }
 
 void App::history_clear() { model_->history.clear(); }
 

@@ -28,6 +28,16 @@ struct AppModel;
 
 constexpr int kShareFormat = 1;          // the "v" this build writes and reads
 constexpr int kShareMaxDepth = 64;       // JSON nesting accepted (a state needs 4)
+// The longest link the page puts in the address bar (attnviz-share.js MAX_HASH_WRITE).
+constexpr double kShareMaxAddressChars = 1 << 20;
+// Characters of link a state's explicit float32 value takes, on average: its shortest
+// decimal (about 11 characters of JSON) deflated to about 4.7 bytes, in base64url
+// (measured on torch.rand and torch.randn values: 6.1 to 6.5). With it the page
+// decides that a link would be too long before it builds any text (session_link_estimate).
+constexpr double kShareLinkCharsPerValue = 6.3;
+
+// What a notice's button does (none: only Dismiss).
+enum class NoticeAction { none, save_safetensors };
 
 // A sentence for the user about sharing, the clipboard or undo, shown under the
 // menu bar. Errors stay until dismissed or replaced; other notices fade.
@@ -35,6 +45,7 @@ struct Notice {
   std::string text;
   bool error = false;
   double shown_at = -1.0;  // ImGui time when first drawn (-1: not yet)
+  NoticeAction action = NoticeAction::none;  // a button beside Dismiss (notify() clears it)
 };
 
 // What the Edit menu asks of the platform (set by main_web.cpp / main_desktop.cpp).
@@ -78,5 +89,13 @@ void notify(AppModel& m, std::string text, bool error);
 // Seconds after the last frame when the notice line next changes by itself (a notice
 // that is not an error goes after 5 s; 0: one not drawn yet); infinity: never.
 double notice_ends_in(const AppModel& m);
+// About how long a share link of this state would be, from its explicit values alone
+// (kShareLinkCharsPerValue each; the rest of a state is a few hundred characters): no
+// text is built, so the page can ask after every change.
+double session_link_estimate(const AppModel& m);
+// A share link of about `chars` characters would be too long for an address: the
+// sentence that says so and offers the state as a file, with File → Save state
+// (.safetensors) as the notice's button. Nothing is copied.
+void notify_link_too_long(AppModel& m, double chars);
 
 }  // namespace attnviz::ui

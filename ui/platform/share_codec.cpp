@@ -179,7 +179,11 @@ std::string share_open_link(ui::App& app, std::string_view link) {
 void desktop_share_hooks(ui::App& app) {
   ui::ShareHooks& h = app.share_hooks();
   h.copy_link = [&app] {
+    // Too long for an address (the page's limit): said, and the file offered, before any
+    // text is built (GPT-2-sized weights would take seconds to turn into a link).
+    if (app.session_link_estimate() > ui::kShareMaxAddressChars) return app.link_too_long(app.session_link_estimate());
     std::string link = "#" + share_link_encode(app.session_json().dump());
+    if ((double)link.size() > ui::kShareMaxAddressChars) return app.link_too_long((double)link.size());
     if (SDL_SetClipboardText(link.c_str()) == 0)
       app.notify(ui::tr("Share link copied: add it to the attnviz page's address, or open it with attnviz --link."), false);
     else

@@ -101,7 +101,15 @@ EMSCRIPTEN_KEEPALIVE void attnviz_notify(const char* text, int error) {
   attnviz::platform::web_wake();
 }
 
-// {"text", "error"} of the sentence shown, or null; and {"undo", "redo", "bytes"}.
+// About how many characters a share link of the session would have, from its explicit
+// values alone (no text built): the page checks it after every change before making a link.
+EMSCRIPTEN_KEEPALIVE double attnviz_session_link_estimate() { return g_app->session_link_estimate(); }
+
+// A link of about `chars` characters would be too long for an address: the sentence that
+// says so, with File → Save state (.safetensors) as its button.
+EMSCRIPTEN_KEEPALIVE void attnviz_link_too_long(double chars) { g_app->link_too_long(chars); }
+
+// {"text", "error", "action"} of the sentence shown, or null; and {"undo", "redo", "bytes"}.
 EMSCRIPTEN_KEEPALIVE const char* attnviz_notice() {
   static std::string s;
   s = g_app->notice().dump();

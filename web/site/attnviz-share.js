@@ -2,7 +2,10 @@
 // attnviz-glue.js. The module calls it as Module.attnvizShare (ui/platform/web_share.cpp).
 //   - the session (state + view) in location.hash, as a share link:
 //       #s1.<base64url of deflate-raw of the UTF-8 JSON {"v": 1, "state", "view"}>
-//     and in localStorage ('attnviz.session'); a link wins over the saved session
+//     and in localStorage ('attnviz.session'); a link wins over the saved session.
+//     A state whose link would pass 1 MB (its explicit weights; the module estimates
+//     that without building text) gets #too-big-for-a-link instead, and Copy share
+//     link says so and offers File → Save state (.safetensors)
 //   - links are decoded defensively: a damaged or hostile one gets a sentence and the
 //     app keeps its last valid state
 //   - the system clipboard: ImGui's copy → navigator.clipboard; the page's paste event →
@@ -18,7 +21,10 @@
   const FORMAT = 1;                  // link format this page writes and reads ("s1.")
   const MAX_LINK_CHARS = 8 << 20;    // longer link data is refused before decoding
   const MAX_INFLATED = 16 << 20;     // a link may expand to at most this many bytes
-  const MAX_HASH_WRITE = 1 << 20;    // bigger sessions are saved locally but not put in the address bar
+  const MAX_HASH_WRITE = 1 << 20;    // = kShareMaxAddressChars (ui/app/share.h): the longest link put in the address
+  // The address of a state too big for a link (its explicit weights): never an older
+  // state's link, and whoever opens it is told why it holds no state.
+  const TOO_BIG_HASH = '#too-big-for-a-link';
   const STORAGE_KEY = 'attnviz.session';
   const SAVE_DELAY_MS = 250;         // hash and storage follow changes after this quiet time
   const canvas = document.getElementById('canvas');
@@ -42,6 +48,9 @@
   const sessionText = () => Module.UTF8ToString(Module._attnviz_session_get());
   const sessionSet = (text) => JSON.parse(withCString(text, (p) => Module.UTF8ToString(Module._attnviz_session_set(p))));
   const notify = (text, error) => withCString(text, (p) => Module._attnviz_notify(p, error ? 1 : 0));
+  // About how long the session's link would be, from its explicit values alone: asked
+  // before any text is built (GPT-2-sized weights take seconds to become a link).
+  const linkEstimate = () => Module._attnviz_session_link_estimate();
 
   // --- codec
   function toBase64url(bytes) {
@@ -121,6 +130,10 @@
 
   // Opens a link; `why` ('link.openFailed', 'clip.unusable') words a refusal. True when applied.
   async function openLink(link, why) {
+    if ('#' + String(link).trim().split('#').pop() === TOO_BIG_HASH) {
+      notify(t('link.tooBigHere'), true);
+      return false;
+    }
     const d = await decode(link);
     const r = d.ok ? sessionSet(d.text) : { ok: false, error: d.error };
     if (!r.ok) notify(t(why, lower(r.error)), true);
@@ -129,13 +142,22 @@
 
   // --- the session in the address bar and in localStorage
   let lastSerial = -1, lastHash = null, saveTimer = 0, saveSeq = 0;
+  // A state too big for a link: the address says so instead of keeping an older link,
+  // and the saved session goes too (it would bring back an older state on reload).
+  function tooBigForLink() {
+    try { window.localStorage.removeItem(STORAGE_KEY); } catch (e) {}
+    lastHash = TOO_BIG_HASH;
+    if (window.location.hash !== TOO_BIG_HASH) window.history.replaceState(window.history.state, '', TOO_BIG_HASH);
+  }
   async function save() {
     saveTimer = 0;
     const seq = ++saveSeq;
+    if (linkEstimate() > MAX_HASH_WRITE) return tooBigForLink();  // no text built at all
     const text = sessionText();
     try { window.localStorage.setItem(STORAGE_KEY, text); } catch (e) { /* private mode or full: the link still works */ }
     const link = await encode(text);
-    if (seq !== saveSeq || link.length > MAX_HASH_WRITE) return;  // a newer save follows / too long for a URL
+    if (seq !== saveSeq) return;  // a newer save follows
+    if (link.length > MAX_HASH_WRITE) return tooBigForLink();
     const hash = '#' + link;
     lastHash = hash;
     if (window.location.hash !== hash) window.history.replaceState(window.history.state, '', hash);
@@ -271,8 +293,15 @@
     },
     clipboardWrite: (text) => { clipboardWrite(text, null); },  // failures only: the copier says what it copied
     copyLink: () => {
-      shareLink().then((url) => clipboardWrite(url, t('link.copied', url.length)))
-        .catch((e) => notify(t('link.makeFailed', e), true));
+      // Too long for an address: a sentence (the module's, with File → Save state
+      // (.safetensors) as its button), and nothing copied, rather than a cut link.
+      const estimate = linkEstimate();
+      if (estimate > MAX_HASH_WRITE) { Module._attnviz_link_too_long(estimate); return; }
+      encode(sessionText()).then((link) => {
+        if (link.length > MAX_HASH_WRITE) { Module._attnviz_link_too_long(link.length); return; }
+        const url = window.location.href.split('#')[0] + '#' + link;
+        return clipboardWrite(url, t('link.copied', url.length));
+      }).catch((e) => notify(t('link.makeFailed', e), true));
     },
     pasteFromClipboard: () => {
       if (!navigator.clipboard || !navigator.clipboard.readText) {
