@@ -474,7 +474,11 @@ TEST(StateFile, Timing100MB) {
   for (SharedTensor* b : {&s.weights.b_q, &s.weights.b_k, &s.weights.b_v, &s.weights.b_o}) fill(b, 1, 2560, 0.6f);
   ASSERT_TRUE(validate_state(s).ok);
   using clock = std::chrono::steady_clock;
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  const int reps = 1;  // the sanitizers' builds time nothing worth quoting: one run checks it works
+#else
   const int reps = 5;
+#endif
   std::vector<double> write_ms, read_ms;
   size_t bytes = 0;
   for (int r = 0; r < reps; ++r) {
