@@ -51,7 +51,7 @@
     "clip.readDenied": "The browser did not let attnviz read the clipboard; press Ctrl+V instead.",
     "import.loading": "attnviz is still loading.",
     "import.pickerLabel": "Open an attnviz state file (.json or .safetensors)",
-    "import.onlyFiles": "Only files can be dropped here: drop a .json or .safetensors state file.",
+    "import.onlyFiles": "Only files can be dropped here: drop a .json state file (or a .safetensors one).",
     "weights.pickerLabel": "Open trained weights (.safetensors, .npz, or several .npy files together)"
   },
   "zh-CN": {
@@ -93,7 +93,7 @@
     "clip.readDenied": "浏览器不允许 attnviz 读取剪贴板；请改按 Ctrl+V。",
     "import.loading": "attnviz 仍在加载。",
     "import.pickerLabel": "打开 attnviz 状态文件（.json 或 .safetensors）",
-    "import.onlyFiles": "这里只能拖入文件：请拖入 .json 或 .safetensors 状态文件。",
+    "import.onlyFiles": "这里只能拖入文件：请拖入 .json 状态文件（或 .safetensors 状态文件）。",
     "weights.pickerLabel": "打开训练好的权重（.safetensors、.npz，或一起选中的多个 .npy 文件）"
   }
 };
