@@ -24,8 +24,9 @@ e2e_for_changes() {
     case "$f" in
       tests/e2e/*.test.mjs) picks+=("$(basename "$f" .test.mjs)") ;;
       tests/e2e/*) picks+=(visualizer) ;;
-      ui/app/share* | ui/platform/*share* | web/site/*share*) picks+=(share) ;;
-      ui/app/export* | ui/platform/*export* | ui/platform/png_* | web/site/*export*) picks+=(export) ;;
+      ui/app/share* | ui/platform/*share* | web/site/*share*) picks+=(share statefile) ;;
+      ui/app/export* | ui/platform/*export* | ui/platform/png_* | web/site/*export*) picks+=(export statefile) ;;
+      engine/src/state_file* | engine/src/weights_file* | ui/app/weights_import* | web/site/*weights*) picks+=(statefile weights) ;;
       ui/app/panel_compare* | engine/src/analysis*) picks+=(compare) ;;
       ui/app/panel_lines*) picks+=(lines) ;;
       ui/app/panel_inspector* | ui/app/inspector* | engine/src/explain*) picks+=(inspector) ;;
@@ -35,9 +36,9 @@ e2e_for_changes() {
       ui/app/engine_session* | engine/src/materialize* | engine/src/pipeline* | engine/src/carry* | engine/src/change_set* | engine/src/rebuild*) picks+=(lazy visualizer) ;;
       ui/platform/runner* | ui/platform/frame_pacer*) picks+=(idle keyboard load) ;;
       engine/src/parallel* | ui/platform/main_web* | web/site/*glue*) picks+=(threads load idle) ;;
-      ui/app/menu_file*) picks+=(hostile torch) ;;
+      ui/app/menu_file*) picks+=(hostile torch statefile) ;;
       ui/app/history* | engine/src/state_parse* | engine/src/json_text*) picks+=(hostile) ;;
-      ui/app/menu_edit*) picks+=(share torch) ;;
+      ui/app/menu_edit*) picks+=(share torch statefile) ;;
       engine/src/torch_script* | engine/cli/*) picks+=(torch) ;;
       web/* | ui/platform/*) picks+=(load visualizer) ;;
       ui/* | assets/* | engine/* | CMakeLists.txt | cmake/*) picks+=(visualizer) ;;
