@@ -107,7 +107,10 @@ EMSCRIPTEN_KEEPALIVE double attnviz_session_link_estimate() { return g_app->sess
 
 // A link of about `chars` characters would be too long for an address: the sentence that
 // says so, with File → Save state (.safetensors) as its button.
-EMSCRIPTEN_KEEPALIVE void attnviz_link_too_long(double chars) { g_app->link_too_long(chars); }
+EMSCRIPTEN_KEEPALIVE void attnviz_link_too_long(double chars) {
+  g_app->link_too_long(chars);
+  attnviz::platform::web_wake();  // the sentence is drawn now, not at the next heartbeat
+}
 
 // {"text", "error", "action"} of the sentence shown, or null; and {"undo", "redo", "bytes"}.
 EMSCRIPTEN_KEEPALIVE const char* attnviz_notice() {
