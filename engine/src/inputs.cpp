@@ -13,6 +13,7 @@
 
 #include "attnviz/torch_rng.h"
 #include "pipeline_internal.h"
+#include "state_internal.h"
 
 namespace attnviz {
 namespace detail {
@@ -285,14 +286,8 @@ bool same_param_inputs(const State& a, const State& b) {
     case WeightInit::torch_linear:
       return x.seed == y.seed && x.layout == y.layout &&
              (x.layout == WeightLayout::fused || a.num_heads == b.num_heads);
-    case WeightInit::values: {
-      const bool qb = a.qkv_bias, op = a.out_proj, ob = a.out_proj && a.out_bias;
-      return tensors_bitwise_equal(x.W_q, y.W_q) && tensors_bitwise_equal(x.W_k, y.W_k) &&
-             tensors_bitwise_equal(x.W_v, y.W_v) && (!op || tensors_bitwise_equal(x.W_o, y.W_o)) &&
-             (!qb || (tensors_bitwise_equal(x.b_q, y.b_q) && tensors_bitwise_equal(x.b_k, y.b_k) &&
-                      tensors_bitwise_equal(x.b_v, y.b_v))) &&
-             (!ob || tensors_bitwise_equal(x.b_o, y.b_o));
-    }
+    case WeightInit::values:
+      return detail::same_explicit_weights(a, b);
   }
   return false;
 }

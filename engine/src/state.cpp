@@ -304,12 +304,7 @@ bool same_weights(const State& a, const State& b) {
   const WeightSpec& y = b.weights;
   if (x.init != y.init) return false;
   if (x.init != WeightInit::values) return x.seed == y.seed && x.layout == y.layout;
-  const bool op = a.out_proj, qb = a.qkv_bias, ob = a.out_proj && a.out_bias;
-  return tensors_bitwise_equal(x.W_q, y.W_q) && tensors_bitwise_equal(x.W_k, y.W_k) &&
-         tensors_bitwise_equal(x.W_v, y.W_v) && (!op || tensors_bitwise_equal(x.W_o, y.W_o)) &&
-         (!qb || (tensors_bitwise_equal(x.b_q, y.b_q) && tensors_bitwise_equal(x.b_k, y.b_k) &&
-                  tensors_bitwise_equal(x.b_v, y.b_v))) &&
-         (!ob || tensors_bitwise_equal(x.b_o, y.b_o));
+  return detail::same_explicit_weights(a, b);
 }
 
 // rope is written when RoPE is on or either field differs from its default.
@@ -334,6 +329,17 @@ bool operator==(const State& a, const State& b) {
 }
 
 std::atomic<uint64_t> detail::g_state_json_conversions{0};
+
+bool detail::same_explicit_weights(const State& a, const State& b) {
+  const WeightSpec& x = a.weights;
+  const WeightSpec& y = b.weights;
+  const bool op = a.out_proj, qb = a.qkv_bias, ob = a.out_proj && a.out_bias;
+  return tensors_bitwise_equal(x.W_q, y.W_q) && tensors_bitwise_equal(x.W_k, y.W_k) &&
+         tensors_bitwise_equal(x.W_v, y.W_v) && (!op || tensors_bitwise_equal(x.W_o, y.W_o)) &&
+         (!qb || (tensors_bitwise_equal(x.b_q, y.b_q) && tensors_bitwise_equal(x.b_k, y.b_k) &&
+                  tensors_bitwise_equal(x.b_v, y.b_v))) &&
+         (!ob || tensors_bitwise_equal(x.b_o, y.b_o));
+}
 
 uint64_t state_json_conversions() { return detail::g_state_json_conversions.load(std::memory_order_relaxed); }
 

@@ -31,6 +31,10 @@ using NamedTensorFn = std::function<Status(const std::string& field, const std::
 // validate_state()'s to check, as for numbers.
 Status parse_state_named(const nlohmann::json& j, const NamedTensorFn& named, State* out);
 
+// The explicit matrices a's flags use (a and b agree on the flags), bit for bit,
+// a shared one unread: State's == and the pipeline's same_param_inputs.
+bool same_explicit_weights(const State& a, const State& b);
+
 // state_json_conversions(): state_to_json and parse_state add one each call.
 extern std::atomic<uint64_t> g_state_json_conversions;
 
