@@ -1,7 +1,7 @@
 # Third-party dependencies, the same targets for both toolchains:
 #   nlohmann_json::nlohmann_json  header-only JSON (Debian nlohmann-json3-dev)
 #   fmt's headers                 shortest float text, header-only (Debian libfmt-dev;
-#                                 engine/src/json_numbers.cpp)
+#                                 engine/src/state/json_numbers.cpp)
 #   GTest::gtest, GTest::gtest_main  built from Debian's /usr/src/googletest
 #   attnviz_stb                   stb_image_write for PNG output (Debian libstb-dev)
 # Emscripten's sysroot does not see /usr/include, so for wasm we expose only the

@@ -2,7 +2,7 @@
 # Writes a C++ source holding each preset file's text, so the app (web and desktop)
 # has its presets without a file system or a fetch.
 set(body "// Generated from assets/presets by cmake/embed_presets.cmake. Do not edit.\n")
-string(APPEND body "#include \"app/presets.h\"\n\nnamespace attnviz::ui {\n\n")
+string(APPEND body "#include \"app/model/presets.h\"\n\nnamespace attnviz::ui {\n\n")
 string(APPEND body "const std::vector<PresetSource>& preset_sources() {\n  static const std::vector<PresetSource> s = {\n")
 file(GLOB FILES "${DIR}/*.json")
 list(SORT FILES)

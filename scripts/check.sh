@@ -24,22 +24,22 @@ e2e_for_changes() {
     case "$f" in
       tests/e2e/*.test.mjs) picks+=("$(basename "$f" .test.mjs)") ;;
       tests/e2e/*) picks+=(visualizer) ;;
-      ui/app/share* | ui/platform/*share* | web/site/*share*) picks+=(share statefile) ;;
-      ui/app/export* | ui/platform/*export* | ui/platform/png_* | web/site/*export*) picks+=(export statefile) ;;
-      engine/src/state_file* | engine/src/weights_file* | ui/app/weights_import* | web/site/*weights*) picks+=(statefile weights) ;;
-      ui/app/panel_compare* | engine/src/analysis*) picks+=(compare) ;;
-      ui/app/panel_lines*) picks+=(lines) ;;
-      ui/app/panel_inspector* | ui/app/inspector* | engine/src/explain*) picks+=(inspector) ;;
-      ui/app/help* | ui/app/*keyboard* | ui/app/a11y*) picks+=(keyboard) ;;
-      ui/app/panel_params* | ui/app/panels.* | ui/app/layout*) picks+=(layout keyboard visualizer) ;;
-      ui/app/heatmap* | ui/app/panel_stages* | ui/app/stage_flow* | ui/app/fonts*) picks+=(legible visualizer) ;;
-      ui/app/engine_session* | engine/src/materialize* | engine/src/pipeline* | engine/src/carry* | engine/src/change_set* | engine/src/rebuild*) picks+=(lazy visualizer) ;;
+      ui/app/*/share* | ui/platform/*share* | web/site/*share*) picks+=(share statefile) ;;
+      ui/app/*/export* | ui/platform/*export* | ui/platform/png_* | web/site/*export*) picks+=(export statefile) ;;
+      engine/src/*/state_file* | engine/src/*/weights_file* | ui/app/*/weights_import* | web/site/*weights*) picks+=(statefile weights) ;;
+      ui/app/*/panel_compare* | engine/src/*/analysis*) picks+=(compare) ;;
+      ui/app/*/panel_lines*) picks+=(lines) ;;
+      ui/app/*/panel_inspector* | ui/app/*/inspector* | engine/src/*/explain*) picks+=(inspector) ;;
+      ui/app/*/help* | ui/app/*/*keyboard* | ui/app/*/a11y*) picks+=(keyboard) ;;
+      ui/app/*/panel_params* | ui/app/*/panels.* | ui/app/*/layout*) picks+=(layout keyboard visualizer) ;;
+      ui/app/*/heatmap* | ui/app/*/panel_stages* | ui/app/*/stage_flow* | ui/app/*/fonts*) picks+=(legible visualizer) ;;
+      ui/app/*/engine_session* | engine/src/*/materialize* | engine/src/*/pipeline* | engine/src/*/carry* | engine/src/*/change_set* | engine/src/*/rebuild*) picks+=(lazy visualizer) ;;
       ui/platform/runner* | ui/platform/frame_pacer*) picks+=(idle keyboard load) ;;
-      engine/src/parallel* | ui/platform/main_web* | web/site/*glue*) picks+=(threads load idle) ;;
-      ui/app/menu_file*) picks+=(hostile torch statefile) ;;
-      ui/app/history* | engine/src/state_parse* | engine/src/json_text*) picks+=(hostile) ;;
-      ui/app/menu_edit*) picks+=(share torch statefile) ;;
-      engine/src/torch_script* | engine/cli/*) picks+=(torch) ;;
+      engine/src/*/parallel* | ui/platform/main_web* | web/site/*glue*) picks+=(threads load idle) ;;
+      ui/app/*/menu_file*) picks+=(hostile torch statefile) ;;
+      ui/app/*/history* | engine/src/*/state_parse* | engine/src/*/json_text*) picks+=(hostile) ;;
+      ui/app/*/menu_edit*) picks+=(share torch statefile) ;;
+      engine/src/*/torch_script* | engine/cli/*) picks+=(torch) ;;
       web/* | ui/platform/*) picks+=(load visualizer) ;;
       ui/* | assets/* | engine/* | CMakeLists.txt | cmake/*) picks+=(visualizer) ;;
     esac

@@ -349,7 +349,7 @@ float read_view(const attnviz::Pipeline& p) {
 volatile float g_sink = 0;
 
 // What the app keeps beside the pipeline (AppModel): the draft its controls
-// edit and the undo stack (ui/app/history.h keeps at most 200 steps).
+// edit and the undo stack (ui/app/model/history.h keeps at most 200 steps).
 struct AppSide {
   attnviz::State draft;
   std::deque<attnviz::State> undo;

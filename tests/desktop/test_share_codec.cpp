@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/app.h"
-#include "app/fonts.h"
+#include "app/widgets/fonts.h"
 #include "imgui.h"
 #include "platform/share_codec.h"
 

@@ -1,5 +1,5 @@
 // colormap.mjs: the app's colormaps for pixel checks: the same stops as
-// ui/app/colormap.cpp (matplotlib's viridis and cividis at 10 points,
+// ui/app/widgets/colormap.cpp (matplotlib's viridis and cividis at 10 points,
 // ColorBrewer RdBu at 11, reversed), linearly interpolated.
 const stops = {
   viridis: [0x440154, 0x482878, 0x3E4A89, 0x31688E, 0x26828E, 0x1F9E89, 0x35B779, 0x6DCD59, 0xB4DE2C, 0xFDE725],
@@ -10,7 +10,7 @@ export const masked = [0x3A, 0x4A, 0x5A];       // −inf cells
 export const maskedHatch = [0x66, 0x7A, 0x8C];  // the hatch lines over them
 export const nan = [0xFF, 0x00, 0xFF];
 
-// Step by step in float32, like ui/app/colormap.cpp, so colours match to the unit.
+// Step by step in float32, like ui/app/widgets/colormap.cpp, so colours match to the unit.
 const f = Math.fround;
 export function colour(name, t) {
   const s = stops[name];

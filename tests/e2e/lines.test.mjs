@@ -10,7 +10,7 @@ import path from 'node:path';
 import { openApp, repoRoot } from './harness.mjs';
 
 const preset = JSON.parse(fs.readFileSync(path.join(repoRoot, 'assets/presets/04-the-cat.json'), 'utf8'));
-const HEAD_RGB = [[230, 159, 0], [86, 180, 233], [0, 158, 115], [240, 228, 66]];  // ui/app/panel_lines.cpp
+const HEAD_RGB = [[230, 159, 0], [86, 180, 233], [0, 158, 115], [240, 228, 66]];  // ui/app/panels/panel_lines.cpp
 const MIN_WEIGHT = 0.01;  // lines below this are not drawn (panel_lines.cpp)
 
 // Moves the mouse where nothing reacts (the bottom-right corner of the Views window).

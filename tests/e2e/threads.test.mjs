@@ -11,7 +11,7 @@ import { openApp } from './harness.mjs';
 // 24 tokens (on a window tall enough that the Parameters panel shows every control),
 // d_model 512, four heads, causal, dropout in training, output projection: the
 // Q/K/V and output products are big enough to split in two (at least 1 M
-// multiply-adds and 12 rows a part, engine/src/kernels.cpp).
+// multiply-adds and 12 rows a part, engine/src/kernels/kernels.cpp).
 const tokens = Array.from({ length: 24 }, (_, i) => 'w' + i);
 const state = {
   tokens, d_model: 512, d_out: 512, num_heads: 4, out_proj: true, qkv_bias: true, causal: true,

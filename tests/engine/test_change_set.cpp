@@ -1,4 +1,4 @@
-// describe_change (engine/src/change_set.h) called directly on small
+// describe_change (engine/src/pipeline/change_set.h) called directly on small
 // hand-made states, plans and inputs: no pipeline, no kernels beyond the
 // bitwise comparisons it makes.
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "attnviz/state.h"
-#include "change_set.h"
+#include "pipeline/change_set.h"
 
 namespace attnviz {
 namespace {

@@ -1,4 +1,4 @@
-// Floats as JSON numbers (engine/src/json_numbers.h): float_to_json finds its
+// Floats as JSON numbers (engine/src/state/json_numbers.h): float_to_json finds its
 // text with one shortest-round-trip conversion (fmt), and must give exactly what the search by
 // precision it replaced gives (the goldens were written that way).
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <cstring>
 #include <random>
 
-#include "json_numbers.h"
+#include "state/json_numbers.h"
 
 namespace {
 

@@ -2,7 +2,7 @@
 // is complete and its codes unique; every refusal of a bad state carries a code whose
 // template, filled with the refusal's values, is exactly its English sentence, and each
 // value that is words is a phrase of the same table. An interface words refusals from
-// these alone (ui/app/status_text.h), so this is what lets it.
+// these alone (ui/app/text/status_text.h), so this is what lets it.
 #include <gtest/gtest.h>
 
 #include <cctype>

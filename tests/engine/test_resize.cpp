@@ -1,7 +1,7 @@
 // Another number of tokens (a word typed at the end, deleted, or inserted):
 // the rebuild takes the parameters, and the rows of Q, K, V and the score
 // cells whose X rows it finds again, from the result it replaces
-// (detail::Carry, engine/src/carry.cpp). Each test checks what was computed
+// (detail::Carry, engine/src/pipeline/carry.cpp). Each test checks what was computed
 // (last_update, versions) and that every stage of every head is bitwise what
 // a fresh pipeline computes.
 #include <gtest/gtest.h>

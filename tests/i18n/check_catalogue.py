@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """check_catalogue.py ROOT: every string the interface shows has an entry in every language.
 
-The English text is the key (ui/app/i18n.h). This script
+The English text is the key (ui/app/text/i18n.h). This script
   1. extracts the keys from the sources: the string literal (adjacent literals joined)
      that is the first argument of tr, L, N_, tr_args or menu_item in ui/ and the
-     English templates of the engine's refusal table (engine/src/messages.cpp, ENGINE_MSG),
-  2. reads the Chinese catalogue (ui/app/lang_zh_cn.cpp) and the page's own
+     English templates of the engine's refusal table (engine/src/state/messages.cpp, ENGINE_MSG),
+  2. reads the Chinese catalogue (ui/app/text/lang_zh_cn.cpp) and the page's own
      catalogue (web/site/attnviz-lang.js),
 and fails (exit 1, one line per problem) when
   - a key has no Chinese entry, or an entry's key is used nowhere (stale),
@@ -89,7 +89,7 @@ def line_of(text, pos):
 def main(root):
     problems = []
     keys = {}  # key -> first place it is used
-    catalogue_file = os.path.join(root, 'ui/app/lang_zh_cn.cpp')
+    catalogue_file = os.path.join(root, 'ui/app/text/lang_zh_cn.cpp')
     for path in sources(root, ['ui', 'engine/src'], ('.cpp', '.h')):
         if os.path.samefile(path, catalogue_file) or os.path.basename(path) in ('i18n.h', 'i18n.cpp'):
             continue  # the catalogue itself; the mechanism's examples
@@ -116,7 +116,7 @@ def main(root):
     body = text[start:text.index('\n};', start)]
     for m in ENTRY.finditer(body):
         en, zh = unquote(m.group(1)), unquote(m.group(2))
-        where = f'ui/app/lang_zh_cn.cpp:{line_of(text, text.index(body) + m.start())}'
+        where = f'ui/app/text/lang_zh_cn.cpp:{line_of(text, text.index(body) + m.start())}'
         if en in entries:
             problems.append(f'{where}: "{en}" is listed twice')
         entries[en] = (zh, where)
@@ -128,7 +128,7 @@ def main(root):
 
     for key, where in sorted(keys.items(), key=lambda kv: kv[1]):
         if key not in entries:
-            problems.append(f'{where}: "{key}" has no 简体中文 entry in ui/app/lang_zh_cn.cpp')
+            problems.append(f'{where}: "{key}" has no 简体中文 entry in ui/app/text/lang_zh_cn.cpp')
     for en, (_, where) in entries.items():
         if en not in keys:
             problems.append(f'{where}: "{en}" is not used anywhere any more (stale entry)')

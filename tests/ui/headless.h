@@ -17,11 +17,11 @@
 #include <vector>
 
 #include "app/app.h"
-#include "app/fonts.h"
-#include "app/i18n.h"
-#include "app/presets.h"
-#include "app/item_registry.h"
-#include "app/texture_host.h"
+#include "app/widgets/fonts.h"
+#include "app/text/i18n.h"
+#include "app/model/presets.h"
+#include "app/widgets/item_registry.h"
+#include "app/widgets/texture_host.h"
 #include "attnviz/pipeline.h"
 #include "imgui.h"
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "app/app.h"
-#include "app/item_registry.h"
+#include "app/widgets/item_registry.h"
 #include "headless.h"
 #include "imgui.h"
 

@@ -18,8 +18,8 @@
 #include "attnviz/state_json.h"
 #include "attnviz/torch_script.h"
 #include "app/app.h"
-#include "app/export.h"
-#include "app/fonts.h"
+#include "app/panels/export.h"
+#include "app/widgets/fonts.h"
 #include "headless.h"
 #include "imgui.h"
 

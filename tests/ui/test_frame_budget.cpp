@@ -12,8 +12,8 @@
 #include <string>
 
 #include "app/app.h"
-#include "app/fonts.h"
-#include "app/share.h"
+#include "app/widgets/fonts.h"
+#include "app/model/share.h"
 #include "attnviz/state.h"
 #include "attnviz/state_json.h"
 #include "headless.h"

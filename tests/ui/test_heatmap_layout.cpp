@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "app/heatmap_layout.h"
-#include "app/stage_flow.h"
+#include "app/widgets/heatmap_layout.h"
+#include "app/panels/stage_flow.h"
 #include "attnviz/variants.h"
 
 namespace {

@@ -1,4 +1,4 @@
-// test_i18n.cpp: the interface's language (ui/app/i18n.h). Codes and preferences;
+// test_i18n.cpp: the interface's language (ui/app/text/i18n.h). Codes and preferences;
 // labels whose IDs do not change with the language; switching keeps windows, items
 // and tabs; an unknown code is refused with a sentence; every view drawn in Chinese
 // asks the catalogue for nothing it lacks; every character of the catalogue is in
@@ -10,8 +10,8 @@
 #include <string>
 
 #include "app/app.h"
-#include "app/fonts.h"
-#include "app/i18n.h"
+#include "app/widgets/fonts.h"
+#include "app/text/i18n.h"
 #include "headless.h"
 #include "imgui.h"
 #include "imgui_internal.h"

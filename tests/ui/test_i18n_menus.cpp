@@ -14,9 +14,9 @@
 
 #include "../engine/weights_test_util.h"
 #include "app/app.h"
-#include "app/i18n.h"
-#include "app/weights_import.h"
-#include "app/weights_text.h"
+#include "app/text/i18n.h"
+#include "app/panels/weights_import.h"
+#include "app/text/weights_text.h"
 #include "headless.h"
 #include "imgui.h"
 #include "imgui_internal.h"

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "app/app.h"
-#include "app/fonts.h"
-#include "app/i18n.h"
-#include "app/presets.h"
+#include "app/widgets/fonts.h"
+#include "app/text/i18n.h"
+#include "app/model/presets.h"
 #include "headless.h"
 #include "imgui.h"
 #include "imgui_internal.h"

@@ -18,10 +18,10 @@
 #include <vector>
 
 #include "app/app.h"
-#include "app/fonts.h"
-#include "app/i18n.h"
-#include "app/inspector_text.h"
-#include "app/stage_flow.h"
+#include "app/widgets/fonts.h"
+#include "app/text/i18n.h"
+#include "app/text/inspector_text.h"
+#include "app/panels/stage_flow.h"
 #include "attnviz/explain.h"
 #include "attnviz/pipeline.h"
 #include "attnviz/state.h"

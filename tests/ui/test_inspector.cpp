@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "app/app.h"
-#include "app/inspector_text.h"
+#include "app/text/inspector_text.h"
 #include "headless.h"
 #include "imgui.h"
 

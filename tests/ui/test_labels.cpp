@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "app/app.h"
-#include "app/export.h"
-#include "app/heatmap.h"
-#include "app/item_registry.h"
+#include "app/panels/export.h"
+#include "app/widgets/heatmap.h"
+#include "app/widgets/item_registry.h"
 #include "headless.h"
 #include "imgui.h"
 

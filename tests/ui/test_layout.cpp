@@ -1,4 +1,4 @@
-// test_layout.cpp: where the windows go (ui/app/layout.h) and what the app does
+// test_layout.cpp: where the windows go (ui/app/panels/layout.h) and what the app does
 // with it: the default arrangement tiles the screen with Parameters tall enough for
 // its controls, a saved arrangement from a larger screen is fitted onto a smaller
 // one, windows dropped off the screen come back, View > Reset layout restores the
@@ -8,8 +8,8 @@
 #include <string>
 
 #include "app/app.h"
-#include "app/item_registry.h"
-#include "app/layout.h"
+#include "app/widgets/item_registry.h"
+#include "app/panels/layout.h"
 #include "headless.h"
 #include "imgui.h"
 

@@ -13,9 +13,9 @@
 #include <set>
 #include <string>
 
-#include "app/i18n.h"
+#include "app/text/i18n.h"
 #include "attnviz/state_json.h"
-#include "app/presets.h"
+#include "app/model/presets.h"
 #include "attnviz/pipeline.h"
 
 namespace {

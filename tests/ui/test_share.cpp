@@ -7,8 +7,8 @@
 #include <string>
 
 #include "app/app.h"
-#include "app/fonts.h"
-#include "app/history.h"
+#include "app/widgets/fonts.h"
+#include "app/model/history.h"
 #include "headless.h"
 #include "imgui.h"
 

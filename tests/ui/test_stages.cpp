@@ -6,7 +6,7 @@
 #include <string>
 
 #include "app/app.h"
-#include "app/links.h"
+#include "app/model/links.h"
 #include "headless.h"
 
 namespace {

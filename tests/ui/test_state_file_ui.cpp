@@ -16,9 +16,9 @@
 
 #include "../engine/weights_test_util.h"
 #include "app/app.h"
-#include "app/export.h"
-#include "app/share.h"
-#include "app/weights_import.h"
+#include "app/panels/export.h"
+#include "app/model/share.h"
+#include "app/panels/weights_import.h"
 #include "attnviz/materialize.h"
 #include "attnviz/state.h"
 #include "attnviz/state_file.h"

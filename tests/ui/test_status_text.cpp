@@ -1,5 +1,5 @@
 // test_status_text.cpp: engine refusals worded in the interface's language
-// (ui/app/status_text.h). In English the sentence is exactly the engine's; in Chinese
+// (ui/app/text/status_text.h). In English the sentence is exactly the engine's; in Chinese
 // it is the translated template with the values filled in and every value that is
 // words (a type, "one per token") translated too; the app shows and returns it.
 #include <gtest/gtest.h>
@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "app/app.h"
-#include "app/i18n.h"
-#include "app/status_text.h"
+#include "app/text/i18n.h"
+#include "app/text/status_text.h"
 #include "attnviz/messages.h"
 #include "attnviz/state.h"
 #include "attnviz/state_json.h"

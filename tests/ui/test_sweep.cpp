@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "app/app.h"
-#include "app/fonts.h"
-#include "app/heatmap_layout.h"
-#include "app/presets.h"
+#include "app/widgets/fonts.h"
+#include "app/widgets/heatmap_layout.h"
+#include "app/model/presets.h"
 #include "headless.h"
 #include "imgui.h"
 

@@ -1,7 +1,7 @@
-// test_tokenize.cpp: how the Tokens box's text is split (ui/app/tokenize.h).
+// test_tokenize.cpp: how the Tokens box's text is split (ui/app/model/tokenize.h).
 #include <gtest/gtest.h>
 
-#include "app/tokenize.h"
+#include "app/model/tokenize.h"
 
 namespace attnviz::ui {
 namespace {

@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "app/app.h"
-#include "app/fonts.h"
-#include "app/presets.h"
+#include "app/widgets/fonts.h"
+#include "app/model/presets.h"
 #include "headless.h"
 #include "imgui.h"
 

@@ -15,9 +15,9 @@
 #include <string>
 
 #include "app/app.h"
-#include "app/i18n.h"
-#include "app/inspector_text.h"
-#include "app/item_registry.h"
+#include "app/text/i18n.h"
+#include "app/text/inspector_text.h"
+#include "app/widgets/item_registry.h"
 #include "headless.h"
 #include "imgui.h"
 #include "imgui_internal.h"

@@ -6,9 +6,9 @@
 #include <fstream>
 
 #include "../engine/weights_test_util.h"
-#include "app/i18n.h"
-#include "app/weights_import.h"
-#include "app/weights_text.h"
+#include "app/text/i18n.h"
+#include "app/panels/weights_import.h"
+#include "app/text/weights_text.h"
 #include "headless.h"
 
 namespace {

@@ -3,15 +3,15 @@
 
 #include <cstdio>
 
-#include "app/app_model.h"
+#include "app/model/app_model.h"
 #include "attnviz/state.h"
 #include "attnviz/state_json.h"
-#include "app/export.h"
-#include "app/help.h"
-#include "app/inspector_text.h"
-#include "app/panels.h"
-#include "app/presets.h"
-#include "app/status_text.h"
+#include "app/panels/export.h"
+#include "app/panels/help.h"
+#include "app/text/inspector_text.h"
+#include "app/panels/panels.h"
+#include "app/model/presets.h"
+#include "app/text/status_text.h"
 #include "imgui_internal.h"  // ImGui::GetActiveID: the control whose edits merge into one undo step
 
 namespace attnviz::ui {

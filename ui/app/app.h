@@ -14,11 +14,11 @@
 
 #include <nlohmann/json_fwd.hpp>  // the full header only where JSON is built or read (.cpp)
 
-#include "app/fonts.h"
-#include "app/item_registry.h"
-#include "app/matrix_view.h"
-#include "app/share.h"
-#include "app/texture_host.h"
+#include "app/widgets/fonts.h"
+#include "app/widgets/item_registry.h"
+#include "app/model/matrix_view.h"
+#include "app/model/share.h"
+#include "app/widgets/texture_host.h"
 
 namespace attnviz::ui {
 

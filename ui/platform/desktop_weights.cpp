@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "app/weights_import.h"
+#include "app/panels/weights_import.h"
 #include "platform/share_codec.h"
 
 namespace attnviz::platform {

@@ -1,6 +1,6 @@
 // gl_textures.h: TextureHost over OpenGL 3 / WebGL2 (the ImGui OpenGL3 backend's GL).
 #pragma once
-#include "app/texture_host.h"
+#include "app/widgets/texture_host.h"
 
 namespace attnviz::platform {
 

@@ -24,8 +24,8 @@
 #include "app/app.h"
 
 #include <nlohmann/json.hpp>
-#include "app/export.h"
-#include "app/i18n.h"
+#include "app/panels/export.h"
+#include "app/text/i18n.h"
 #include "attnviz/parallel.h"
 #include "imgui.h"
 #include "platform/png_capture.h"

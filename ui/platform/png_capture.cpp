@@ -1,7 +1,7 @@
 // png_capture.cpp: see png_capture.h.
 #include "platform/png_capture.h"
 
-#include "app/i18n.h"
+#include "app/text/i18n.h"
 
 #include <SDL.h>
 #ifdef __EMSCRIPTEN__

@@ -7,7 +7,7 @@
 #include <functional>
 #include <string>
 
-#include "app/export.h"
+#include "app/panels/export.h"
 
 namespace attnviz::platform {
 

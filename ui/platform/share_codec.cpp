@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "app/app.h"
-#include "app/i18n.h"
+#include "app/text/i18n.h"
 
 namespace attnviz::platform {
 

@@ -10,8 +10,8 @@
 #include "app/app.h"
 
 #include <nlohmann/json.hpp>
-#include "app/i18n.h"
-#include "app/export.h"
+#include "app/text/i18n.h"
+#include "app/panels/export.h"
 #include "platform/png_capture.h"
 #include "platform/runner.h"
 #include "platform/web_share.h"  // web_wake

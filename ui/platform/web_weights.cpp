@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "app/weights_import.h"
+#include "app/panels/weights_import.h"
 #include "platform/web_share.h"  // web_wake
 
 #include <nlohmann/json.hpp>

@@ -15,7 +15,7 @@
 // module, which parses and validates it and keeps the state when it is invalid.
 'use strict';
 (function () {
-  const MAX_BYTES = 16 * 1024 * 1024;  // = kMaxStateFileBytes in ui/app/export.h
+  const MAX_BYTES = 16 * 1024 * 1024;  // = kMaxStateFileBytes in ui/app/panels/export.h
   if (!window.Module) return;  // the page could not start (no WebGL2): nothing to export
   const M = () => window.Module;
 

@@ -7,7 +7,7 @@
 //     clipboard notices), one table per language; tests/i18n/check_catalogue.py fails
 //     when a key is in one table and not the other, or their {0} placeholders differ.
 //   - <html lang> and the page title follow the language (Module calls `changed`).
-// The app's own text is in its catalogue (ui/app/i18n.h, lang_zh_cn.cpp).
+// The app's own text is in its catalogue (ui/app/text/i18n.h, lang_zh_cn.cpp).
 'use strict';
 (function () {
   const STORAGE_KEY = 'attnviz.lang';
@@ -99,7 +99,7 @@
 };
 
   const CODES = ['en', 'zh-CN'];
-  // A BCP 47 tag → 'en', 'zh-CN' or null (as lang_from_code in ui/app/i18n.cpp).
+  // A BCP 47 tag → 'en', 'zh-CN' or null (as lang_from_code in ui/app/text/i18n.cpp).
   function normalize(tag) {
     const t = String(tag || '').trim().toLowerCase().replace(/_/g, '-');
     const primary = t.split('-')[0];

@@ -21,7 +21,7 @@
   const FORMAT = 1;                  // link format this page writes and reads ("s1.")
   const MAX_LINK_CHARS = 8 << 20;    // longer link data is refused before decoding
   const MAX_INFLATED = 16 << 20;     // a link may expand to at most this many bytes
-  const MAX_HASH_WRITE = 1 << 20;    // = kShareMaxAddressChars (ui/app/share.h): the longest link put in the address
+  const MAX_HASH_WRITE = 1 << 20;    // = kShareMaxAddressChars (ui/app/model/share.h): the longest link put in the address
   // The address of a state too big for a link (its explicit weights): never an older
   // state's link, and whoever opens it is told why it holds no state.
   const TOO_BIG_HASH = '#too-big-for-a-link';

@@ -3,8 +3,8 @@
 // A refusal (attnviz::Status, status.h) is a message of this list and its values:
 // the engine fills the English template for Status::error, and keeps the code and the
 // values so that an interface can word the same refusal in another language
-// (ui/app/status_text.h: the Chinese templates are keyed by the English ones).
-// The table of templates is engine/src/messages.cpp, one line a message:
+// (ui/app/text/status_text.h: the Chinese templates are keyed by the English ones).
+// The table of templates is engine/src/state/messages.cpp, one line a message:
 //   ENGINE_MSG(d_out_not_divisible, "d_out ({0}) must be divisible by num_heads ({1})")
 // {0}, {1}, ... are the values in the order the comment below lists them. A value is
 // language-neutral (a number, a JSON field path, quoted text the learner wrote) or a

@@ -131,7 +131,7 @@ class Pipeline {
   // Ingredients of cell (i, j) of a stage (explain.h).
   Explanation explain(Stage stage, int head, int i, int j) const;
 
-  struct Impl;  // opaque; engine/src/pipeline_internal.h
+  struct Impl;  // opaque; engine/src/pipeline/pipeline_internal.h
 
  private:
   std::unique_ptr<Impl> impl_;

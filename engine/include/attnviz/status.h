@@ -6,7 +6,7 @@
 //
 // Every refusal is a message of one table (messages.h, Msg) and its values: `error`
 // is the English sentence, `code` and `args` let an interface word the same refusal
-// in its own language (ui/app/status_text.h).
+// in its own language (ui/app/text/status_text.h).
 #pragma once
 
 #include <string>

@@ -11,7 +11,7 @@
 //   2. weights_map.h proposes which tensor is W_q, W_k, ... (pure function).
 //   3. to_float32(): the bytes of one chosen tensor → float32 values.
 // Bad input never throws or aborts: it gives a Problem code and its values,
-// which the UI words (ui/app/weights_text.cpp, one table), so that the wording
+// which the UI words (ui/app/text/weights_text.cpp, one table), so that the wording
 // can be translated.
 #pragma once
 
@@ -79,7 +79,7 @@ struct Error {
   std::vector<std::string> values;
   // header_not_json, state_refused: the engine's refusal whose English sentence is {0},
   // with its code and values, so that an interface can word it in its own language
-  // (ui/app/status_text.h, word_status). ok otherwise.
+  // (ui/app/text/status_text.h, word_status). ok otherwise.
   Status refusal;
   bool ok() const { return code == Problem::none; }
   static Error make(Problem c, std::vector<std::string> v = {}) { return Error{c, std::move(v), Status{}}; }

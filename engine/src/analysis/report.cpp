@@ -1,0 +1,135 @@
+// The report: every stage of the current result as one JSON object.
+#include "attnviz/report.h"
+#include "attnviz/state_json.h"
+
+#include <functional>
+#include <new>
+
+#include "attnviz/pipeline.h"
+#include "state/json_numbers.h"
+
+namespace attnviz {
+
+namespace {
+
+using nlohmann::json;
+
+// Calls emit(key, value) for the report's top-level entries in the stage
+// table's order (attnviz/stages.h): the stages the pipeline has (a bias, one
+// row, as a vector), and at the first per-head stage "heads", one array of
+// per-head objects built by head_object.
+void visit_report(const Pipeline& p, const std::function<void(const char*, json)>& emit,
+                  const std::function<json(int)>& head_object) {
+  emit("tokens", p.state().tokens);
+  bool heads_done = false;
+  for (int i = 0; i < kStageCount; ++i) {
+    const StageInfo& info = stage_table()[i];
+    if (info.per_head) {
+      if (heads_done) continue;
+      heads_done = true;
+      json heads = json::array();
+      for (int h = 0; h < p.num_heads(); ++h) heads.push_back(head_object(h));
+      emit("heads", std::move(heads));
+      continue;
+    }
+    const Tensor* t = p.matrix(info.stage);
+    if (t == nullptr) continue;  // an absent parameter (W_o, b_*)
+    emit(info.name, info.rows == StageDim::one ? detail::tensor_to_json_vector(t->view())
+                                               : detail::tensor_to_json_rows(t->view()));
+  }
+}
+
+// The per-head stages, in table order: each head's object has them as keys.
+struct HeadStages {
+  Stage s[kStageCount];
+  int n = 0;
+  HeadStages() {
+    for (int i = 0; i < kStageCount; ++i) {
+      if (stage_table()[i].per_head) s[n++] = stage_table()[i].stage;
+    }
+  }
+  const Stage* begin() const { return s; }
+  const Stage* end() const { return s + n; }
+};
+const HeadStages kHeadStages;
+
+}  // namespace
+
+json report_json(const Pipeline& p) {
+  json r = json::object();
+  if (!p.has_result()) return r;
+  visit_report(
+      p, [&](const char* key, json value) { r[key] = std::move(value); },
+      [&](int h) {
+        json hj = json::object();
+        for (Stage s : kHeadStages) {
+          const Tensor* t = p.matrix(s, h);  // q_rot, k_rot, bias: only with their option
+          if (t != nullptr) hj[stage_name(s)] = detail::tensor_to_json_rows(t->view());
+        }
+        return hj;
+      });
+  return r;
+}
+
+std::string report_text(const Pipeline& p) {
+  if (!p.has_result()) return "{}";
+  std::string out = "{";
+  bool first = true;
+  // Per-head objects are written as text too, to keep their key order; the
+  // "heads" value passed to emit is then an array of pre-rendered strings.
+  std::vector<std::string> head_texts;
+  visit_report(
+      p,
+      [&](const char* key, json value) {
+        if (!first) out += ',';
+        first = false;
+        out += json(key).dump();
+        out += ':';
+        if (std::string(key) == "heads") {
+          out += '[';
+          for (size_t h = 0; h < head_texts.size(); ++h) {
+            if (h > 0) out += ',';
+            out += head_texts[h];
+          }
+          out += ']';
+        } else {
+          out += value.dump();
+        }
+      },
+      [&](int h) {
+        std::string t = "{";
+        for (Stage s : kHeadStages) {
+          const Tensor* m = p.matrix(s, h);  // q_rot, k_rot, bias: only with their option
+          if (m == nullptr) continue;
+          if (t.size() > 1) t += ',';
+          t += json(stage_name(s)).dump();
+          t += ':';
+          t += detail::tensor_to_json_rows(m->view()).dump();
+        }
+        t += '}';
+        head_texts.push_back(std::move(t));
+        return json();  // placeholder; the text above is what is written
+      });
+  out += '}';
+  return out;
+}
+
+Status run_state_json(const nlohmann::json& state, nlohmann::json* report_out) {
+  try {
+    State s;
+    Status st = parse_state(state, &s);
+    if (!st.ok) return st;
+    Pipeline p;
+    st = p.set_state(s);
+    if (!st.ok) return st;
+    nlohmann::json report = report_json(p);
+    if (report_out != nullptr) *report_out = std::move(report);
+    return Status::success();
+  } catch (const std::bad_alloc&) {
+    return Status::refusal(Msg::no_memory_for_state, "tokens");
+  } catch (const std::exception& e) {
+    return Status::refusal(Msg::could_not_run, "", {e.what()});
+  }
+}
+
+}  // namespace attnviz

@@ -1,0 +1,125 @@
+// One head's softmax rows: weights row r from scores row r, whole or patched
+// from the numerators the head keeps (HeadBuffers::exps, Plan::keep_exps).
+// Every function here gives the bits compute_weights_row gives; the patches
+// refuse (return false) where they could not.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "attnviz/kernels.h"
+#include "pipeline/pipeline_internal.h"
+
+namespace attnviz {
+namespace detail {
+namespace {
+
+// Whether one of e (n) is exactly 1: its value was the row's max. Branch
+// free, so the compiler vectorises it (these rows are S/2 long on average).
+bool held_max(const float* e, int n) {
+  int any = 0;
+  for (int j = 0; j < n; ++j) any |= e[j] == 1.0f;
+  return any != 0;
+}
+
+// The entries of weights row r that compute_weights_row works on: all S, or
+// under a causal −inf mask the first kernels::softmax_cut (the rest are 0).
+int weights_len(const Plan& p, int r) {
+  return p.causal && p.fill == -std::numeric_limits<float>::infinity() ? kernels::softmax_cut(r + 1, p.S) : p.S;
+}
+
+}  // namespace
+
+void compute_weights_row(const Plan& p, HeadBuffers& hb, int h, int r, float* w, int built_from) {
+  const int cut = weights_len(p, r);
+  const kernels::MaskRule rule = p.mask(h);
+  if (p.keep_exps) {
+    float* e = hb.exps.row(r);
+    float& m = hb.row_max[static_cast<size_t>(r)];
+    m = std::numeric_limits<float>::quiet_NaN();
+    kernels::masked_row(hb.scores.row(r), e, std::min(built_from, cut), r, rule);
+    // Under a causal −inf mask keys r + 1 … cut − 1 hold −inf, whose exps are
+    // +0 under a finite max: only the first r + 1 go through exp, which keeps
+    // −inf out of the rows the vector exps take their narrow form for.
+    const int live = p.causal && p.fill == -std::numeric_limits<float>::infinity() ? r + 1 : cut;  // <= cut
+    const float mx = kernels::softmax_exps(e, e, live);
+    if (mx - mx == 0.0f) {  // a finite max: the exps are numbers in [0, 1] with a 1 among them
+      std::fill(e + live, e + p.S, 0.0f);
+      kernels::softmax_normalize(e, w, cut);
+      std::fill(w + cut, w + p.S, 0.0f);
+      m = mx;
+      return;
+    }
+  } else if (cut < p.S) {
+    kernels::masked_row(hb.scores.row(r), w, cut, r, rule);
+    kernels::softmax_row(w, w, cut, false);
+    if (!std::isnan(w[0])) {
+      std::fill(w + cut, w + p.S, 0.0f);
+      return;
+    }
+  }
+  kernels::masked_row(hb.scores.row(r), w, p.S, r, rule);
+  kernels::softmax_row(w, w, p.S, p.safe_softmax);
+}
+
+bool patch_weights_row(const Plan& p, HeadBuffers& hb, int h, int r, const std::vector<int>& cols, float* w) {
+  if (!p.keep_exps) return false;
+  const float m = hb.row_max[static_cast<size_t>(r)];
+  if (m != m) return false;
+  float* e = hb.exps.row(r);
+  const float* s = hb.scores.row(r);
+  const kernels::MaskRule rule = p.mask(h);
+  for (int c : cols) {
+    const float x = kernels::masked_value(s[c], r, c, rule);  // masked_row's value
+    if (!(x <= m) || (e[c] == 1.0f && x != m)) return false;
+    e[c] = kernels::exp_f32(x - m);
+  }
+  const int len = weights_len(p, r);
+  kernels::softmax_normalize(e, w, len);
+  std::fill(w + len, w + p.S, 0.0f);
+  return true;
+}
+
+bool causal_on_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w) {  // keys after r: the fill, whatever the head
+  if (!p.keep_exps) return false;
+  const float m = hb.row_max[static_cast<size_t>(r)];
+  if (m != m || !(p.fill <= m)) return false;
+  float* e = hb.exps.row(r);
+  const size_t S = static_cast<size_t>(p.S);
+  if (held_max(e + r + 1, p.S - r - 1) && p.fill != m) return false;
+  std::fill(e + r + 1, e + S, kernels::exp_f32(p.fill - m));
+  const int len = weights_len(p, r);
+  kernels::softmax_normalize(e, w, len);
+  std::fill(w + len, w + S, 0.0f);
+  return true;
+}
+
+bool causal_off_weights_row(const Plan& p, HeadBuffers& hb, int h, int r, float* w, int* built_from) {
+  if (!p.keep_exps || p.causal) return false;
+  const float m = hb.row_max[static_cast<size_t>(r)];
+  if (m != m) return false;
+  float* e = hb.exps.row(r);
+  const int from = r + 1, n = p.S - from;  // keys after r
+  if (n > 0) {
+    // An old exp of 1 there means the fill was the max: the max may move.
+    // A fill of −inf never was (those exps are all exp(−inf − m) = 0: every
+    // writer of a causal row's exps writes them so, and the patch is only
+    // tried with the fill unchanged), so the scan is left out.
+    if (p.fill != -std::numeric_limits<float>::infinity() && held_max(e + from, n)) return false;
+    // Their masked values (the padded ones keep the fill), built in place.
+    // softmax_exps_under writes nothing when it refuses (one of them tops
+    // the max, or is NaN), so they stand for compute_weights_row.
+    float* x = e + from;  // (n)
+    // (the rule of the columns from `from` on, row r − from = −1: relative
+    // positions, so the window and ALiBi's distance come out right)
+    kernels::masked_row(hb.scores.row(r) + from, x, n, -1, p.mask(h).from_column(from));
+    if (!kernels::softmax_exps_under(x, x, n, m)) {
+      *built_from = from;
+      return false;
+    }
+  }
+  kernels::softmax_normalize(e, w, p.S);
+  return true;
+}
+
+}  // namespace detail
+}  // namespace attnviz

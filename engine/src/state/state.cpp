@@ -1,0 +1,408 @@
+// State validation (the meaning of the fields), serialisation and names.
+#include "attnviz/state.h"
+#include "attnviz/state_json.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "attnviz/kernels.h"
+#include "attnviz/stages.h"
+#include "state/json_numbers.h"
+#include "state/state_internal.h"
+
+namespace attnviz {
+
+const char* scale_mode_name(ScaleMode m) {
+  switch (m) {
+    case ScaleMode::head_dim: return "head_dim";
+    case ScaleMode::d_out: return "d_out";
+    case ScaleMode::none: return "none";
+  }
+  return "head_dim";
+}
+
+const char* positional_name(Positional p) {
+  switch (p) {
+    case Positional::none: return "none";
+    case Positional::sinusoidal: return "sinusoidal";
+    case Positional::rope: return "rope";
+  }
+  return "none";
+}
+
+const char* rope_style_name(RopeStyle r) { return r == RopeStyle::interleaved ? "interleaved" : "half"; }
+
+const char* weight_init_name(WeightInit w) {
+  switch (w) {
+    case WeightInit::torch_linear: return "torch_linear";
+    case WeightInit::torch_rand: return "torch_rand";
+    case WeightInit::values: return "values";
+  }
+  return "torch_rand";
+}
+
+const char* weight_layout_name(WeightLayout l) {
+  return l == WeightLayout::per_head ? "per_head" : "fused";
+}
+
+uint64_t estimate_pipeline_bytes(const State& s) {
+  // 64-bit on purpose: size_t is 32 bits in the WebAssembly build.
+  const uint64_t S = s.tokens.size();
+  const uint64_t dm = static_cast<uint64_t>(s.d_model > 0 ? s.d_model : 0);
+  const uint64_t dout = static_cast<uint64_t>(s.d_out > 0 ? s.d_out : 0);
+  const uint64_t H = static_cast<uint64_t>(s.num_heads > 0 ? s.num_heads : 0);
+  // Every stage of the stage table (attnviz/stages.h), each as if its option
+  // were on (W_o, the biases, dropped under dropout): X (S × d_model), the
+  // parameters, Q (S × d_out), K, V (S × kv_dim), per head q_rot and k_rot
+  // (S × head_dim, with RoPE), scores ... dropped (S × S, bias with ALiBi) and
+  // context (S × head_dim), concat and output (S × d_out). The derived stages
+  // (scaled, masked) count too: Pipeline::matrix keeps a head's once asked
+  // for them, and the report (attnviz-cli run) asks for every head's.
+  uint64_t floats = 0;
+  uint64_t params = 0;
+  for (int i = 0; i < kStageCount; ++i) {
+    const StageInfo& info = stage_table()[i];
+    // q_rot, k_rot and bias exist only with their option (RoPE, ALiBi).
+    if (info.when == StageWhen::rope && s.positional != Positional::rope) continue;
+    if (info.when == StageWhen::alibi && !s.alibi) continue;
+    const uint64_t n = stage_floats(info.stage, S, dm, dout, H, static_cast<uint64_t>(s.num_kv_heads));
+    floats += n;
+    if (!stage_rows_are_positions(info.stage)) params += n;  // W_*, b_*
+  }
+  if (s.embedding.init == EmbeddingInit::values) floats += S * dm;  // kept in the State copy
+  if (s.weights.init == WeightInit::values) floats += params;
+  floats += S * S + 2 * S;                           // scratch for change detection
+  return floats * sizeof(float) + H * S * S;         // + the dropout keep mask (bytes)
+}
+
+namespace {
+
+// A double as a learner would write it: shortest round-trip decimal, or NaN/Infinity.
+std::string number_text(double d) {
+  if (std::isnan(d)) return "NaN";
+  if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
+  return nlohmann::json(d).dump();
+}
+
+std::string gib(uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
+  return buf;
+}
+
+// Checked once per shared Tensor (SharedTensor::all_finite): a State copied
+// from another keeps its answer, so an edit elsewhere reads no weight again.
+Status check_finite(const SharedTensor& st, const std::string& field) {
+  const bool finite = st.all_finite([](const Tensor& t) {
+    const size_t n = static_cast<size_t>(t.rows) * static_cast<size_t>(t.cols);
+    return kernels::all_finite(t.data.data(), std::min(n, t.data.size()));
+  });
+  if (!finite) return Status::refusal(Msg::finite_only, field, {field});
+  return Status::success();
+}
+
+Status check_matrix(const SharedTensor& st, int rows, int cols, const std::string& field,
+                    const char* rows_meaning, const char* cols_meaning) {
+  const Tensor& t = st.get();
+  if (t.rows != rows || t.cols != cols || t.data.size() != static_cast<size_t>(rows) * cols) {
+    return Status::refusal(Msg::matrix_shape, field,
+                           {field, std::to_string(rows), std::to_string(cols), rows_meaning, cols_meaning,
+                            std::to_string(t.rows), std::to_string(t.cols)});
+  }
+  return check_finite(st, field);
+}
+
+// Well-formed UTF-8 (no overlongs, surrogates or code points above U+10FFFF).
+bool valid_utf8(const std::string& s) {
+  size_t i = 0;
+  const size_t n = s.size();
+  while (i < n) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t len;
+    unsigned cp;
+    if (c < 0x80) { ++i; continue; }
+    if (c >= 0xC2 && c <= 0xDF) { len = 2; cp = c & 0x1F; }
+    else if (c >= 0xE0 && c <= 0xEF) { len = 3; cp = c & 0x0F; }
+    else if (c >= 0xF0 && c <= 0xF4) { len = 4; cp = c & 0x07; }
+    else return false;
+    if (i + len > n) return false;
+    for (size_t k = 1; k < len; ++k) {
+      const unsigned char cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF))) {
+      return false;
+    }
+    i += len;
+  }
+  return true;
+}
+
+}  // namespace
+
+namespace detail {
+
+Status validate_sizes(const State& s) {
+  if (s.version != Limits::kStateVersion) {
+    return Status::refusal(Msg::version_must_be_1, "version");
+  }
+  if (s.tokens.empty()) return Status::refusal(Msg::tokens_empty, "tokens");
+  if (s.tokens.size() > static_cast<size_t>(Limits::kMaxTokens)) {
+    return Status::refusal(Msg::tokens_too_many, "tokens",
+                           {std::to_string(s.tokens.size()), std::to_string(Limits::kMaxTokens)});
+  }
+  for (size_t i = 0; i < s.tokens.size(); ++i) {
+    if (s.tokens[i].size() > Limits::kMaxTokenBytes) {
+      const std::string field = "tokens[" + std::to_string(i) + "]";
+      return Status::refusal(Msg::token_too_long, field,
+                             {field, std::to_string(s.tokens[i].size()), std::to_string(Limits::kMaxTokenBytes)});
+    }
+    if (!valid_utf8(s.tokens[i])) {
+      const std::string field = "tokens[" + std::to_string(i) + "]";
+      return Status::refusal(Msg::token_not_utf8, field, {field});
+    }
+  }
+  if (s.d_model < 1 || s.d_model > Limits::kMaxDModel) {
+    return Status::refusal(Msg::whole_number_range, "d_model",
+                           {"d_model", "1", std::to_string(Limits::kMaxDModel), std::to_string(s.d_model)});
+  }
+  if (s.d_out < 1 || s.d_out > Limits::kMaxDOut) {
+    return Status::refusal(Msg::whole_number_range, "d_out",
+                           {"d_out", "1", std::to_string(Limits::kMaxDOut), std::to_string(s.d_out)});
+  }
+  if (s.num_heads < 1 || s.num_heads > Limits::kMaxHeads) {
+    return Status::refusal(Msg::whole_number_range, "num_heads",
+                           {"num_heads", "1", std::to_string(Limits::kMaxHeads), std::to_string(s.num_heads)});
+  }
+  if (s.d_out % s.num_heads != 0) {
+    return Status::refusal(Msg::d_out_not_divisible, "num_heads",
+                           {std::to_string(s.d_out), std::to_string(s.num_heads)});
+  }
+  if (s.num_kv_heads < 0 || s.num_kv_heads > Limits::kMaxHeads) {
+    return Status::refusal(Msg::whole_number_range, "num_kv_heads",
+                           {"num_kv_heads", "1", std::to_string(Limits::kMaxHeads), std::to_string(s.num_kv_heads)});
+  }
+  if (s.num_heads % s.kv_heads() != 0) {
+    return Status::refusal(Msg::kv_heads_not_divisor, "num_kv_heads",
+                           {std::to_string(s.num_heads), std::to_string(s.kv_heads())});
+  }
+  if (s.kv_heads() != s.num_heads && s.weights.init == WeightInit::torch_linear &&
+      s.weights.layout == WeightLayout::per_head) {
+    return Status::refusal(Msg::kv_heads_per_head, "num_kv_heads",
+                           {std::to_string(s.num_heads), std::to_string(s.kv_heads())});
+  }
+  const uint64_t bytes = estimate_pipeline_bytes(s);
+  if (bytes > Limits::kMaxPipelineBytes) {
+    return Status::refusal(Msg::too_much_memory, "tokens",
+                           {gib(bytes), std::to_string(s.tokens.size()), std::to_string(s.num_heads),
+                            std::to_string(s.d_model), std::to_string(s.d_out), gib(Limits::kMaxPipelineBytes)});
+  }
+  return Status::success();
+}
+
+const char* kv_width_name(const State& s) {
+  return s.kv_heads() == s.num_heads ? "d_out" : "num_kv_heads × head_dim";
+}
+
+}  // namespace detail
+
+namespace {
+
+// RoPE's base and head_dim, the window (issue 23's options; num_kv_heads is a
+// size: validate_sizes).
+Status validate_variants(const State& s) {
+  const double base = s.rope.base;
+  if (!(base > 0.0 && std::isfinite(base) && std::isfinite(static_cast<float>(base)))) {
+    return Status::refusal(Msg::rope_base_range, "rope.base", {number_text(base)});
+  }
+  if (s.positional == Positional::rope && s.head_dim() % 2 != 0) {
+    return Status::refusal(Msg::rope_odd_head_dim, "positional", {std::to_string(s.head_dim())});
+  }
+  if (s.window < 0 || s.window > Limits::kMaxWindow) {
+    return Status::refusal(Msg::whole_number_range, "window",
+                           {"window", "1", std::to_string(Limits::kMaxWindow), std::to_string(s.window)});
+  }
+  return Status::success();
+}
+
+}  // namespace
+
+Status validate_state(const State& s) {
+  Status st = detail::validate_sizes(s);
+  if (!st.ok) return st;
+  const int S = s.seq_len();
+  if (s.embedding.init == EmbeddingInit::values) {
+    st = check_matrix(s.embedding.values, S, s.d_model, "embedding.values", "tokens", "d_model");
+    if (!st.ok) return st;
+  }
+  if (s.weights.init == WeightInit::values) {
+    const WeightSpec& w = s.weights;
+    const struct {
+      const SharedTensor* t;
+      int rows, cols;
+      const char* name;
+      const char* rm;
+      const char* cm;
+      bool needed;
+    } checks[] = {
+        {&w.W_q, s.d_model, s.d_out, "weights.W_q", "d_model", "d_out", true},
+        {&w.W_k, s.d_model, s.kv_dim(), "weights.W_k", "d_model", detail::kv_width_name(s), true},
+        {&w.W_v, s.d_model, s.kv_dim(), "weights.W_v", "d_model", detail::kv_width_name(s), true},
+        {&w.W_o, s.d_out, s.d_out, "weights.W_o", "d_out", "d_out", s.out_proj},
+        {&w.b_q, 1, s.d_out, "weights.b_q", "1", "d_out", s.qkv_bias},
+        {&w.b_k, 1, s.kv_dim(), "weights.b_k", "1", detail::kv_width_name(s), s.qkv_bias},
+        {&w.b_v, 1, s.kv_dim(), "weights.b_v", "1", detail::kv_width_name(s), s.qkv_bias},
+        {&w.b_o, 1, s.d_out, "weights.b_o", "1", "d_out", s.out_proj && s.out_bias},
+    };
+    for (const auto& c : checks) {
+      if (!c.needed) continue;
+      st = check_matrix(*c.t, c.rows, c.cols, c.name, c.rm, c.cm);
+      if (!st.ok) return st;
+    }
+  }
+  if (!(s.temperature >= Limits::kMinTemperature && s.temperature <= Limits::kMaxTemperature)) {
+    return Status::refusal(Msg::temperature_range, "temperature", {number_text(s.temperature)});
+  }
+  if (!(s.key_padding.empty() || s.key_padding.size() == s.tokens.size())) {
+    return Status::refusal(Msg::key_padding_count, "key_padding",
+                           {std::to_string(s.key_padding.size()), std::to_string(S)});
+  }
+  for (size_t i = 0; i < s.key_padding.size(); ++i) {
+    if (s.key_padding[i] > 1) {
+      const std::string field = "key_padding[" + std::to_string(i) + "]";
+      return Status::refusal(Msg::key_padding_value, field, {field});
+    }
+  }
+  const bool fill_neg_inf = std::isinf(s.mask_fill) && s.mask_fill < 0;
+  if (!fill_neg_inf && !(std::isfinite(s.mask_fill) && std::isfinite(static_cast<float>(s.mask_fill)))) {
+    return Status::refusal(Msg::mask_fill_range, "mask_fill", {number_text(s.mask_fill)});
+  }
+  if (!(s.dropout.p >= 0.0 && s.dropout.p <= 1.0)) {
+    return Status::refusal(Msg::dropout_p_range, "dropout.p", {number_text(s.dropout.p)});
+  }
+  return validate_variants(s);
+}
+
+namespace {
+
+// The embedding as state_to_json writes it: values, or randn and its seed.
+bool same_embedding(const State& a, const State& b) {
+  if (a.embedding.init != b.embedding.init) return false;
+  if (a.embedding.init == EmbeddingInit::values) return tensors_bitwise_equal(a.embedding.values, b.embedding.values);
+  return a.embedding.seed == b.embedding.seed;
+}
+
+// The weights as state_to_json writes them (a and b agree on the flags).
+bool same_weights(const State& a, const State& b) {
+  const WeightSpec& x = a.weights;
+  const WeightSpec& y = b.weights;
+  if (x.init != y.init) return false;
+  if (x.init != WeightInit::values) return x.seed == y.seed && x.layout == y.layout;
+  return detail::same_explicit_weights(a, b);
+}
+
+// rope is written when RoPE is on or either field differs from its default.
+bool rope_written(const State& s) {
+  return s.positional == Positional::rope || s.rope.base != RopeSpec{}.base || s.rope.style != RopeSpec{}.style;
+}
+
+}  // namespace
+
+bool operator==(const State& a, const State& b) {
+  // The cheap fields first: a toggle is told apart before any matrix is read.
+  const bool same_fields =
+      a.version == b.version && a.d_model == b.d_model && a.d_out == b.d_out && a.num_heads == b.num_heads &&
+      a.positional == b.positional && a.qkv_bias == b.qkv_bias && a.out_proj == b.out_proj &&
+      a.out_bias == b.out_bias && a.scale == b.scale && a.temperature == b.temperature && a.causal == b.causal &&
+      a.key_padding == b.key_padding && a.mask_fill == b.mask_fill && a.safe_softmax == b.safe_softmax &&
+      rope_written(a) == rope_written(b) && (!rope_written(a) || (a.rope.base == b.rope.base && a.rope.style == b.rope.style)) &&
+      a.num_kv_heads == b.num_kv_heads && a.alibi == b.alibi && a.window == b.window &&
+      a.dropout.p == b.dropout.p && a.dropout.training == b.dropout.training && a.dropout.seed == b.dropout.seed &&
+      a.tokens == b.tokens;
+  return same_fields && same_embedding(a, b) && same_weights(a, b);
+}
+
+std::atomic<uint64_t> detail::g_state_json_conversions{0};
+
+bool detail::same_explicit_weights(const State& a, const State& b) {
+  const WeightSpec& x = a.weights;
+  const WeightSpec& y = b.weights;
+  const bool op = a.out_proj, qb = a.qkv_bias, ob = a.out_proj && a.out_bias;
+  return tensors_bitwise_equal(x.W_q, y.W_q) && tensors_bitwise_equal(x.W_k, y.W_k) &&
+         tensors_bitwise_equal(x.W_v, y.W_v) && (!op || tensors_bitwise_equal(x.W_o, y.W_o)) &&
+         (!qb || (tensors_bitwise_equal(x.b_q, y.b_q) && tensors_bitwise_equal(x.b_k, y.b_k) &&
+                  tensors_bitwise_equal(x.b_v, y.b_v))) &&
+         (!ob || tensors_bitwise_equal(x.b_o, y.b_o));
+}
+
+uint64_t state_json_conversions() { return detail::g_state_json_conversions.load(std::memory_order_relaxed); }
+
+nlohmann::json state_to_json(const State& s) {
+  using nlohmann::json;
+  detail::g_state_json_conversions.fetch_add(1, std::memory_order_relaxed);
+  json j = json::object();
+  j["version"] = s.version;
+  j["tokens"] = s.tokens;
+  j["d_model"] = s.d_model;
+  j["d_out"] = s.d_out;
+  j["num_heads"] = s.num_heads;
+  if (s.embedding.init == EmbeddingInit::values) {
+    j["embedding"] = {{"values", detail::tensor_to_json_rows(s.embedding.values.view())}};
+  } else {
+    j["embedding"] = {{"init", "torch_randn"}, {"seed", s.embedding.seed}};
+  }
+  j["positional"] = positional_name(s.positional);
+  const WeightSpec& w = s.weights;
+  if (w.init == WeightInit::values) {
+    json wj = json::object();
+    wj["W_q"] = detail::tensor_to_json_rows(w.W_q.view());
+    wj["W_k"] = detail::tensor_to_json_rows(w.W_k.view());
+    wj["W_v"] = detail::tensor_to_json_rows(w.W_v.view());
+    if (s.out_proj) wj["W_o"] = detail::tensor_to_json_rows(w.W_o.view());
+    if (s.qkv_bias) {
+      wj["b_q"] = detail::tensor_to_json_vector(w.b_q.view());
+      wj["b_k"] = detail::tensor_to_json_vector(w.b_k.view());
+      wj["b_v"] = detail::tensor_to_json_vector(w.b_v.view());
+    }
+    if (s.out_proj && s.out_bias) wj["b_o"] = detail::tensor_to_json_vector(w.b_o.view());
+    j["weights"] = std::move(wj);
+  } else {
+    j["weights"] = {{"init", weight_init_name(w.init)},
+                    {"seed", w.seed},
+                    {"layout", weight_layout_name(w.layout)}};
+  }
+  j["qkv_bias"] = s.qkv_bias;
+  j["out_proj"] = s.out_proj;
+  j["out_bias"] = s.out_bias;
+  j["scale"] = scale_mode_name(s.scale);
+  j["temperature"] = s.temperature;
+  j["causal"] = s.causal;
+  if (!s.key_padding.empty()) {
+    json kp = json::array();
+    for (uint8_t v : s.key_padding) kp.push_back(static_cast<int>(v));
+    j["key_padding"] = std::move(kp);
+  }
+  if (std::isinf(s.mask_fill)) {
+    j["mask_fill"] = "-inf";
+  } else {
+    j["mask_fill"] = s.mask_fill;
+  }
+  j["safe_softmax"] = s.safe_softmax;
+  // Issue 23's fields, only when not their defaults (states without them read as before).
+  if (s.positional == Positional::rope || s.rope.base != RopeSpec{}.base || s.rope.style != RopeSpec{}.style) {
+    j["rope"] = {{"base", s.rope.base}, {"style", rope_style_name(s.rope.style)}};
+  }
+  if (s.num_kv_heads != 0) j["num_kv_heads"] = s.num_kv_heads;
+  if (s.alibi) j["alibi"] = true;
+  if (s.window != 0) j["window"] = s.window;
+  j["dropout"] = {{"p", s.dropout.p}, {"training", s.dropout.training}, {"seed", s.dropout.seed}};
+  return j;
+}
+
+}  // namespace attnviz

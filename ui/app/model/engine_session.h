@@ -1,0 +1,58 @@
+// engine_session.h: the app's one door into the engine. It owns the validated
+// session state and the engine's staged Pipeline, and hands panels read-only views.
+// Panels never compute attention; they read MatrixViews and Explanations from here.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>  // the full header only where JSON is built or read (.cpp)
+
+#include "attnviz/pipeline.h"
+#include "attnviz/state.h"
+#include "attnviz/status.h"
+
+#include "app/model/matrix_view.h"
+
+namespace attnviz::ui {
+
+class EngineSession {
+ public:
+  // Validates and runs `state` (only what lies downstream of the change is
+  // recomputed). On error keeps the previous state and results.
+  Status set_state(State state);
+  // The same from JSON (links, undo, files, presets): parse_state() first.
+  Status set_state(const nlohmann::json& state);
+  // The current state, typed: what panels, edits and undo read.
+  const State& state() const { return pipeline_.state(); }
+  // The current state as canonical JSON (null before the first valid one), built
+  // when asked: for the edges only (a file, a link, the test API's getState).
+  nlohmann::json state_json() const;
+  bool has_result() const { return pipeline_.has_result(); }
+  const Pipeline& pipeline() const { return pipeline_; }
+
+  // A stage's matrix (attnviz/stages.h): per-head stages take `head`, the
+  // others only head 0; empty when there is no such matrix.
+  MatrixView matrix(Stage stage, int head) const;
+  // Changes exactly when that matrix's contents change: panels re-upload a
+  // texture only when the version they drew differs.
+  uint64_t version(Stage stage, int head) const;
+  // Whether that stage is up to date, asked without computing it (tests).
+  bool current(Stage stage, int head) const;
+
+  // Called once at the start of every frame: from then on the engine keeps
+  // up to date only the stages the panels read in the last frame or two and
+  // computes any other stage when a panel first reads it (Pipeline::track_demand).
+  void new_frame() { pipeline_.track_demand(); }
+
+  const std::vector<std::string>& tokens() const { return pipeline_.state().tokens; }
+  int num_heads() const { return has_result() ? pipeline_.num_heads() : 0; }
+  double engine_ms_last() const { return engine_ms_last_; }
+
+ private:
+  Pipeline pipeline_;
+  double engine_ms_last_ = 0.0;
+};
+
+}  // namespace attnviz::ui

@@ -1,0 +1,696 @@
+// panel_params.cpp: the Parameters panel: tokens (text box and chips), shapes, mask
+// and dropout, then scaling, embedding and weight initialisation in collapsing
+// headers. Controls edit the typed draft state (AppModel::draft, an attnviz::State);
+// a valid draft is applied at once, an invalid one shows its reason beside the control.
+// Every label is an English key shown through i18n.h (L for controls, so their IDs and
+// item names stay English in every language); widths come from the translated text.
+#include <algorithm>
+#include <cfloat>
+#include <initializer_list>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "app/model/app_model.h"
+#include "app/widgets/fonts.h"
+#include "app/text/i18n.h"
+#include "app/widgets/item_registry.h"
+#include "app/panels/panels.h"
+#include "app/model/tokenize.h"
+#include "attnviz/materialize.h"
+#include "imgui.h"
+#include "imgui_stdlib.h"
+
+namespace attnviz::ui {
+
+namespace {
+
+// The reason the draft was refused, under the control it concerns.
+void error_line(const AppModel& m, const char* field) {
+  if (m.error.empty()) return;
+  const std::string& f = m.error_field;
+  bool match = *field ? f.rfind(field, 0) == 0 : f.empty();
+  if (!match) return;
+  ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(255, 138, 122, 255));
+  ImGui::TextWrapped("%s", m.error.c_str());
+  ImGui::PopStyleColor();
+  item_register("error");
+}
+
+// --- [SECTION] controls bound to fields of the typed draft (AppModel::draft). Each
+// applies the draft when the learner changes it; a refused draft stays, with its reason.
+
+// A tooltip for the last item, wrapped (some are a paragraph in either language).
+void tooltip(const char* key) {
+  if (!ImGui::IsItemHovered() || !ImGui::BeginTooltip()) return;
+  ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
+  ImGui::TextUnformatted(tr(key));
+  ImGui::PopTextWrapPos();
+  ImGui::EndTooltip();
+}
+
+// What a combo needs beside its widest option's text: the arrow and the frame's padding.
+float combo_room() { return ImGui::GetFrameHeight() + 2 * ImGui::GetStyle().FramePadding.x; }
+
+// One of an enum's values. The state keeps the value (state.h's JSON names); the
+// combo shows `shown(value)`, an English key (N_) translated here. Each option is
+// registered as "<label>: <JSON name>" ("Scale: d_out") while the combo is open.
+template <class E>
+bool enum_field(AppModel& m, const char* label, E* value, std::initializer_list<E> options, const char* (*name)(E),
+                const char* (*shown)(E), const char* tooltip_key = nullptr) {
+  bool changed = false;
+  float text_w = 0;  // the widest option as shown in this language
+  for (E o : options) text_w = std::max(text_w, ImGui::CalcTextSize(tr(shown(o))).x);
+  ImGui::SetNextItemWidth(std::max(ImGui::GetFontSize() * 9, text_w + combo_room()));
+  if (ImGui::BeginCombo(L(label), tr(shown(*value)))) {
+    char reg[64];
+    for (E o : options) {
+      if (ImGui::Selectable(tr(shown(o)), o == *value) && o != *value) {
+        *value = o;
+        changed = true;
+      }
+      std::snprintf(reg, sizeof reg, "%s: %s", label, name(o));
+      item_register(reg);
+    }
+    ImGui::EndCombo();
+  }
+  item_register(label);
+  if (tooltip_key) tooltip(tooltip_key);
+  if (changed) apply_edit(m);
+  return changed;
+}
+
+// What the combos show for the state's enum values (English keys, translated where shown).
+const char* scale_shown(ScaleMode s) {
+  switch (s) {
+    case ScaleMode::head_dim: return N_("head_dim");
+    case ScaleMode::d_out: return N_("d_out");
+    default: return N_("none");
+  }
+}
+const char* positional_shown(Positional p) {
+  switch (p) {
+    case Positional::sinusoidal: return N_("sinusoidal");
+    case Positional::rope: return N_("rope (RoPE)");
+    default: return N_("none");
+  }
+}
+const char* rope_style_shown(RopeStyle r) { return r == RopeStyle::interleaved ? N_("interleaved") : N_("half"); }
+const char* weight_init_shown(WeightInit w) { return w == WeightInit::torch_rand ? N_("torch_rand") : N_("torch_linear"); }
+const char* weight_layout_shown(WeightLayout l) { return l == WeightLayout::per_head ? N_("per_head") : N_("fused"); }
+
+// `label` is an English key (N_ at the call site when it is not a literal here).
+void int_field(AppModel& m, const char* label, int* value, int step = 1) {
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+  if (ImGui::InputInt(L(label), value, step, step * 4)) apply_edit(m);
+  item_register(label);
+}
+
+// A seed, shown signed (as torch.manual_seed takes it; state.h keeps a negative
+// seed s as 2^64 + s), with a "+1" button for the next one.
+void seed_field(AppModel& m, const char* label, uint64_t* seed) {
+  long long v = static_cast<long long>(*seed);
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+  if (ImGui::InputScalar(L(label), ImGuiDataType_S64, &v, nullptr, nullptr, "%lld")) {
+    *seed = static_cast<uint64_t>(v);
+    apply_edit(m);
+  }
+  item_register(label);
+  ImGui::SameLine();
+  ImGui::PushID(label);
+  if (ImGui::SmallButton("+1")) {
+    *seed = static_cast<uint64_t>(v + 1);
+    apply_edit(m);
+  }
+  tooltip(N_("the next seed"));
+  ImGui::PopID();
+}
+
+bool checkbox(AppModel& m, const char* label, bool* value) {
+  bool changed = ImGui::Checkbox(L(label), value);
+  item_register(label);
+  if (changed) apply_edit(m);
+  return changed;
+}
+
+void section(const char* title) {
+  ImGui::Spacing();
+  ImGui::SeparatorText(tr(title));
+}
+
+// --- [SECTION] token chips
+
+constexpr int kChipRows = 4;  // rows of token chips shown before their box scrolls
+
+// What a chip's click, menu or drag asked for this frame (applied after the loop).
+struct ChipEdit {
+  int move_from = -1, move_to = -1, remove = -1, insert_at = -1, toggle_pad = -1;
+};
+
+// Applies a chip edit to the draft: tokens, their padding flags and (when the
+// embedding is explicit) their embedding rows move together (engine: retokenize; a
+// new token's row is the one the embedding seed gives it, Edit values says so).
+void apply_chip_edit(AppModel& m, const ChipEdit& e) {
+  if (e.move_from < 0 && e.remove < 0 && e.insert_at < 0 && e.toggle_pad < 0) return;  // most frames: no allocation
+  const State& d = m.draft;
+  const int n = d.seq_len();
+  std::vector<std::string> toks = d.tokens;
+  std::vector<int> from(n);
+  for (int i = 0; i < n; ++i) from[i] = i;
+  if (e.move_from >= 0 && e.move_to >= 0 && e.move_from != e.move_to) {
+    toks.erase(toks.begin() + e.move_from);
+    toks.insert(toks.begin() + e.move_to, d.tokens[e.move_from]);
+    from.erase(from.begin() + e.move_from);
+    from.insert(from.begin() + e.move_to, e.move_from);
+  } else if (e.remove >= 0) {
+    toks.erase(toks.begin() + e.remove);
+    from.erase(from.begin() + e.remove);
+  } else if (e.insert_at >= 0) {
+    toks.insert(toks.begin() + e.insert_at, tr("new"));  // a word in the interface's language
+    from.insert(from.begin() + e.insert_at, -1);
+  } else if (e.toggle_pad >= 0) {
+    State& w = m.draft;
+    std::vector<uint8_t>& pad = w.key_padding;
+    if ((int)pad.size() != n) pad.assign(n, 1);
+    pad[e.toggle_pad] = pad[e.toggle_pad] == 0 ? 1 : 0;
+    if (std::find(pad.begin(), pad.end(), 0) == pad.end()) pad.clear();  // no padded key: no padding
+    apply_edit(m);
+    return;
+  } else {
+    return;  // a chip dropped on itself
+  }
+  m.draft = retokenize(d, std::move(toks), from);
+  apply_edit(m);
+}
+
+// A chip being edited in place: Enter or leaving it replaces the token by what was
+// typed, split only at spaces (自然 stays one token; "a b" becomes two).
+void chip_editor(AppModel& m, int i, int* editing, std::string* buf) {
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+  if (ImGui::IsWindowAppearing() || !ImGui::IsAnyItemActive()) ImGui::SetKeyboardFocusHere();
+  bool enter = ImGui::InputText("##edit", buf, ImGuiInputTextFlags_EnterReturnsTrue);
+  if (!enter && !ImGui::IsItemDeactivated()) return;
+  *editing = -1;
+  auto parts = split_text(*buf, SplitMode::whitespace);
+  if (parts.empty()) return;
+  // The chip's row and padding flag stay with the part that keeps its text (else the
+  // first part: a rename); the other parts are new tokens.
+  const State& d = m.draft;
+  const int n = d.seq_len(), k = (int)parts.size();
+  const int keep = (int)(std::find(parts.begin(), parts.end(), d.tokens[i]) - parts.begin()) % k;
+  std::vector<std::string> toks(d.tokens.begin(), d.tokens.begin() + i);
+  std::vector<int> from(i);
+  for (int t = 0; t < i; ++t) from[t] = t;
+  for (int p = 0; p < k; ++p) {
+    toks.push_back(parts[p]);
+    from.push_back(p == keep ? i : -1);
+  }
+  for (int t = i + 1; t < n; ++t) {
+    toks.push_back(d.tokens[t]);
+    from.push_back(t);
+  }
+  m.draft = retokenize(d, std::move(toks), from);
+  apply_edit(m);
+}
+
+// Token chips: click to edit, right-click for more, drag to reorder.
+void token_chips(AppModel& m) {
+  const State& d = m.draft;
+  const int n = d.seq_len();
+  static int editing = -1;
+  static std::string edit_buf;
+  static std::string label;  // reused: no allocation per frame once it is long enough
+  ChipEdit e;
+  const float avail = ImGui::GetContentRegionAvail().x;
+  float line_x = 0;
+  for (int i = 0; i < n && i < 512; ++i) {
+    const std::string& t = d.tokens[i];
+    const bool padded = i < (int)d.key_padding.size() && d.key_padding[i] == 0;
+    ImGui::PushID(i);
+    if (editing == i) {
+      chip_editor(m, i, &editing, &edit_buf);
+      ImGui::PopID();
+      break;  // the tokens may have changed: the rest are drawn next frame
+    }
+    label.assign(padded ? tr("[pad]") : "");
+    if (padded) label += ' ';
+    label += t;
+    float w = ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
+    if (i > 0 && line_x + w < avail) ImGui::SameLine();
+    else line_x = 0;
+    line_x += w + ImGui::GetStyle().ItemSpacing.x;
+    if (padded) ImGui::PushStyleColor(ImGuiCol_Button, IM_COL32(70, 70, 80, 255));
+    if (ImGui::Button(label.c_str())) {
+      editing = i;
+      edit_buf = t;
+    }
+    if (padded) ImGui::PopStyleColor();
+    char reg[32];
+    std::snprintf(reg, sizeof reg, "token %d", i);
+    item_register(reg);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip(padded ? tr("\"%s\" (token %d), a padded key\nclick: edit · right-click: more · drag: move")
+                               : tr("\"%s\" (token %d)\nclick: edit · right-click: more · drag: move"),
+                        t.c_str(), i);
+    if (ImGui::BeginDragDropSource()) {
+      ImGui::SetDragDropPayload("ATTNVIZ_TOKEN", &i, sizeof i);
+      ImGui::Text(tr("move \"%s\""), t.c_str());
+      ImGui::EndDragDropSource();
+    }
+    if (ImGui::BeginDragDropTarget()) {
+      if (const ImGuiPayload* p = ImGui::AcceptDragDropPayload("ATTNVIZ_TOKEN")) {
+        e.move_from = *(const int*)p->Data;
+        e.move_to = i;
+      }
+      ImGui::EndDragDropTarget();
+    }
+    if (ImGui::BeginPopupContextItem("chip menu")) {
+      if (menu_item("Edit")) { editing = i; edit_buf = t; }
+      if (menu_item("Insert before")) e.insert_at = i;
+      if (menu_item("Insert after")) e.insert_at = i + 1;
+      if (menu_item(padded ? N_("Unmark padding") : N_("Mark as padding"))) e.toggle_pad = i;
+      if (menu_item("Delete", false, n > 1)) e.remove = i;
+      ImGui::EndPopup();
+    }
+    ImGui::PopID();
+  }
+  ImGui::SameLine();
+  if (ImGui::SmallButton("+")) e.insert_at = n;
+  item_register("add token");
+  tooltip(N_("add a token at the end"));
+  apply_chip_edit(m, e);
+  if (e.insert_at >= 0) {
+    editing = e.insert_at;
+    edit_buf = tr("new");
+  }
+}
+
+// --- [SECTION] the groups of the panel, top to bottom. What a learner toggles most
+// (the tokens, heads, mask and dropout) comes first and is always open; the rarer
+// set-up (scaling, the variants, embedding, weight initialisation) sits in collapsing
+// headers below.
+
+// Split: how the box's text becomes tokens (tokenize.h). Choosing a mode splits
+// the box's text again at once, so the two can be compared.
+void split_control(AppModel& m) {
+  // English keys: the options are registered under them in every language.
+  static const char* const kLabel[] = {N_("words & characters"), N_("whitespace only")};
+  const float w = std::max(ImGui::CalcTextSize(tr(kLabel[0])).x, ImGui::CalcTextSize(tr(kLabel[1])).x) + combo_room();
+  ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetContentRegionMax().x - w -
+                                                       ImGui::CalcTextSize(tr("Split")).x -
+                                                       ImGui::GetStyle().ItemInnerSpacing.x));
+  ImGui::SetNextItemWidth(w);
+  const int cur = static_cast<int>(m.view.split);
+  if (ImGui::BeginCombo(L("Split"), tr(kLabel[cur]))) {
+    for (int k = 0; k < 2; ++k) {
+      if (ImGui::Selectable(tr(kLabel[k]), k == cur) && k != cur) {
+        m.view.split = static_cast<SplitMode>(k);
+        m.split_now = true;
+      }
+      item_register(kLabel[k]);
+    }
+    ImGui::EndCombo();
+  }
+  item_register("Split");
+  tooltip(N_("words & characters: each Chinese/Japanese/Korean character is a token, words stay whole (GPT-2, "
+             "don't), punctuation is a token of its own. whitespace only: what spaces separate, like text.split().\n"
+             "A chip edited on its own keeps what you type (自然 stays one token)."));
+}
+
+void tokens_group(AppModel& m) {
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted(tr("Tokens"));
+  split_control(m);
+  ImGui::SetNextItemWidth(-1);
+  bool enter = ImGui::InputTextWithHint("##Tokens", tr("type a sentence, press Enter"), &m.tokens_text,
+                                        ImGuiInputTextFlags_EnterReturnsTrue);
+  item_register("Tokens");
+  if (ImGui::IsItemEdited()) m.tokens_edited = true;
+  // Enter or leaving the box splits its text when it was edited (so Enter on the
+  // text as shown keeps chips edited by hand, such as 自然), and so does a new Split.
+  if (((enter || ImGui::IsItemDeactivated()) && m.tokens_edited) || m.split_now) {
+    m.split_now = false;
+    m.tokens_edited = false;
+    State& d = m.draft;
+    auto toks = split_text(m.tokens_text, m.view.split);
+    if (toks.size() != d.tokens.size()) {  // per-token settings no longer line up
+      d.key_padding.clear();
+      if (d.embedding.init == EmbeddingInit::values) d.embedding = EmbeddingSpec{EmbeddingInit::torch_randn, d.embedding.seed, {}};
+    }
+    d.tokens = std::move(toks);
+    apply_edit(m);
+  }
+  // The reason comes right under the box, before the chips: a refused 5000-token
+  // paste would otherwise push it thousands of pixels down.
+  error_line(m, "tokens");
+  // The chips scroll in a box of their own (at most kChipRows rows high), so a
+  // long sentence never pushes the controls below out of reach.
+  const float row = ImGui::GetFrameHeightWithSpacing();
+  ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), ImVec2(FLT_MAX, row * kChipRows + 2 * ImGui::GetStyle().FramePadding.y));
+  if (ImGui::BeginChild("token chips", ImVec2(0, 0), ImGuiChildFlags_AutoResizeY | ImGuiChildFlags_FrameStyle))
+    token_chips(m);
+  ImGui::EndChild();
+  item_register("token chips");
+  error_line(m, "key_padding");
+}
+
+void shapes_group(AppModel& m) {
+  State& d = m.draft;
+  section(N_("Shapes"));
+  int_field(m, N_("d_model"), &d.d_model);
+  error_line(m, "d_model");
+  int_field(m, N_("d_out"), &d.d_out);
+  error_line(m, "d_out");
+  // Heads: K/V heads that no longer divide the new number of heads go back to one K/V
+  // head per head (MHA), so a head change is never refused for GQA's sake.
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+  if (ImGui::InputInt(L("Heads"), &d.num_heads, 1, 4)) {
+    if (d.num_kv_heads > 0 && (d.num_heads <= 0 || d.num_kv_heads >= d.num_heads || d.num_heads % d.num_kv_heads != 0))
+      d.num_kv_heads = 0;
+    apply_edit(m);
+  }
+  item_register("Heads");
+  ImGui::SameLine();
+  // head_dim is PyTorch's name in every language; the tooltip says what it is.
+  if (d.num_heads > 0 && d.d_out % d.num_heads == 0) ImGui::TextDisabled(NO_TR("head_dim %d"), d.d_out / d.num_heads);
+  else ImGui::TextDisabled(NO_TR("head_dim ?"));
+  tooltip(N_("head_dim = d_out / Heads: the columns of Q, K and V each head gets"));
+  error_line(m, "num_heads");
+}
+
+// Dropout p: a slider for dragging and, beside it, a field for an exact value
+// (typed; the slider itself also turns into a field with Ctrl+click).
+void dropout_p_control(AppModel& m) {
+  double& p = m.draft.dropout.p;
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float field_w = ImGui::GetFontSize() * 3.6f;
+  const float label_w = ImGui::CalcTextSize(tr("Dropout p")).x;
+  const float slider_w = ImGui::GetContentRegionAvail().x - field_w - label_w - 2 * st.ItemInnerSpacing.x;
+  ImGui::SetNextItemWidth(std::max(slider_w, ImGui::GetFontSize() * 5));
+  float pf = (float)p;
+  if (ImGui::SliderFloat("##Dropout p", &pf, 0.0f, 1.0f, "%.3g")) {
+    p = std::round((double)pf * 100.0) / 100.0;
+    apply_edit(m);
+  }
+  item_register("Dropout p");
+  tooltip(N_("drag, or type an exact p in the field beside (Ctrl+click also types)"));
+  ImGui::SameLine(0, st.ItemInnerSpacing.x);
+  // Applied when the field is left (Enter, Tab, a click elsewhere), not per
+  // keystroke: on the way to typing 1.5, p = 1 would otherwise be applied.
+  static double typed = 0.0;
+  static bool typing = false;
+  if (!typing) typed = m.draft.dropout.p;
+  ImGui::SetNextItemWidth(field_w);
+  ImGui::InputDouble("##Dropout p value", &typed, 0, 0, "%.4g");
+  typing = ImGui::IsItemActive();
+  if (ImGui::IsItemDeactivatedAfterEdit()) {
+    m.draft.dropout.p = typed;  // the slider may have replaced the draft: not `p`
+    apply_edit(m);
+  }
+  item_register("Dropout p value");
+  tooltip(N_("an exact p, from 0 to 1"));
+  ImGui::SameLine(0, st.ItemInnerSpacing.x);
+  ImGui::TextUnformatted(tr("Dropout p"));
+}
+
+void mask_dropout_group(AppModel& m) {
+  section(N_("Mask & dropout"));
+  checkbox(m, N_("Causal mask"), &m.draft.causal);
+  tooltip(N_("each token attends only to itself and the tokens before it"));
+  dropout_p_control(m);
+  checkbox(m, N_("Training"), &m.draft.dropout.training);
+  tooltip(N_("nn.Dropout only drops in training mode; in eval it is the identity"));
+  seed_field(m, N_("Dropout seed"), &m.draft.dropout.seed);
+  error_line(m, "dropout");
+}
+
+// A collapsing header for a rarer group; it opens by itself when the reason a
+// draft was refused concerns one of its fields, so the sentence is never hidden.
+bool group_header(const AppModel& m, const char* title, bool open_by_default,
+                  std::initializer_list<const char*> fields) {
+  for (const char* f : fields)
+    if (!m.error.empty() && m.error_field.rfind(f, 0) == 0) ImGui::SetNextItemOpen(true);
+  bool open = ImGui::CollapsingHeader(L(title), open_by_default ? ImGuiTreeNodeFlags_DefaultOpen : 0);
+  item_register(title);
+  return open;
+}
+
+// Scaling and softmax starts open when the screen has room for it beside a
+// readable Inspector (1440×900 and up); on a 1280×720 one it starts closed.
+bool scaling_open_by_default() { return ImGui::GetMainViewport()->Size.y >= 820.0f; }
+
+const char* fill_mode_name(bool number) { return number ? N_("number") : N_("-inf"); }
+
+// Mask fill: −inf (PyTorch's masked_fill(mask, float('-inf'))) or a finite number
+// such as the −1e9 some code uses.
+void mask_fill_control(AppModel& m) {
+  double& fill = m.draft.mask_fill;
+  bool number = std::isfinite(fill);
+  const float text_w = std::max(ImGui::CalcTextSize(tr(fill_mode_name(false))).x,
+                                ImGui::CalcTextSize(tr(fill_mode_name(true))).x);
+  ImGui::SetNextItemWidth(std::max(ImGui::GetFontSize() * 6, text_w + combo_room()));
+  if (ImGui::BeginCombo(L("Mask fill"), tr(fill_mode_name(number)))) {
+    for (bool o : {false, true})
+      if (ImGui::Selectable(tr(fill_mode_name(o)), o == number) && o != number) {
+        fill = o ? -1e9 : -std::numeric_limits<double>::infinity();
+        apply_edit(m);
+      }
+    ImGui::EndCombo();
+  }
+  item_register("Mask fill");
+  tooltip(N_("what masked_fill writes into masked scores: -inf (PyTorch's float('-inf')) or a finite number "
+             "such as the -1e9 some code uses"));
+  if (std::isfinite(m.draft.mask_fill)) {
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+    if (ImGui::InputDouble("##fill", &m.draft.mask_fill, 0, 0, "%.3g")) apply_edit(m);
+    item_register("Mask fill value");
+  }
+  error_line(m, "mask_fill");
+}
+
+void scaling_group(AppModel& m) {
+  if (!group_header(m, N_("Scaling and softmax"), scaling_open_by_default(), {"scale", "temperature", "mask_fill"}))
+    return;
+  enum_field(m, N_("Scale"), &m.draft.scale, {ScaleMode::head_dim, ScaleMode::d_out, ScaleMode::none}, scale_mode_name,
+             scale_shown,
+             N_("divide scores by sqrt(head_dim) (standard), sqrt(d_out) (tutorial 000's MultiHeadAttention) or 1"));
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
+  if (ImGui::InputDouble(L("Temperature"), &m.draft.temperature, 0.1, 0.5, "%.3g")) apply_edit(m);
+  item_register("Temperature");
+  tooltip(N_("the scores are divided by it as well as by the scale: below 1 sharpens the softmax, above 1 "
+             "flattens it"));
+  error_line(m, "temperature");
+  error_line(m, "scale");
+  mask_fill_control(m);
+  checkbox(m, N_("Safe softmax"), &m.draft.safe_softmax);
+  tooltip(N_("A row whose every key is masked with -inf gives NaN in torch.softmax; "
+             "safe softmax (newer scaled_dot_product_attention) gives zeros instead."));
+}
+
+// --- [SECTION] issue 23's variants: RoPE, GQA / MQA, ALiBi, the sliding window
+
+// What the K/V heads combo shows for G of H: "4 (MHA)", "2 (GQA)", "1 (MQA)".
+void kv_heads_shown(int G, int H, char* buf, size_t n) {
+  std::snprintf(buf, n, G >= H ? tr("%d (MHA)") : G == 1 ? tr("%d (MQA)") : tr("%d (GQA)"), G);
+}
+
+// K/V heads: a combo of the divisors of num_heads, largest first (MHA ... MQA).
+void kv_heads_control(AppModel& m) {
+  State& d = m.draft;
+  const int H = d.num_heads;
+  if (H <= 0) return;
+  char shown[48], reg[48];
+  float text_w = 0;
+  for (int g = H; g >= 1; --g) {
+    if (H % g) continue;
+    kv_heads_shown(g, H, shown, sizeof shown);
+    text_w = std::max(text_w, ImGui::CalcTextSize(shown).x);
+  }
+  const int cur = d.kv_heads();
+  kv_heads_shown(cur, H, shown, sizeof shown);
+  ImGui::SetNextItemWidth(std::max(ImGui::GetFontSize() * 7, text_w + combo_room()));
+  if (ImGui::BeginCombo(L("K/V heads"), shown)) {
+    for (int g = H; g >= 1; --g) {
+      if (H % g) continue;
+      kv_heads_shown(g, H, shown, sizeof shown);
+      if (ImGui::Selectable(shown, g == cur) && g != cur) {
+        d.num_kv_heads = g == H ? 0 : g;  // num_heads K/V heads: plain MHA, written as 0 (the default)
+        apply_edit(m);
+      }
+      std::snprintf(reg, sizeof reg, "K/V heads: %d", g);
+      item_register(reg);
+    }
+    ImGui::EndCombo();
+  }
+  item_register("K/V heads");
+  tooltip(N_("num_key_value_heads: fewer K and V heads than query heads, each shared by num_heads / num_kv_heads "
+             "query heads, as Llama's repeat_kv: keys.repeat_interleave(num_heads // num_kv_heads, dim=1), likewise "
+             "values. num_heads of them is ordinary multi-head attention (MHA), 1 is multi-query attention (MQA), "
+             "in between grouped-query attention (GQA)."));
+  error_line(m, "num_kv_heads");
+}
+
+void rope_controls(AppModel& m) {
+  State& d = m.draft;
+  bool rope = d.positional == Positional::rope;
+  if (ImGui::Checkbox(L("RoPE"), &rope)) {
+    d.positional = rope ? Positional::rope : Positional::none;
+    apply_edit(m);
+  }
+  item_register("RoPE");
+  tooltip(N_("Rotary position embedding: each head's Q and K are rotated by position before the scores, as Llama's "
+             "apply_rotary_pos_emb: q * cos + rotate_half(q) * sin, the angle θ = position · base^(-2k/head_dim) for "
+             "the pair k. It takes the place of a positional encoding added to X (Embedding → Positional)."));
+  if (m.draft.positional == Positional::rope) {
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+    if (ImGui::InputDouble(L("RoPE base"), &m.draft.rope.base, 0, 0, "%.6g")) apply_edit(m);
+    item_register("RoPE base");
+    tooltip(N_("base (rope_theta in Llama's config, 10000 in most models): inv_freq = 1.0 / (base ** "
+               "(torch.arange(0, head_dim, 2).float() / head_dim))"));
+    error_line(m, "rope");
+    enum_field(m, N_("RoPE style"), &m.draft.rope.style, {RopeStyle::half, RopeStyle::interleaved}, rope_style_name,
+               rope_style_shown,
+               N_("half: rotate_half pairs column k with k + head_dim/2 (GPT-NeoX, Llama)\n"
+                  "interleaved: pairs columns 2k and 2k + 1 (GPT-J, RoFormer: rotate_every_two)"));
+  }
+  error_line(m, "positional");
+}
+
+// Sliding window: a checkbox and, while it is on, the number of keys a query sees.
+void window_control(AppModel& m) {
+  State& d = m.draft;
+  bool on = d.window > 0;
+  if (ImGui::Checkbox(L("Sliding window"), &on)) {
+    d.window = on ? std::max(1, std::min(3, d.seq_len() - 1)) : 0;
+    apply_edit(m);
+  }
+  item_register("Sliding window");
+  tooltip(N_("Sliding-window attention, as Mistral's sliding_window: query i sees only the keys j with i - j < window "
+             "(and j - i < window without the causal mask); the others are masked with masked_fill like the causal "
+             "mask's."));
+  if (m.draft.window > 0) {
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+    if (ImGui::InputInt(L("keys##window"), &m.draft.window, 1, 4)) {
+      if (m.draft.window < 0) m.draft.window = 0;  // 0 turns the window off
+      apply_edit(m);
+    }
+    item_register("Window");
+    tooltip(N_("sliding_window: how many keys, counting the query's own, each query sees"));
+  }
+  error_line(m, "window");
+}
+
+void variants_group(AppModel& m) {
+  if (!group_header(m, N_("Variants (RoPE, GQA, ALiBi, window)"), false,
+                    {"rope", "positional", "num_kv_heads", "alibi", "window"}))
+    return;
+  rope_controls(m);
+  kv_heads_control(m);
+  checkbox(m, N_("ALiBi"), &m.draft.alibi);
+  tooltip(N_("Attention with Linear Biases (BLOOM, MPT): each head adds -m_h·|i - j| to its scaled scores before the "
+             "mask, attn_scores + slopes[h] * -(i - j).abs(), the slopes from get_slopes(num_heads). Such models use "
+             "no positional encoding."));
+  error_line(m, "alibi");
+  window_control(m);
+}
+
+// Puts the next small button beside the last item when it fits whole, else under it
+// (at 1280×720 "back to seeded" beside its sentence was cut to "back to").
+void same_line_if_fits(const char* button) {
+  const float x1 = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x;
+  const float w = ImGui::CalcTextSize(button, nullptr, true).x + ImGui::GetStyle().FramePadding.x * 2.0f;
+  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  if (x1 + w <= right) ImGui::SameLine();
+}
+
+void embedding_group(AppModel& m) {
+  if (!group_header(m, N_("Embedding"), false, {"embedding", "positional"})) return;
+  EmbeddingSpec& emb = m.draft.embedding;
+  if (emb.init == EmbeddingInit::values) {
+    ImGui::TextDisabled("%s", tr("explicit values (edited cell by cell)"));
+    same_line_if_fits(L("back to seeded"));
+    if (ImGui::SmallButton(L("back to seeded"))) {
+      emb = EmbeddingSpec{};  // nn.Embedding, seed 123
+      apply_edit(m);
+    }
+    item_register("back to seeded");
+  } else {
+    seed_field(m, N_("Embedding seed"), &emb.seed);
+  }
+  error_line(m, "embedding");
+  enum_field(m, N_("Positional"), &m.draft.positional, {Positional::none, Positional::sinusoidal, Positional::rope},
+             positional_name, positional_shown,
+             N_("positional encoding: none; the sinusoidal one of \"Attention Is All You Need\", added to the "
+                "embedding; or RoPE, which rotates Q and K instead (its base and style: Variants)"));
+  if (m.draft.positional != Positional::rope) error_line(m, "positional");  // RoPE's refusals: under Variants
+}
+
+void weights_group(AppModel& m) {
+  if (!group_header(m, N_("Weights"), false, {"weights", "qkv_bias", "out_proj", "out_bias"})) return;
+  if (m.draft.weights.init == WeightInit::values) {
+    ImGui::TextDisabled("%s", tr("explicit values"));
+    same_line_if_fits(L("back to seeded##w"));
+    if (ImGui::SmallButton(L("back to seeded##w"))) {
+      m.draft.weights = WeightSpec{};
+      m.draft.weights.init = WeightInit::torch_linear;
+      apply_edit(m);
+    }
+  } else {
+    enum_field(m, N_("Init"), &m.draft.weights.init, {WeightInit::torch_linear, WeightInit::torch_rand},
+               weight_init_name, weight_init_shown,
+               N_("torch_linear: nn.Linear(d_model, d_out) for query, key, value (then out_proj)\n"
+                  "torch_rand: torch.rand(d_model, d_out) for W_q, W_k, W_v (tutorial 000 / 004 §2)"));
+    seed_field(m, N_("Weight seed"), &m.draft.weights.seed);
+    if (m.draft.weights.init == WeightInit::torch_linear)
+      enum_field(m, N_("Layout"), &m.draft.weights.layout, {WeightLayout::fused, WeightLayout::per_head},
+                 weight_layout_name, weight_layout_shown,
+                 N_("fused: one nn.Linear per Q, K, V (MultiHeadAttention)\n"
+                    "per_head: each head its own Q, K, V nn.Linear (MultiHeadAttentionWrapper)"));
+  }
+  error_line(m, "weights");
+  checkbox(m, N_("QKV bias"), &m.draft.qkv_bias);
+  tooltip(N_("nn.Linear(..., bias=True) for query, key and value: adds b_q, b_k, b_v"));
+  checkbox(m, N_("Output projection"), &m.draft.out_proj);
+  tooltip(N_("out_proj: an nn.Linear(d_out, d_out) after the heads are concatenated"));
+  if (m.draft.out_proj) {
+    ImGui::SameLine();
+    checkbox(m, N_("bias##out"), &m.draft.out_bias);
+    tooltip(N_("the output projection's bias b_o"));
+  }
+}
+
+}  // namespace
+
+void parameters_panel(AppModel& m) {
+  if (!m.engine.has_result()) return;
+  // The groups edit m.draft in place; applying it replaces it with the engine's
+  // canonical state, so each reads its fields afresh rather than keeping references.
+  tokens_group(m);
+  shapes_group(m);
+  mask_dropout_group(m);
+  ImGui::Spacing();
+  scaling_group(m);
+  variants_group(m);
+  embedding_group(m);
+  weights_group(m);
+  error_line(m, "");
+}
+
+float parameters_height_wanted() {
+  // Rows of the panel as it opens (one row of chips; the scaling group open on a
+  // tall screen, the others closed), in the style's metrics at the app's font
+  // size; the fonts may not be loaded yet when the first layout is made.
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float frame = kFontSize + 2 * st.FramePadding.y, row = frame + st.ItemSpacing.y;
+  const float title = frame, text = kFontSize + st.ItemSpacing.y;
+  const float chips = frame + 2 * st.FramePadding.y + st.ItemSpacing.y;
+  const float section = text + 2 * st.ItemSpacing.y + st.SeparatorTextPadding.y * 2;
+  const float scaling = row + (scaling_open_by_default() ? 4 * row : 0.0f);
+  const float controls = row /* Tokens and Split */ + row + chips + 2 * section + 3 * row + 4 * row + st.ItemSpacing.y +
+                         scaling + 3 * row /* Variants, Embedding, Weights */;
+  return title + 2 * st.WindowPadding.y + controls;
+}
+
+}  // namespace attnviz::ui

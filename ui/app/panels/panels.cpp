@@ -1,0 +1,299 @@
+// panels.cpp: the frame's layout: menu bar, the Parameters column with the
+// Inspector under it, and the main area's tabs (Stages, Q K V & output, Compare
+// heads, Lines, Edit values, Decode). The default arrangement is made for the screen at hand, with
+// Parameters as tall as its controls need (layout.h); users move and resize
+// windows freely, the layout is remembered (platform layer) and fitted back onto
+// a smaller screen; View > Reset layout brings the default back.
+#include "app/panels/panels.h"
+
+#include <algorithm>
+
+#include "app/model/app_model.h"
+#include "app/panels/export.h"
+#include "app/widgets/fonts.h"
+#include "app/panels/help.h"
+#include "app/widgets/item_registry.h"
+#include "app/panels/layout.h"
+#include "app/model/presets.h"
+#include "imgui.h"
+#include "imgui_internal.h"  // ImGui::FindWindowByName: the windows' places, to keep them on screen
+
+namespace attnviz::ui {
+
+bool apply_edit(AppModel& m) { return m.apply(m.draft, Change::edit, ImGui::GetActiveID()); }
+
+nlohmann::json default_state() {
+  const auto& p = presets();
+  if (!p.empty()) return p.front().state;  // App() also takes its decimals
+  return nlohmann::json::object();  // the engine's defaults are tutorial 000 too
+}
+
+// View → Decimals: how many decimals cells print at most (auto: what fits, up to 4).
+static void decimals_menu(AppModel& m) {
+  bool open = ImGui::BeginMenu(L("Decimals"));
+  item_register("Decimals");
+  if (!open) return;
+  static const struct { int n; const char* label; } kChoices[] = {
+      {0, N_("auto (what fits, up to 4)")}, {2, "2"}, {3, "3"}, {4, N_("4 (as PyTorch prints)")}};
+  for (const auto& c : kChoices)
+    if (menu_item(c.label, m.view.decimals == c.n)) m.view.decimals = c.n;
+  ImGui::EndMenu();
+}
+
+// View → Language: each language named in itself. Items are registered as
+// "Language: en" / "Language: zh-CN" (the menu itself as "Language").
+static void language_menu(AppModel& m) {
+  bool open = ImGui::BeginMenu(L("Language"));
+  item_register("Language");
+  if (!open) return;
+  static const char* const kItems[] = {"Language: en", "Language: zh-CN"};
+  for (int i = 0; i < kLangCount; ++i) {
+    const Lang l = static_cast<Lang>(i);
+    if (ImGui::MenuItem(lang_native_name(l), nullptr, language() == l)) change_language(m, l);
+    item_register(kItems[i]);
+  }
+  ImGui::EndMenu();
+}
+
+static void menu_bar(AppModel& m) {
+  if (!ImGui::BeginMainMenuBar()) return;
+  file_menu(m);  // export.h: Save/Open state, Export window as PNG
+  edit_menu(m);  // share.h: Undo, Redo, Copy share link, Paste state
+  if (ImGui::BeginMenu(L("Presets"))) {
+    // Titles and abouts in other scripts need their glyphs: add them once the menu
+    // opens. Both are shown in the interface's language (presets.h), registered in English.
+    for (const Preset& p : presets()) {
+      bool added = fonts_collect_glyphs(preset_title(p).c_str(), m.glyphs);
+      added |= fonts_collect_glyphs(preset_about(p).c_str(), m.glyphs);
+      if (added) ++m.glyphs_version;
+    }
+    for (const Preset& p : presets()) {
+      if (ImGui::MenuItem(preset_title(p).c_str())) {
+        m.apply(p.state, Change::replace);
+        m.view.pinned = CellRef{};
+        m.view.decimals = p.decimals;
+        for (auto& [label, cache] : m.heatmaps) heatmap_reset_view(cache);  // a new scene: whole maps
+      }
+      item_register(p.title);
+      const std::string& about = preset_about(p);
+      if (ImGui::IsItemHovered() && !about.empty() && ImGui::BeginTooltip()) {  // wrapped: some are a paragraph
+        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 35.0f);
+        ImGui::TextUnformatted(about.c_str());
+        ImGui::PopTextWrapPos();
+        ImGui::EndTooltip();
+      }
+    }
+    ImGui::EndMenu();
+  }
+  item_register("Presets");
+  if (ImGui::BeginMenu(L("View"))) {
+    bool open = ImGui::BeginMenu(L("Weights colormap"));
+    item_register("Weights colormap");
+    if (open) {
+      if (menu_item("viridis", m.view.weights_cmap == Colormap::viridis)) m.view.weights_cmap = Colormap::viridis;
+      if (menu_item("cividis (colour-blind safe)", m.view.weights_cmap == Colormap::cividis))
+        m.view.weights_cmap = Colormap::cividis;
+      ImGui::EndMenu();
+    }
+    decimals_menu(m);
+    language_menu(m);
+    ImGui::Separator();
+    if (menu_item("Reset layout")) request_layout_reset();
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("%s", tr("put the windows back where they first opened, sized for this window"));
+    ImGui::EndMenu();
+  }
+  item_register("View");
+  help_menu(m);
+  ImGui::Separator();
+  ImGui::TextDisabled("%s", tr("attnviz: every stage of multi-head attention"));
+  ImGui::EndMainMenuBar();
+}
+
+// Windows are addressable too ("Inspector window"): tests drag them by the title bar.
+// The window ("Views window") and what of its inside shows, scroll bars and title
+// bar excluded ("Views window inside"): a map must not sit under a scroll bar.
+static void register_window(const char* label) {
+  ImVec2 p = ImGui::GetWindowPos(), s = ImGui::GetWindowSize();
+  item_registry().add(label, p, ImVec2(p.x + s.x, p.y + s.y));
+  const ImRect in = ImGui::GetCurrentWindow()->InnerRect;
+  char inside[64];
+  std::snprintf(inside, sizeof inside, "%s inside", label);
+  item_registry().add(inside, in.Min, in.Max);
+}
+
+// The marks a map may carry: masked (−inf, hatched), dropped by dropout (an ×, the
+// cell holds 0), a computed 0 (the colormap's low end, no mark), NaN and +inf.
+static void legend(const AppModel& m) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  enum Mark { plain, hatch, cross };
+  auto swatch = [&](ImU32 col, const char* text, Mark mark, const char* tip) {
+    ImVec2 p = ImGui::GetCursorScreenPos();
+    float s = ImGui::GetTextLineHeight();
+    dl->AddRectFilled(p, ImVec2(p.x + s, p.y + s), col);
+    if (mark == hatch)
+      for (float k = 0; k < 2 * s; k += 4) {
+        ImVec2 a(p.x + std::max(0.0f, k - s), p.y + std::min(k, s));
+        ImVec2 b(p.x + std::min(k, s), p.y + std::max(0.0f, k - s));
+        dl->AddLine(a, b, kColourMaskedHatch);
+      }
+    if (mark == cross) {
+      const ImU32 c = IM_COL32(0xF0, 0x8C, 0x2E, 0xFF);
+      dl->AddLine(ImVec2(p.x + 3, p.y + 3), ImVec2(p.x + s - 3, p.y + s - 3), c, 2.0f);
+      dl->AddLine(ImVec2(p.x + s - 3, p.y + 3), ImVec2(p.x + 3, p.y + s - 3), c, 2.0f);
+    }
+    ImGui::Dummy(ImVec2(s, s));
+    ImGui::SameLine();
+    ImGui::TextUnformatted(tr(text));
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(tip));
+    ImGui::SameLine(0, 18);
+  };
+  swatch(kColourMasked, N_("masked (\xE2\x88\x92inf)"), hatch,
+         N_("masked_fill put \xE2\x88\x92inf here (causal or padding mask); softmax turns it into 0."));
+  swatch(colormap_at(m.view.weights_cmap, 0.0f), N_("dropped (0)"), cross,
+         N_("Dropout (training) zeroed this weight; the kept ones are scaled by 1/(1\xE2\x88\x92p)."));
+  swatch(colormap_at(m.view.weights_cmap, 0.0f), N_("computed 0"), plain,
+         N_("A weight that is 0 because of the numbers (e.g. a masked score after softmax): no mark."));
+  swatch(kColourNaN, N_("NaN"), plain, N_("Not a number, e.g. softmax of a row that is all \xE2\x88\x92inf."));
+  swatch(kColourPosInf, N_("+inf"), plain, N_("Positive infinity."));
+  ImGui::NewLine();
+}
+
+// --- Window arrangement (layout.h). The default one is made for the screen at
+// hand; a saved one that does not fit (a smaller window, a smaller screen) is
+// fitted to it, and windows dropped partly off the screen come back inside.
+
+namespace {
+
+// By ID ("###Parameters"): the title is in the interface's language (i18n.h L).
+const char* const kWindowNames[kLayoutCount] = {"###Parameters", "###Inspector", "###Views"};
+
+struct LayoutState {
+  bool reset = false;        // View > Reset layout: the default arrangement next frame
+  ImVec2 display{-1, -1};    // the screen size last seen
+  int stable_frames = 0;     // frames it has kept that size
+  bool fitted = false;       // the arrangement was fitted to this size
+  LayoutRect def[kLayoutCount];  // this frame's default arrangement
+};
+LayoutState& layout_state() {
+  static LayoutState s;
+  return s;
+}
+
+// The screen below the menu bar (WorkPos only accounts for the bar from the second frame on).
+LayoutRect work_area() {
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  const float menu_h = ImGui::GetFrameHeight();
+  return {vp->Pos.x, vp->Pos.y + menu_h, vp->Size.x, vp->Size.y - menu_h};
+}
+
+// The default arrangement for this screen (layout_default), made each frame:
+// ImGui uses it for a window it has no saved place for, and View > Reset layout
+// for all three.
+void default_places(const LayoutRect& work) {
+  const float inspector_min = ImGui::GetFrameHeight() * 7;  // title and a few lines of explanation
+  layout_default(work, parameters_height_wanted(), inspector_min, layout_state().def);
+}
+
+// Just before Begin(kWindowNames[i]).
+void next_window_place(int i) {
+  const LayoutState& ls = layout_state();
+  const ImGuiCond cond = ls.reset ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
+  if (ls.reset) ImGui::SetNextWindowCollapsed(false);
+  ImGui::SetNextWindowPos(ImVec2(ls.def[i].x, ls.def[i].y), cond);
+  ImGui::SetNextWindowSize(ImVec2(ls.def[i].w, ls.def[i].h), cond);
+}
+
+// After the windows are drawn: keep them on the screen. A new screen size is
+// acted on once it has held for a few frames (a page's first frames, or a window
+// being resized, pass through sizes that are not the one to fit to). While a mouse
+// button is down a window may be being dragged: it is put back when released.
+void keep_windows_on_screen(const LayoutRect& work) {
+  LayoutState& ls = layout_state();
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  if (display.x != ls.display.x || display.y != ls.display.y) {
+    ls.display = display;
+    ls.stable_frames = 0;
+    ls.fitted = false;
+  }
+  if (++ls.stable_frames < 3 || work.w <= 0 || work.h <= 0) return;
+  if (ls.fitted && ImGui::IsAnyMouseDown()) return;
+  LayoutRect r[kLayoutCount];
+  bool collapsed[kLayoutCount];
+  for (int i = 0; i < kLayoutCount; ++i) {
+    const ImGuiWindow* w = ImGui::FindWindowByName(kWindowNames[i]);
+    if (!w) return;
+    collapsed[i] = w->Collapsed;  // only its title bar shows: that is what must be on screen
+    r[i] = {w->Pos.x, w->Pos.y, w->SizeFull.x, w->Collapsed ? w->Size.y : w->SizeFull.y};
+  }
+  LayoutRect fitted[kLayoutCount];
+  for (int i = 0; i < kLayoutCount; ++i) fitted[i] = ls.fitted ? layout_clamp(r[i], work) : r[i];
+  if (!ls.fitted) layout_fit(fitted, kLayoutCount, work);  // a new size: scale the arrangement if it must
+  ls.fitted = true;
+  for (int i = 0; i < kLayoutCount; ++i) {
+    if (fitted[i] == r[i]) continue;
+    ImGui::SetWindowPos(kWindowNames[i], ImVec2(fitted[i].x, fitted[i].y));
+    if (!collapsed[i]) ImGui::SetWindowSize(kWindowNames[i], ImVec2(fitted[i].w, fitted[i].h));
+  }
+}
+
+}  // namespace
+
+void request_layout_reset() { layout_state().reset = true; }
+
+void draw_panels(AppModel& m) {
+  menu_bar(m);
+
+  const LayoutRect work = work_area();
+  default_places(work);
+
+  next_window_place(kLayoutParams);
+  if (ImGui::Begin(L("Parameters"))) parameters_panel(m);
+  register_window("Parameters window");
+  ImGui::End();
+
+  next_window_place(kLayoutInspector);
+  if (ImGui::Begin(L("Inspector"))) inspector_panel(m);
+  register_window("Inspector window");
+  ImGui::End();
+
+  next_window_place(kLayoutViews);
+  if (ImGui::Begin(L("Views"))) {
+    legend(m);
+    if (ImGui::BeginTabBar("main tabs")) {
+      struct Tab { const char* name; MainTab id; void (*draw)(AppModel&); };
+      static const Tab tabs[] = {{N_("Stages"), MainTab::stages, stages_tab},
+                                 {N_("Q K V & output"), MainTab::data, data_tab},
+                                 {N_("Compare heads"), MainTab::compare, compare_tab},
+                                 {N_("Lines"), MainTab::lines, lines_tab},
+                                 {N_("Edit values"), MainTab::values, values_tab},
+                                 {N_("Decode"), MainTab::decode, decode_tab}};
+      for (const Tab& t : tabs) {
+        // A restored view (share link, paste) selects its tab; meanwhile the bar's old one must not win.
+        bool restore = m.view_restoring > 0 && m.view.tab == t.id;
+        bool open = ImGui::BeginTabItem(L(t.name), nullptr, restore ? ImGuiTabItemFlags_SetSelected : 0);
+        item_register(t.name);
+        if (open) {
+          if (m.view_restoring == 0) m.view.tab = t.id;
+          // Decode moves its step with ←/→: keyboard navigation must not take them too.
+          ImGui::BeginChild("tab body", ImVec2(0, 0), 0,
+                            t.id == MainTab::decode ? ImGuiWindowFlags_NoNavInputs : ImGuiWindowFlags_None);
+          t.draw(m);
+          ImGui::EndChild();
+          ImGui::EndTabItem();
+        }
+      }
+      ImGui::EndTabBar();
+    }
+  }
+  register_window("Views window");
+  ImGui::End();
+  layout_state().reset = false;
+  keep_windows_on_screen(work);
+
+  help_overlay(m);
+  cell_keys(m);
+  register_nav_focus();
+}
+
+}  // namespace attnviz::ui
