@@ -6,6 +6,7 @@
 #include <string>
 
 #include "attnviz/kernels.h"
+#include "attnviz/messages.h"
 #include "attnviz/pipeline.h"
 #include "engine_test_util.h"
 
@@ -227,6 +228,54 @@ TEST(Explain, SquareStagesAreTheQueryByKeyOnes) {
     }
   }
   EXPECT_FALSE(attnviz::stage_is_square(Stage::context));
+}
+
+}  // namespace
+
+namespace {
+
+// Every formula comes from the one table (analysis/formulas.cpp): its id and values
+// rebuild the English text, every placeholder is filled, and across these states
+// every line of the table but `none` is met at least once.
+TEST(Explain, EveryFormulaIsTheTablesLineFilled) {
+  const char* states[] = {
+      R"({"tokens": ["a", "b", "c", "d", "e"], "d_model": 4, "d_out": 6, "num_heads": 2, "qkv_bias": true,
+          "out_proj": true, "causal": true, "key_padding": [1, 1, 1, 0, 1], "temperature": 1.5,
+          "positional": "sinusoidal", "dropout": {"p": 0.4, "training": true, "seed": 5}})",
+      R"({"tokens": ["a", "b", "c", "d"], "d_model": 8, "d_out": 8, "num_heads": 4, "num_kv_heads": 2,
+          "positional": "rope", "window": 2, "key_padding": [1, 1, 0, 1], "out_proj": true, "out_bias": false,
+          "scale": "d_out", "safe_softmax": true})",
+      R"({"tokens": ["a", "b", "c"], "d_model": 4, "d_out": 4, "num_heads": 2, "alibi": true, "scale": "none",
+          "causal": true, "window": 1})",
+      R"({"tokens": ["a", "b", "c"], "d_model": 4, "d_out": 4, "num_heads": 1, "temperature": 2,
+          "scale": "d_out", "key_padding": [0, 0, 0], "safe_softmax": true, "out_proj": true, "qkv_bias": true})",
+      R"({"tokens": ["a", "b", "c"], "d_model": 4, "d_out": 4, "num_heads": 1, "scale": "none", "temperature": 2,
+          "dropout": {"p": 0.5, "training": false}, "positional": "rope", "num_kv_heads": 1})",
+      R"({"tokens": ["a", "b"], "d_model": 4, "d_out": 4, "num_heads": 2, "num_kv_heads": 1, "positional": "rope"})",
+  };
+  bool met[attnviz::kFormulaCount] = {};
+  for (const char* text : states) {
+    Pipeline p;
+    run(&p, state_from(text));
+    for (int k = 0; k < attnviz::kStageCount; ++k) {
+      const Stage stage = static_cast<Stage>(k);
+      for (int h = 0; h < (attnviz::stage_is_per_head(stage) ? p.num_heads() : 1); ++h)
+        for (int i = 0; i < 5; ++i)
+          for (int j = 0; j < 8; ++j) {
+            const Explanation e = p.explain(stage, h, i, j);
+            if (!e.ok) continue;
+            ASSERT_NE(e.formula_id, attnviz::Formula::none) << text;
+            met[static_cast<int>(e.formula_id)] = true;
+            EXPECT_EQ(e.formula, attnviz::msg_format(attnviz::formula_template(e.formula_id), e.formula_args));
+            EXPECT_EQ(e.formula.find('{'), std::string::npos) << e.formula;
+          }
+    }
+  }
+  for (int f = 1; f < attnviz::kFormulaCount; ++f) {
+    // masked_fill is the masked cell with no reason, which the pipeline never makes.
+    if (static_cast<attnviz::Formula>(f) == attnviz::Formula::masked_fill) continue;
+    EXPECT_TRUE(met[f]) << "no cell explained with " << attnviz::formula_template(static_cast<attnviz::Formula>(f));
+  }
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
 The English text is the key (ui/app/text/i18n.h). This script
   1. extracts the keys from the sources: the string literal (adjacent literals joined)
      that is the first argument of tr, L, N_, tr_args or menu_item in ui/ and the
-     English templates of the engine's refusal table (engine/src/state/messages.cpp, ENGINE_MSG),
+     English templates of the engine's refusal table (engine/src/state/messages.cpp, ENGINE_MSG)
+     and of its formulas with words (engine/src/analysis/formulas.cpp, ENGINE_FORMULA),
   2. reads the Chinese catalogue (ui/app/text/lang_zh_cn.cpp) and the page's own
      catalogue (web/site/attnviz-lang.js),
 and fails (exit 1, one line per problem) when
@@ -26,7 +27,8 @@ import sys
 STR = r'"(?:[^"\\]|\\.)*"'
 LITS = rf'{STR}(?:\s*{STR})*'
 KEY_CALL = re.compile(rf'(?<![\w.>])(tr|L|N_|tr_args|menu_item)\(\s*({LITS})')
-ENGINE_MSG = re.compile(rf'ENGINE_MSG\(\s*\w+\s*,\s*({LITS})')
+# The engine's tables: refusals (every line) and the Inspector's formulas (the lines with words).
+ENGINE_MSG = re.compile(rf'ENGINE_MSG\(\s*\w+\s*,\s*({LITS})|ENGINE_FORMULA\(\s*\w+\s*,\s*words\s*,\s*({LITS})')
 ENTRY = re.compile(rf'\{{\s*({LITS})\s*,\s*({LITS})\s*\}}')
 SHOWN = ('Text', 'TextUnformatted', 'TextWrapped', 'TextDisabled', 'BulletText', 'Button',
          'SmallButton', 'Checkbox', 'RadioButton', 'BeginMenu', 'MenuItem', 'BeginTabItem',

@@ -167,6 +167,38 @@ TEST_F(StagesI18n, TheInspectorsFormulaInEnglishIsTheEngines) {
   EXPECT_GT(compared, 500);
 }
 
+// One source for the formulas: every line of the engine's table with words has its
+// Chinese, which keeps the maths (every placeholder, the names and operators) and
+// drops the English words; maths lines are written as they are in both languages.
+TEST_F(StagesI18n, EveryFormulaOfTheEnginesTableIsWordedInChinese) {
+  set_language(Lang::zh_CN);
+  for (int k = 1; k < attnviz::kFormulaCount; ++k) {
+    const auto f = static_cast<attnviz::Formula>(k);
+    const std::string en = attnviz::formula_template(f), zh = tr(attnviz::formula_template(f));
+    if (!attnviz::formula_has_words(f)) continue;
+    EXPECT_NE(zh, en) << "no Chinese for " << en;
+    for (const char* word : {"(head", "K/V head", "embedding of", "column", "is a parameter", "no scaling",
+                             "not masked", "(causal", "(padding", "(window", "row max", "temperature",
+                             "dropout is off", "(kept)", "(dropped)", "no output projection", "context of head"})
+      EXPECT_EQ(zh.find(word), std::string::npos) << "\"" << word << "\" left in " << zh;
+    for (int a = 0; a < 10; ++a) {
+      const std::string ph = "{" + std::to_string(a) + "}";
+      EXPECT_EQ(en.find(ph) == std::string::npos, zh.find(ph) == std::string::npos) << ph << " in " << en;
+    }
+  }
+  // A filled Chinese formula, as the Inspector shows it.
+  State st;
+  ASSERT_TRUE(attnviz::parse_state_text(R"({"tokens": ["a", "b", "c"], "d_model": 4, "d_out": 4, "num_heads": 2,
+      "num_kv_heads": 1, "causal": true})", &st).ok);
+  attnviz::Pipeline p;
+  ASSERT_TRUE(p.set_state(st).ok);
+  char b[512];
+  inspector_formula(p, p.explain(Stage::context, 1, 2, 0), b, sizeof b);
+  EXPECT_STREQ(b, "context[2][0] = \u03a3_s dropped[2][s] \u00b7 v_s[0]\uff08\u5934 1\uff0c\u952e/\u503c\u5934 0\uff09");
+  inspector_formula(p, p.explain(Stage::masked, 0, 0, 2), b, sizeof b);
+  EXPECT_STREQ(b, "masked[0][2] = mask_fill -inf\uff08\u56e0\u679c\u63a9\u7801\uff09");
+}
+
 // --- The app in Chinese, measured with the fonts it ships when they are here.
 
 // Rebuilds the headless atlas with DejaVu Sans and Droid Sans Fallback (every

@@ -19,13 +19,68 @@ enum class MaskReason { none, causal, padding, causal_and_padding, window, windo
 // "none", "causal", "padding", "causal and padding", "window", "window and padding"
 const char* mask_reason_name(MaskReason r);
 
+// The formula a cell is explained with: one line of a table (analysis/formulas.cpp,
+// ENGINE_FORMULA), an English template with {0}, {1}... and the values that fill it,
+// so that an interface words the same formula in its own language from one source
+// (ui/app/text/inspector_text.h: the Chinese templates are keyed by the English ones).
+// "words" formulas carry English words and are translated; "maths" ones read the
+// same in every language. The values are language-neutral: numbers, token text,
+// stage and matrix names, "−" or "+". Listed with the values each template takes.
+enum class Formula : int {
+  none,                 // no result for the cell (Explanation::ok false)
+  x_embedding,          // {0} i, {1} j, {2} the token
+  x_embedding_sin,      // {0} i, {1} j, {2} the token (sinusoidal positions added)
+  parameter,            // {0} the matrix, {1} i, {2} j
+  projection,           // {0} Q/K/V, {1} i, {2} j, {3} W_q/W_k/W_v
+  projection_bias,      // as projection, {4} b_q/b_k/b_v
+  rotation,             // {0} q_rot/k_rot, {1} i, {2} j, {3} Q/K, {4} − or +, {5} partner, {6} k, {7} head
+  rotation_kv,          // as rotation, {8} K/V head
+  scores,               // {0} i, {1} j, {2} q_ or q_rot_, {3} k_ or k_rot_, {4} head
+  scores_kv,            // as scores, {5} K/V head
+  alibi_bias,           // {0} i, {1} j, {2} head, {3} slope, {4} distance
+  scaled_none,          // {0} i, {1} j (no scaling)
+  scaled_temperature,   // {0} i, {1} j (scale none, temperature ≠ 1)
+  scaled_d_out,         // {0} i, {1} j
+  scaled_d_out_temperature,     // {0} i, {1} j
+  scaled_head_dim,              // {0} i, {1} j
+  scaled_head_dim_temperature,  // {0} i, {1} j
+  masked_not,           // {0} i, {1} j
+  masked_not_alibi,     // {0} i, {1} j
+  masked_fill,          // {0} i, {1} j, {2} the fill (a masked cell with no reason: never drawn)
+  masked_causal,        // {0} i, {1} j, {2} the fill; and the four below
+  masked_padding,
+  masked_causal_and_padding,
+  masked_window,
+  masked_window_and_padding,
+  weights_safe_zero,    // {0} i, {1} j
+  weights_softmax,      // {0} i, {1} j
+  dropped_off,          // {0} i, {1} j
+  dropped_kept,         // {0} i, {1} j
+  dropped_zeroed,       // {0} i, {1} j
+  context,              // {0} i, {1} j, {2} head
+  context_kv,           // as context, {3} K/V head
+  concat,               // {0} i, {1} j, {2} the head, {3} j within the head
+  output,               // {0} i, {1} j
+  output_bias,          // {0} i, {1} j
+  output_identity,      // {0} i, {1} j (no output projection)
+};
+constexpr int kFormulaCount = static_cast<int>(Formula::output_identity) + 1;
+// The English template of f, e.g. "scaled[{0}][{1}] = scores[{0}][{1}] (no scaling)".
+const char* formula_template(Formula f);
+// True when f's template carries English words (an interface translates it);
+// false for pure maths, which reads the same in every language.
+bool formula_has_words(Formula f);
+
 struct Explanation {
   bool ok = false;      // false when there is no result or stage/head/i/j is out of range
   Stage stage = Stage::X;
   int head = 0, i = 0, j = 0;
   float value = 0.0f;   // the cell as the pipeline stores it
   std::string formula;  // one line for a learner, e.g. "scores[1][2] = Σ_d q_1[d]·k_2[d]"; spaces
-                        // around operators, so a UI may wrap it there and never inside a number
+                        // around operators, so a UI may wrap it there and never inside a number.
+                        // = msg_format(formula_template(formula_id), formula_args)
+  Formula formula_id = Formula::none;
+  std::vector<std::string> formula_args;  // the template's values, in order
 
   // Dot products: Q, K, V (x_i · W[:, j] + b_j), scores (q_i · k_j),
   // context (Σ_s dropped[i][s]·V_h[s][j]) and output (concat_i · W_o[:, j] + b_j).

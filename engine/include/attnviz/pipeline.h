@@ -134,6 +134,7 @@ class Pipeline {
   struct Impl;  // opaque; engine/src/pipeline/pipeline_internal.h
 
  private:
+  struct Explainer;  // explain()'s parts, one a kind of stage (analysis/explain.cpp)
   std::unique_ptr<Impl> impl_;
 };
 

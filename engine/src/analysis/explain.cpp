@@ -5,6 +5,7 @@
 #include <string>
 
 #include "attnviz/kernels.h"
+#include "attnviz/messages.h"
 #include "attnviz/variants.h"
 #include "pipeline/pipeline_internal.h"
 
@@ -24,9 +25,7 @@ const char* mask_reason_name(MaskReason r) {
 
 namespace {
 
-std::string cell(const char* name, int i, int j) {
-  return std::string(name) + "[" + std::to_string(i) + "][" + std::to_string(j) + "]";
-}
+std::string str(int v) { return std::to_string(v); }
 
 // Six significant digits; a zero is "0", never "-0" (the sign of a zero means
 // nothing to a learner).
@@ -36,15 +35,11 @@ std::string num(float f) {
   return buf;
 }
 
-// The divisor of the scaled stage, in words: "√head_dim", "√d_out × temperature", ...
-std::string divisor_words(ScaleMode mode, double temperature) {
-  const bool t = temperature != 1.0;
-  switch (mode) {
-    case ScaleMode::head_dim: return t ? "(√head_dim × temperature)" : "√head_dim";
-    case ScaleMode::d_out: return t ? "(√d_out × temperature)" : "√d_out";
-    case ScaleMode::none: return t ? "temperature" : "1";
-  }
-  return "1";
+// e's formula: the table's line f (formulas.cpp) and its values, and the English text.
+void set_formula(Explanation* e, Formula f, std::vector<std::string> args) {
+  e->formula_id = f;
+  e->formula_args = std::move(args);
+  e->formula = msg_format(formula_template(f), e->formula_args);
 }
 
 // Dot product of a (K, stride inca) and b (K, stride incb) into e.
@@ -75,17 +70,160 @@ void explain_rotation(const detail::Plan& p, const float* x, int i, int j, Expla
   e->input = x[j];
 }
 
-// "q_rot[i][j] = Q[i][j] · cos θ − Q[i][j'] · sin θ, θ = i · inv_freq[k] (head h" (the caller closes it).
-std::string rotation_formula(Stage stage, int head, int i, int j, const Explanation& e) {
-  const bool first = j < e.rope_partner;  // a: x·cos − partner·sin; b: x·cos + partner·sin
-  const std::string src = stage == Stage::q_rot ? "Q" : "K";
-  const std::string row = src + "[" + std::to_string(i) + "][";
-  return cell(stage_name(stage), i, j) + " = " + row + std::to_string(j) + "] · cos θ " + (first ? "− " : "+ ") +
-         row + std::to_string(e.rope_partner) + "] · sin θ, θ = " + std::to_string(i) + " · inv_freq[" +
-         std::to_string(e.rope_k) + "] (head " + std::to_string(head);
+// The rotation's formula: the pair's first column is x·cos − partner·sin, the second
+// x·cos + partner·sin. A k_rot cell names the K/V head when heads share them.
+void rotation_formula(Explanation* e, bool shared_kv) {
+  const bool q = e->stage == Stage::q_rot;
+  std::vector<std::string> a = {stage_name(e->stage), str(e->i), str(e->j), q ? "Q" : "K",
+                                e->j < e->rope_partner ? "−" : "+", str(e->rope_partner), str(e->rope_k),
+                                str(e->head)};
+  if (!q && shared_kv) a.push_back(str(e->kv_head));
+  set_formula(e, !q && shared_kv ? Formula::rotation_kv : Formula::rotation, std::move(a));
+}
+
+Formula scaled_formula(ScaleMode mode, double temperature) {
+  const bool t = temperature != 1.0;
+  switch (mode) {
+    case ScaleMode::head_dim: return t ? Formula::scaled_head_dim_temperature : Formula::scaled_head_dim;
+    case ScaleMode::d_out: return t ? Formula::scaled_d_out_temperature : Formula::scaled_d_out;
+    case ScaleMode::none: break;
+  }
+  return t ? Formula::scaled_temperature : Formula::scaled_none;
+}
+
+Formula masked_formula(const Explanation& e) {
+  if (!e.masked) return e.alibi ? Formula::masked_not_alibi : Formula::masked_not;
+  switch (e.reason) {
+    case MaskReason::causal: return Formula::masked_causal;
+    case MaskReason::padding: return Formula::masked_padding;
+    case MaskReason::causal_and_padding: return Formula::masked_causal_and_padding;
+    case MaskReason::window: return Formula::masked_window;
+    case MaskReason::window_and_padding: return Formula::masked_window_and_padding;
+    case MaskReason::none: break;
+  }
+  return Formula::masked_fill;
 }
 
 }  // namespace
+
+// The parts of Pipeline::explain, one a kind of stage. Each fills the ingredients
+// and the formula of e (stage, head, i, j and value already set).
+struct Pipeline::Explainer {
+  const Pipeline& pipe;
+  const detail::Plan& p;
+  const detail::Buffers& b;
+  Explanation& e;
+  size_t q_off, kv_off;  // Q_h's columns, K_g's and V_g's columns
+
+  bool shared_kv() const { return p.G != p.H; }
+
+  void input_or_parameter() {
+    const int i = e.i, j = e.j;
+    if (e.stage == Stage::X) {
+      const State& s = pipe.impl_->state;
+      set_formula(&e, s.positional == Positional::sinusoidal ? Formula::x_embedding_sin : Formula::x_embedding,
+                  {str(i), str(j), s.tokens[static_cast<size_t>(i)]});
+      return;
+    }
+    set_formula(&e, Formula::parameter, {stage_name(e.stage), str(i), str(j)});
+  }
+
+  void projection() {
+    const detail::Params& w = b.params;
+    const Stage st = e.stage;
+    const Tensor& W = st == Stage::Q ? w.W_q : (st == Stage::K ? w.W_k : w.W_v);
+    const Tensor& bias = st == Stage::Q ? w.b_q : (st == Stage::K ? w.b_k : w.b_v);
+    fill_dot(&e, b.X.row(e.i), 1, W.data.data() + e.j, W.cols, p.d_model);
+    e.has_bias = !bias.empty();
+    if (e.has_bias) e.bias = bias.at(0, e.j);
+    const char* wn = st == Stage::Q ? "W_q" : (st == Stage::K ? "W_k" : "W_v");
+    const char* bn = st == Stage::Q ? "b_q" : (st == Stage::K ? "b_k" : "b_v");
+    std::vector<std::string> a = {stage_name(st), str(e.i), str(e.j), wn};
+    if (e.has_bias) a.push_back(bn);
+    set_formula(&e, e.has_bias ? Formula::projection_bias : Formula::projection, std::move(a));
+  }
+
+  void rotation() {
+    const bool q = e.stage == Stage::q_rot;
+    explain_rotation(p, q ? b.Q.row(e.i) + q_off : b.K.row(e.i) + kv_off, e.i, e.j, &e);
+    rotation_formula(&e, shared_kv());
+  }
+
+  void scores() {
+    const bool rot = p.rope;
+    const int head = e.head;
+    fill_dot(&e, rot ? b.heads[head].q_rot.row(e.i) : b.Q.row(e.i) + q_off, 1,
+             rot ? b.heads[head].k_rot.row(e.j) : b.K.row(e.j) + kv_off, 1, p.head_dim);
+    std::vector<std::string> a = {str(e.i), str(e.j), rot ? "q_rot_" : "q_", rot ? "k_rot_" : "k_", str(head)};
+    if (shared_kv()) a.push_back(str(e.kv_head));
+    set_formula(&e, shared_kv() ? Formula::scores_kv : Formula::scores, std::move(a));
+  }
+
+  void scaled() {
+    e.input = b.heads[e.head].scores.at(e.i, e.j);
+    e.divisor = p.divisor;
+    e.divisor_base = p.divisor_base;
+    e.temperature = p.temperature;
+    e.scale_mode = pipe.impl_->state.scale;
+    e.scale_dim = e.scale_mode == ScaleMode::head_dim ? p.head_dim : (e.scale_mode == ScaleMode::d_out ? p.d_out : 0);
+    set_formula(&e, scaled_formula(e.scale_mode, e.temperature), {str(e.i), str(e.j)});
+  }
+
+  void masked() {
+    e.input = pipe.matrix(Stage::scaled, e.head)->at(e.i, e.j);
+    e.masked = pipe.cell_masked(e.i, e.j, &e.reason);
+    e.fill = p.fill;
+    std::vector<std::string> a = {str(e.i), str(e.j)};
+    if (e.masked) a.push_back(num(p.fill));
+    set_formula(&e, masked_formula(e), std::move(a));
+  }
+
+  void softmax() {
+    const float* row = pipe.matrix(Stage::masked, e.head)->row(e.i);
+    const int S = p.S;
+    e.input = row[e.j];
+    bool all_neg_inf = true;
+    for (int s = 0; s < S; ++s) all_neg_inf = all_neg_inf && std::isinf(row[s]) && row[s] < 0;
+    e.row_max = kernels::max_f32_torch(row, S);
+    std::vector<float> ex(static_cast<size_t>(S));  // (S) exp(masked − max)
+    for (int s = 0; s < S; ++s) ex[s] = kernels::exp_f32(row[s] - e.row_max);
+    e.exp_term = ex[e.j];
+    e.normaliser = kernels::sum_f32_torch(ex.data(), S);
+    e.safe_zeroed = p.safe_softmax && all_neg_inf;
+    set_formula(&e, e.safe_zeroed ? Formula::weights_safe_zero : Formula::weights_softmax, {str(e.i), str(e.j)});
+  }
+
+  void dropout() {
+    e.input = b.heads[e.head].weights.at(e.i, e.j);
+    e.dropout_active = p.dropout_active;
+    e.scale = p.dropout_scale;
+    Formula f = Formula::dropped_off;
+    if (p.dropout_active) {
+      const uint8_t* keep = pipe.dropout_keep(e.head);
+      e.kept = keep[static_cast<size_t>(e.i) * p.S + e.j] != 0;
+      f = e.kept ? Formula::dropped_kept : Formula::dropped_zeroed;
+    }
+    set_formula(&e, f, {str(e.i), str(e.j)});
+  }
+
+  void context() {
+    fill_dot(&e, pipe.matrix(Stage::dropped, e.head)->row(e.i), 1, b.V.data.data() + kv_off + e.j, p.kv_dim, p.S);
+    std::vector<std::string> a = {str(e.i), str(e.j), str(e.head)};
+    if (shared_kv()) a.push_back(str(e.kv_head));
+    set_formula(&e, shared_kv() ? Formula::context_kv : Formula::context, std::move(a));
+  }
+
+  void output() {
+    if (!p.out_proj) {
+      set_formula(&e, Formula::output_identity, {str(e.i), str(e.j)});
+      return;
+    }
+    fill_dot(&e, b.concat.row(e.i), 1, b.params.W_o.data.data() + e.j, p.d_out, p.d_out);
+    e.has_bias = !b.params.b_o.empty();
+    if (e.has_bias) e.bias = b.params.b_o.at(0, e.j);
+    set_formula(&e, e.has_bias ? Formula::output_bias : Formula::output, {str(e.i), str(e.j)});
+  }
+};
 
 Explanation Pipeline::explain(Stage stage, int head, int i, int j) const {
   Explanation e;
@@ -98,13 +236,9 @@ Explanation Pipeline::explain(Stage stage, int head, int i, int j) const {
   e.ok = true;
   e.value = t->at(i, j);
   const detail::Plan& p = impl_->plan;
-  const detail::Buffers& b = impl_->buf;
   const int hd = p.head_dim;
-  const std::string h = std::to_string(head);
   const bool per_head = stage_is_per_head(stage);
   e.kv_head = per_head ? p.kv_head(head) : 0;
-  const size_t q_off = per_head ? static_cast<size_t>(head) * hd : 0;       // Q_h's columns
-  const size_t kv_off = static_cast<size_t>(e.kv_head) * hd;                // K_g's, V_g's columns
   e.window = p.window;
   if (per_head && !p.slopes.empty()) {
     e.alibi = true;
@@ -112,124 +246,27 @@ Explanation Pipeline::explain(Stage stage, int head, int i, int j) const {
     e.distance = i > j ? i - j : j - i;
     e.alibi_bias = kernels::alibi_bias(e.slope, i, j);
   }
-  const std::string kvh = p.G != p.H ? ", K/V head " + std::to_string(e.kv_head) : std::string();
+  Explainer x{*this, p, impl_->buf, e, per_head ? static_cast<size_t>(head) * hd : 0,
+              static_cast<size_t>(e.kv_head) * hd};
   switch (stage) {
     case Stage::X:
-      e.formula = cell("X", i, j) + " = embedding of \"" + impl_->state.tokens[i] + "\", column " +
-                  std::to_string(j) +
-                  (impl_->state.positional == Positional::sinusoidal ? " + sinusoidal position" : "");
-      break;
     case Stage::W_q: case Stage::W_k: case Stage::W_v: case Stage::W_o:
-    case Stage::b_q: case Stage::b_k: case Stage::b_v: case Stage::b_o:
-      e.formula = cell(stage_name(stage), i, j) + " is a parameter (x·W orientation)";
-      break;
-    case Stage::Q: case Stage::K: case Stage::V: {
-      const detail::Params& w = b.params;
-      const Tensor& W = stage == Stage::Q ? w.W_q : (stage == Stage::K ? w.W_k : w.W_v);
-      const Tensor& bias = stage == Stage::Q ? w.b_q : (stage == Stage::K ? w.b_k : w.b_v);
-      fill_dot(&e, b.X.row(i), 1, W.data.data() + j, W.cols, p.d_model);
-      e.has_bias = !bias.empty();
-      if (e.has_bias) e.bias = bias.at(0, j);
-      const char* wn = stage == Stage::Q ? "W_q" : (stage == Stage::K ? "W_k" : "W_v");
-      const char* bn = stage == Stage::Q ? "b_q" : (stage == Stage::K ? "b_k" : "b_v");
-      e.formula = cell(stage_name(stage), i, j) + " = Σ_d X[" + std::to_string(i) + "][d] · " + wn +
-                  "[d][" + std::to_string(j) + "]";
-      if (e.has_bias) e.formula += " + " + std::string(bn) + "[" + std::to_string(j) + "]";
-      break;
-    }
-    case Stage::q_rot:
-    case Stage::k_rot: {
-      const bool q = stage == Stage::q_rot;
-      explain_rotation(p, q ? b.Q.row(i) + q_off : b.K.row(i) + kv_off, i, j, &e);
-      e.formula = rotation_formula(stage, head, i, j, e) + (q ? ")" : kvh + ")");
-      break;
-    }
-    case Stage::scores: {
-      const bool rot = p.rope;
-      fill_dot(&e, rot ? b.heads[head].q_rot.row(i) : b.Q.row(i) + q_off, 1,
-               rot ? b.heads[head].k_rot.row(j) : b.K.row(j) + kv_off, 1, hd);
-      const std::string qn = rot ? "q_rot_" : "q_", kn = rot ? "k_rot_" : "k_";
-      e.formula = cell("scores", i, j) + " = " + qn + std::to_string(i) + " · " + kn + std::to_string(j) +
-                  " = Σ_d " + qn + std::to_string(i) + "[d] · " + kn + std::to_string(j) + "[d] (head " + h + kvh + ")";
-      break;
-    }
+    case Stage::b_q: case Stage::b_k: case Stage::b_v: case Stage::b_o: x.input_or_parameter(); break;
+    case Stage::Q: case Stage::K: case Stage::V: x.projection(); break;
+    case Stage::q_rot: case Stage::k_rot: x.rotation(); break;
+    case Stage::scores: x.scores(); break;
     case Stage::bias:
-      e.formula = cell("bias", i, j) + " = −m_" + h + " · |" + std::to_string(i) + " − " + std::to_string(j) +
-                  "| = −" + num(e.slope) + " · " + std::to_string(e.distance) + " (ALiBi)";
+      set_formula(&e, Formula::alibi_bias, {str(i), str(j), str(head), num(e.slope), str(e.distance)});
       break;
-    case Stage::scaled:
-      e.input = b.heads[head].scores.at(i, j);
-      e.divisor = p.divisor;
-      e.divisor_base = p.divisor_base;
-      e.temperature = p.temperature;
-      e.scale_mode = impl_->state.scale;
-      e.scale_dim = e.scale_mode == ScaleMode::head_dim ? hd : (e.scale_mode == ScaleMode::d_out ? p.d_out : 0);
-      e.formula = cell("scaled", i, j) + " = " + cell("scores", i, j);
-      e.formula += e.scale_mode == ScaleMode::none && e.temperature == 1.0
-                       ? std::string(" (no scaling)")
-                       : " / " + divisor_words(e.scale_mode, e.temperature);
-      break;
-    case Stage::masked:
-      e.input = matrix(Stage::scaled, head)->at(i, j);
-      e.masked = cell_masked(i, j, &e.reason);
-      e.fill = p.fill;
-      e.formula = e.masked ? cell("masked", i, j) + " = mask_fill " + num(p.fill) + " (" +
-                                 mask_reason_name(e.reason) + ")"
-                  : e.alibi ? cell("masked", i, j) + " = " + cell("scaled", i, j) + " + " + cell("bias", i, j) +
-                                  " (not masked)"
-                            : cell("masked", i, j) + " = " + cell("scaled", i, j) + " (not masked)";
-      break;
-    case Stage::weights: {
-      const float* row = matrix(Stage::masked, head)->row(i);
-      const int S = p.S;
-      e.input = row[j];
-      bool all_neg_inf = true;
-      for (int s = 0; s < S; ++s) all_neg_inf = all_neg_inf && std::isinf(row[s]) && row[s] < 0;
-      e.row_max = kernels::max_f32_torch(row, S);
-      std::vector<float> ex(static_cast<size_t>(S));  // (S) exp(masked − max)
-      for (int s = 0; s < S; ++s) ex[s] = kernels::exp_f32(row[s] - e.row_max);
-      e.exp_term = ex[j];
-      e.normaliser = kernels::sum_f32_torch(ex.data(), S);
-      e.safe_zeroed = p.safe_softmax && all_neg_inf;
-      e.formula = e.safe_zeroed
-                      ? cell("weights", i, j) + " = 0 (the whole row is −inf and safe_softmax is on)"
-                      : cell("weights", i, j) + " = exp(" + cell("masked", i, j) + " − row max) / Σ_s exp(" +
-                            "masked[" + std::to_string(i) + "][s] − row max)";
-      break;
-    }
-    case Stage::dropped:
-      e.input = b.heads[head].weights.at(i, j);
-      e.dropout_active = p.dropout_active;
-      e.scale = p.dropout_scale;
-      if (p.dropout_active) {
-        const uint8_t* keep = dropout_keep(head);
-        e.kept = keep[static_cast<size_t>(i) * p.S + j] != 0;
-        e.formula = e.kept ? cell("dropped", i, j) + " = " + cell("weights", i, j) + " × 1/(1 − p) (kept)"
-                           : cell("dropped", i, j) + " = " + cell("weights", i, j) + " × 0 (dropped)";
-      } else {
-        e.formula = cell("dropped", i, j) + " = weights (dropout is off)";
-      }
-      break;
-    case Stage::context:
-      fill_dot(&e, matrix(Stage::dropped, head)->row(i), 1, b.V.data.data() + kv_off + j, p.kv_dim, p.S);
-      e.formula = cell("context", i, j) + " = Σ_s dropped[" + std::to_string(i) + "][s] · v_s[" +
-                  std::to_string(j) + "] (head " + h + kvh + ")";
-      break;
+    case Stage::scaled: x.scaled(); break;
+    case Stage::masked: x.masked(); break;
+    case Stage::weights: x.softmax(); break;
+    case Stage::dropped: x.dropout(); break;
+    case Stage::context: x.context(); break;
     case Stage::concat:
-      e.formula = cell("concat", i, j) + " = context of head " + std::to_string(j / hd) + ", " +
-                  cell("context", i, j % hd);
+      set_formula(&e, Formula::concat, {str(i), str(j), str(j / hd), str(j % hd)});
       break;
-    case Stage::output:
-      if (p.out_proj) {
-        fill_dot(&e, b.concat.row(i), 1, b.params.W_o.data.data() + j, p.d_out, p.d_out);
-        e.has_bias = !b.params.b_o.empty();
-        if (e.has_bias) e.bias = b.params.b_o.at(0, j);
-        e.formula = cell("output", i, j) + " = Σ_d concat[" + std::to_string(i) + "][d] · W_o[d][" +
-                    std::to_string(j) + "]" + (e.has_bias ? " + b_o[" + std::to_string(j) + "]" : std::string());
-      } else {
-        e.formula = cell("output", i, j) + " = concat (no output projection)";
-      }
-      break;
+    case Stage::output: x.output(); break;
   }
   return e;
 }

@@ -2,10 +2,8 @@
 // Everything shown comes from Pipeline::explain(): the UI formats, never computes.
 //
 // [SECTION] index
-//   Text        numbers without −0, lines wrapped at spaces only, the per-frame log
+//   Text        drawing wrapped lines (the wrapping, numbers and the log: inspector_text.h)
 //   Dot table   the terms of a dot product, one row per term
-//   Formula     the cell's formula, worded in the interface's language from the
-//               Explanation's fields (the engine's English formula is not shown)
 //   Stages      what each stage's cell is made of
 //   Panel       the header and the body
 //
@@ -37,134 +35,19 @@ namespace attnviz::ui {
 
 // [SECTION] Text ------------------------------------------------------------------------
 
-static InspectorLog g_log;
-const InspectorLog& inspector_log() { return g_log; }
-
-static void log_append(const char* b, const char* e) {
-  const int n = (int)(e - b);
-  if (g_log.len + n + 1 >= (int)sizeof g_log.text) {
-    g_log.truncated = true;
-    return;
-  }
-  std::memcpy(g_log.text + g_log.len, b, (size_t)n);
-  g_log.len += n;
-  g_log.text[g_log.len] = '\0';
-}
-
-static void log_line(const char* b, const char* e, float width) {
-  log_append(b, e);
-  static const char nl[] = "\n";
-  log_append(nl, nl + 1);
-  ++g_log.lines;
-  g_log.widest = std::max(g_log.widest, width);
-}
-
-const char* inspector_number(float v, int digits, char* buf, size_t n) {
-  if (std::isnan(v)) return std::snprintf(buf, n, "nan"), buf;
-  if (std::isinf(v)) return std::snprintf(buf, n, v < 0 ? "-inf" : "inf"), buf;
-  const double x = v == 0.0f ? 0.0 : (double)v;  // −0 → 0
-  const double a = std::fabs(x);
-  if (a != 0.0 && (a >= 1e5 || a < 1e-3)) std::snprintf(buf, n, "%.*e", std::max(digits - 3, 1), x);
-  else std::snprintf(buf, n, "%.*f", digits, x);
-  return buf;
-}
-
-// Length in bytes of the UTF-8 character starting at p (1 for a broken byte).
-static int utf8_len(const char* p) {
-  const unsigned char c = (unsigned char)*p;
-  return c < 0xC0 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-}
-
-// The code point starting at p (never reads past end; a broken byte reads as itself).
-static unsigned code_point(const char* p, const char* end, int* len) {
-  const unsigned char c = (unsigned char)*p;
-  int n = utf8_len(p);
-  if (p + n > end) n = 1;
-  *len = n;
-  if (n == 1) return c;
-  unsigned cp = c & (0x7Fu >> n);
-  for (int k = 1; k < n; ++k) cp = (cp << 6) | ((unsigned char)p[k] & 0x3Fu);
-  return cp;
-}
-
-// Chinese characters and full-width punctuation: a line may break beside them
-// (Chinese puts no spaces between words).
-static bool wide(unsigned c) {
-  return (c >= 0x2E80 && c <= 0x9FFF) || (c >= 0xAC00 && c <= 0xD7AF) || (c >= 0xF900 && c <= 0xFAFF) ||
-         (c >= 0xFE30 && c <= 0xFE4F) || (c >= 0xFF00 && c <= 0xFFEF);
-}
-// Punctuation a line must not start with (closing) or end with (opening).
-static bool closing(unsigned c) {
-  switch (c) {
-    case 0xFF0C: case 0x3002: case 0x3001: case 0xFF1B: case 0xFF1A: case 0xFF01: case 0xFF1F:  // ，。、；：！？
-    case 0xFF09: case 0x300D: case 0x300F: case 0x3011: case 0x300B: case 0x3009: case 0x201D: case 0x2019:  // ）」』】》〉”’
-    case ')': case ']': case ',': case '.': case ';': case ':': case '!': case '?':
-      return true;
-    default: return false;
-  }
-}
-static bool opening(unsigned c) {
-  switch (c) {
-    case 0xFF08: case 0x300C: case 0x300E: case 0x3010: case 0x300A: case 0x3008: case 0x201C: case 0x2018:  // （「『【《〈“‘
-    case '(': case '[':
-      return true;
-    default: return false;
-  }
-}
-
-// The end of the unit of text that starts at p: the next space, or the first place
-// between two characters where a line may break in Chinese text (beside a Chinese
-// character, not before closing punctuation nor after opening). A run of Latin
-// letters, digits and ASCII signs is one unit: a number or a name never splits.
-static const char* unit_end(const char* p, const char* end) {
-  if (p >= end || *p == ' ') return p;
-  int la = 0, lb = 0;
-  unsigned a = code_point(p, end, &la);
-  const char* q = p + la;
-  while (q < end && *q != ' ') {
-    const unsigned b = code_point(q, end, &lb);
-    if ((wide(a) || wide(b)) && !closing(b) && !opening(a)) return q;
-    a = b;
-    q += lb;
-  }
-  return q;
-}
-
-const char* inspector_wrap(const char* begin, const char* end, float width) {
-  const char* fits = nullptr;  // end of the last unit that fits
-  for (const char* p = begin; p < end;) {
-    const char* q = unit_end(p, end);  // [p, q) is a word, or a piece of Chinese text
-    if (ImGui::CalcTextSize(begin, q).x > width) {
-      if (fits) return fits;
-      // The first unit alone is wider than the line: cut it at the last character that fits.
-      const char* cut = begin + utf8_len(begin);
-      while (cut < q) {
-        const char* next = cut + utf8_len(cut);
-        if (next > q || ImGui::CalcTextSize(begin, next).x > width) break;
-        cut = next;
-      }
-      return std::min(cut, end);
-    }
-    fits = q;
-    p = q < end && *q == ' ' ? q + 1 : q;
-  }
-  return end;
-}
-
 // Registers the item just drawn as "inspector line N" (N counts from 0 each frame), with
 // its whole rectangle, not clipped: browser tests check that every line lies inside the
 // window. Table rows are not lines; a table is "inspector terms".
-static int g_line_items = 0;
 static void register_line() {
   char label[32];
-  std::snprintf(label, sizeof label, "inspector line %d", g_line_items++);
+  std::snprintf(label, sizeof label, "inspector line %d", inspector_log_item());
   item_registry().add(label, ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
 }
 
 // Draws `text` wrapped to the panel's width, breaking only at spaces ('\n' forces a break).
 static void flow_text(const char* text, bool dim = false) {
   const float width = std::max(ImGui::GetContentRegionAvail().x, 40.0f);
-  g_log.avail = std::max(g_log.avail, width);
+  inspector_log_room(width);
   if (dim) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
   const char* p = text;
   const char* const end = text + std::strlen(text);
@@ -175,7 +58,7 @@ static void flow_text(const char* text, bool dim = false) {
       const char* le = inspector_wrap(p, para, width);
       ImGui::TextUnformatted(p, le);
       register_line();
-      log_line(p, le, ImGui::CalcTextSize(p, le).x);
+      inspector_log_line(p, le, ImGui::CalcTextSize(p, le).x);
       p = le;
       while (p < para && *p == ' ') ++p;
     }
@@ -229,9 +112,7 @@ static void dot_table(const Explanation& e, const DotNames& nm) {
   const ImGuiStyle& st = ImGui::GetStyle();
   const float need = w[0] + w[1] + w[2] + w[3] + 8 * st.CellPadding.x + 5.0f;  // + the 5 vertical borders
   const float avail = ImGui::GetContentRegionAvail().x;
-  g_log.avail = std::max(g_log.avail, avail);
-  g_log.widest = std::max(g_log.widest, std::min(need, avail));  // wider: it scrolls, counted below
-  if (need > avail) ++g_log.tables_scrolling;
+  inspector_log_table(need, avail);
   // Up to 10 rows, fewer when the panel is short: the sum and the value below the
   // table (three lines) stay in view, and the table scrolls instead.
   const float row_h = ImGui::GetTextLineHeight() + 2 * st.CellPadding.y + 1.0f;
@@ -256,7 +137,7 @@ static void dot_table(const Explanation& e, const DotNames& nm) {
     ImGui::TableHeadersRow();
     char row[160];
     std::snprintf(row, sizeof row, "%s | %s | %s | %s", nm.index, nm.lhs, nm.rhs, product);
-    log_line(row, row + std::strlen(row), 0);
+    inspector_log_line(row, row + std::strlen(row), 0);
     for (int t = 0; t < shown; ++t) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
@@ -268,7 +149,7 @@ static void dot_table(const Explanation& e, const DotNames& nm) {
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(inspector_number(e.terms[t], 4, buf[2], 32));
       std::snprintf(row, sizeof row, "%d | %s | %s | %s", t, buf[0], buf[1], buf[2]);
-      log_line(row, row + std::strlen(row), 0);
+      inspector_log_line(row, row + std::strlen(row), 0);
     }
     ImGui::EndTable();
     item_registry().add("inspector terms", ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
@@ -277,139 +158,6 @@ static void dot_table(const Explanation& e, const DotNames& nm) {
   Nums f;
   if (e.has_bias) flow(tr("sum = %s, + bias %s = %s"), f(e.sum), f(e.bias), f(e.value));
   else flow(tr("sum = %s"), f(e.sum));
-}
-
-// [SECTION] Formula ---------------------------------------------------------------------
-
-// Six significant digits and no "-0", as explain() writes the fill.
-static const char* num6(float v, char* buf, size_t n) {
-  std::snprintf(buf, n, "%.6g", v == 0.0f ? 0.0 : (double)v);
-  return buf;
-}
-
-static int scaled_formula(const Explanation& e, char* buf, size_t n) {
-  const int i = e.i, j = e.j;
-  const bool temp = e.temperature != 1.0;
-  switch (e.scale_mode) {
-    case ScaleMode::none:
-      return temp ? std::snprintf(buf, n, tr("scaled[%d][%d] = scores[%d][%d] / temperature"), i, j, i, j)
-                  : std::snprintf(buf, n, tr("scaled[%d][%d] = scores[%d][%d] (no scaling)"), i, j, i, j);
-    case ScaleMode::d_out:
-      return temp ? std::snprintf(buf, n, tr("scaled[%d][%d] = scores[%d][%d] / (\xE2\x88\x9A" "d_out \xC3\x97 temperature)"),
-                                  i, j, i, j)
-                  : std::snprintf(buf, n, NO_TR("scaled[%d][%d] = scores[%d][%d] / \xE2\x88\x9A" "d_out"), i, j, i, j);
-    default:
-      return temp ? std::snprintf(buf, n, tr("scaled[%d][%d] = scores[%d][%d] / (\xE2\x88\x9Ahead_dim \xC3\x97 temperature)"),
-                                  i, j, i, j)
-                  : std::snprintf(buf, n, NO_TR("scaled[%d][%d] = scores[%d][%d] / \xE2\x88\x9Ahead_dim"), i, j, i, j);
-  }
-}
-
-static int masked_formula(const Explanation& e, char* buf, size_t n) {
-  const int i = e.i, j = e.j;
-  if (!e.masked && e.alibi)
-    return std::snprintf(buf, n, tr("masked[%d][%d] = scaled[%d][%d] + bias[%d][%d] (not masked)"), i, j, i, j, i, j);
-  if (!e.masked) return std::snprintf(buf, n, tr("masked[%d][%d] = scaled[%d][%d] (not masked)"), i, j, i, j);
-  char fill[32];
-  num6(e.fill, fill, sizeof fill);
-  switch (e.reason) {  // the reason in words of this language (the engine's mask_reason_name is English)
-    case MaskReason::causal: return std::snprintf(buf, n, tr("masked[%d][%d] = mask_fill %s (causal)"), i, j, fill);
-    case MaskReason::padding: return std::snprintf(buf, n, tr("masked[%d][%d] = mask_fill %s (padding)"), i, j, fill);
-    case MaskReason::causal_and_padding:
-      return std::snprintf(buf, n, tr("masked[%d][%d] = mask_fill %s (causal and padding)"), i, j, fill);
-    case MaskReason::window: return std::snprintf(buf, n, tr("masked[%d][%d] = mask_fill %s (window)"), i, j, fill);
-    case MaskReason::window_and_padding:
-      return std::snprintf(buf, n, tr("masked[%d][%d] = mask_fill %s (window and padding)"), i, j, fill);
-    default: return std::snprintf(buf, n, NO_TR("masked[%d][%d] = mask_fill %s"), i, j, fill);
-  }
-}
-
-static int dot_formula(const Pipeline& p, const Explanation& e, char* buf, size_t n) {
-  const int i = e.i, j = e.j;
-  const char* name = stage_name(e.stage);
-  int len = 0;
-  if (e.stage == Stage::output) {
-    if (!p.state().out_proj) return std::snprintf(buf, n, tr("output[%d][%d] = concat (no output projection)"), i, j);
-    len = std::snprintf(buf, n, NO_TR("output[%d][%d] = \xCE\xA3_d concat[%d][d] \xC2\xB7 W_o[d][%d]"), i, j, i, j);
-    if (e.has_bias && len > 0 && (size_t)len < n) len += std::snprintf(buf + len, n - (size_t)len, " + b_o[%d]", j);
-    return len;
-  }
-  const char w = e.stage == Stage::Q ? 'q' : e.stage == Stage::K ? 'k' : 'v';
-  len = std::snprintf(buf, n, NO_TR("%s[%d][%d] = \xCE\xA3_d X[%d][d] \xC2\xB7 W_%c[d][%d]"), name, i, j, i, w, j);
-  if (e.has_bias && len > 0 && (size_t)len < n) len += std::snprintf(buf + len, n - (size_t)len, " + b_%c[%d]", w, j);
-  return len;
-}
-
-int inspector_formula(const Pipeline& p, const Explanation& e, char* buf, size_t n) {
-  const int i = e.i, j = e.j, h = e.head;
-  const State& s = p.state();
-  const bool kv = s.kv_heads() != s.num_heads;  // GQA / MQA: name the K/V head a query head reads
-  switch (e.stage) {
-    case Stage::X:
-      return std::snprintf(buf, n, tr("X[%d][%d] = embedding of \"%s\", column %d%s"), i, j,
-                           i < (int)s.tokens.size() ? s.tokens[i].c_str() : "?", j,
-                           s.positional == Positional::sinusoidal ? tr(" + sinusoidal position") : "");
-    case Stage::Q: case Stage::K: case Stage::V: case Stage::output:
-      return dot_formula(p, e, buf, n);
-    case Stage::q_rot:
-    case Stage::k_rot: {
-      const char src = e.stage == Stage::q_rot ? 'Q' : 'K';
-      const bool first = j < e.rope_partner;  // the pair's first: x·cos − partner·sin; second: + partner·sin
-      int len = std::snprintf(buf, n,
-                              NO_TR("%s[%d][%d] = %c[%d][%d] \xC2\xB7 cos \xCE\xB8 %s %c[%d][%d] \xC2\xB7 sin \xCE\xB8, \xCE\xB8 = %d "
-                                    "\xC2\xB7 inv_freq[%d]"),
-                              stage_name(e.stage), i, j, src, i, j, first ? "\xE2\x88\x92" : "+", src, i, e.rope_partner, i,
-                              e.rope_k);
-      if (len < 0 || (size_t)len >= n) return len;
-      if (e.stage == Stage::k_rot && kv)
-        return len + std::snprintf(buf + len, n - (size_t)len, tr(" (head %d, K/V head %d)"), h, e.kv_head);
-      return len + std::snprintf(buf + len, n - (size_t)len, tr(" (head %d)"), h);
-    }
-    case Stage::bias: {
-      char m[32];
-      num6(e.slope, m, sizeof m);
-      return std::snprintf(buf, n, NO_TR("bias[%d][%d] = \xE2\x88\x92m_%d \xC2\xB7 |%d \xE2\x88\x92 %d| = \xE2\x88\x92%s \xC2\xB7 %d (ALiBi)"),
-                           i, j, h, i, j, m, e.distance);
-    }
-    case Stage::scores: {
-      const char* q = s.positional == Positional::rope ? "q_rot_" : "q_";
-      const char* k = s.positional == Positional::rope ? "k_rot_" : "k_";
-      if (kv)
-        return std::snprintf(buf, n,
-                             tr("scores[%d][%d] = %s%d \xC2\xB7 %s%d = \xCE\xA3_d %s%d[d] \xC2\xB7 %s%d[d] (head %d, K/V head %d)"),
-                             i, j, q, i, k, j, q, i, k, j, h, e.kv_head);
-      if (s.positional == Positional::rope)
-        return std::snprintf(buf, n, tr("scores[%d][%d] = %s%d \xC2\xB7 %s%d = \xCE\xA3_d %s%d[d] \xC2\xB7 %s%d[d] (head %d)"),
-                             i, j, q, i, k, j, q, i, k, j, h);
-      return std::snprintf(buf, n, tr("scores[%d][%d] = q_%d \xC2\xB7 k_%d = \xCE\xA3_d q_%d[d] \xC2\xB7 k_%d[d] (head %d)"),
-                           i, j, i, j, i, j, h);
-    }
-    case Stage::scaled: return scaled_formula(e, buf, n);
-    case Stage::masked: return masked_formula(e, buf, n);
-    case Stage::weights:
-      if (e.safe_zeroed)
-        return std::snprintf(buf, n, tr("weights[%d][%d] = 0 (the whole row is \xE2\x88\x92inf and safe_softmax is on)"), i, j);
-      return std::snprintf(buf, n,
-                           tr("weights[%d][%d] = exp(masked[%d][%d] \xE2\x88\x92 row max) / \xCE\xA3_s exp(masked[%d][s] "
-                              "\xE2\x88\x92 row max)"),
-                           i, j, i, j, i);
-    case Stage::dropped:
-      if (!e.dropout_active) return std::snprintf(buf, n, tr("dropped[%d][%d] = weights (dropout is off)"), i, j);
-      return e.kept ? std::snprintf(buf, n, tr("dropped[%d][%d] = weights[%d][%d] \xC3\x97 1/(1 \xE2\x88\x92 p) (kept)"),
-                                    i, j, i, j)
-                    : std::snprintf(buf, n, tr("dropped[%d][%d] = weights[%d][%d] \xC3\x97 0 (dropped)"), i, j, i, j);
-    case Stage::context:
-      if (kv)
-        return std::snprintf(buf, n, tr("context[%d][%d] = \xCE\xA3_s dropped[%d][s] \xC2\xB7 v_s[%d] (head %d, K/V head %d)"),
-                             i, j, i, j, h, e.kv_head);
-      return std::snprintf(buf, n, tr("context[%d][%d] = \xCE\xA3_s dropped[%d][s] \xC2\xB7 v_s[%d] (head %d)"), i, j, i, j, h);
-    case Stage::concat: {
-      const int hd = std::max(p.head_dim(), 1);
-      return std::snprintf(buf, n, tr("concat[%d][%d] = context of head %d, context[%d][%d]"), i, j, j / hd, i, j % hd);
-    }
-    default:  // parameters
-      return std::snprintf(buf, n, tr("%s[%d][%d] is a parameter (x\xC2\xB7W orientation)"), stage_name(e.stage), i, j);
-  }
 }
 
 // [SECTION] Stages ----------------------------------------------------------------------
@@ -644,13 +392,7 @@ const Explanation& explanation_of(AppModel& m, const CellRef& c) {
 }  // namespace
 
 void inspector_panel(AppModel& m) {
-  g_log.len = 0;
-  g_log.text[0] = '\0';
-  g_log.lines = 0;
-  g_log.widest = g_log.avail = 0;
-  g_log.truncated = false;
-  g_log.tables_scrolling = 0;
-  g_line_items = 0;
+  inspector_log_begin();
   const CellRef& c = m.focus();
   if (!c.valid || !m.engine.has_result()) {
     flow_text(tr("Hover over any cell of any heatmap to see how its number was computed. Click to pin it; click the "

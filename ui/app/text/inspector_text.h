@@ -1,5 +1,5 @@
-// inspector_text.h: how the Inspector writes text (panel_inspector.cpp), exposed so
-// tests can check it: numbers with no "-0.0000", lines wrapped at spaces and beside
+// inspector_text.h: how the Inspector writes text (drawn by panel_inspector.cpp),
+// exposed so tests can check it: numbers with no "-0.0000", lines wrapped at spaces and beside
 // Chinese characters (a number never splits across lines), the cell's formula in the
 // interface's language, and a log of what the last frame drew.
 #pragma once
@@ -29,9 +29,9 @@ const char* inspector_wrap(const char* begin, const char* end, float width);
 
 // The first line the Inspector writes for a cell: its formula, e.g.
 // "scores[1][2] = q_1 · k_2 = Σ_d q_1[d] · k_2[d] (head 0)", worded in the
-// interface's language from the Explanation's fields (in English it is the engine's
-// Explanation::formula, character for character; the maths reads the same in every
-// language). Returns the length.
+// interface's language from the engine's one table of formulas (attnviz/explain.h,
+// Formula: the English template is the catalogue's key, the values fill it), so in
+// English it is Explanation::formula character for character. Returns the length.
 int inspector_formula(const Pipeline& p, const Explanation& e, char* buf, size_t n);
 
 // What the Inspector drew in the last frame, for tests: every text line and table
@@ -45,7 +45,16 @@ struct InspectorLog {
   float avail = 0;   // pixels the Inspector had for them
   int tables_scrolling = 0;  // tables wider than the panel, drawn with a sideways scrollbar
   bool truncated = false;  // text did not fit in the log (never in practice)
+  int line_items = 0;      // "inspector line N" items registered this frame
 };
 const InspectorLog& inspector_log();
+
+// Writing the log, for the Inspector panel: a new frame; a line drawn `width` wide;
+// the width the text had; a table `need` wide in `avail`; the next line item's number.
+void inspector_log_begin();
+void inspector_log_line(const char* begin, const char* end, float width);
+void inspector_log_room(float width);
+void inspector_log_table(float need, float avail);
+int inspector_log_item();
 
 }  // namespace attnviz::ui
