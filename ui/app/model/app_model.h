@@ -68,7 +68,7 @@ struct AppModel {
   std::string error_field;
   Status error_status;                 // the engine's refusal behind `error`, and `error` as worded
   std::string error_worded;            // from it: a language change words it again
-  void refused(const Status& st);      // shows an engine refusal (app.cpp)
+  void refused(const Status& st);      // shows an engine refusal (app_model.cpp)
 
   // --- text the font atlas must cover beyond Latin (see App::glyphs): the tokens,
   // the presets' and, in Chinese, the catalogue's characters
@@ -121,7 +121,7 @@ struct AppModel {
 };
 
 // View → Language, a share link's view.lang, ?lang= and --lang: the interface speaks
-// `l` from the next frame on, its characters join the font atlas (app.cpp).
+// `l` from the next frame on, its characters join the font atlas (app_model.cpp).
 void change_language(AppModel& m, Lang l);
 
 }  // namespace attnviz::ui

@@ -16,6 +16,7 @@
 #include "app/model/app_model.h"
 #include "app/text/i18n.h"
 #include "app/widgets/item_registry.h"
+#include "app/widgets/map_label.h"
 #include "app/model/links.h"
 #include "app/panels/panels.h"
 #include "imgui_internal.h"  // the table's inner window: where its rows show, scroll bars excluded
@@ -233,17 +234,17 @@ static void grid_colour_bar(const CompareCache& c, Colormap cmap) {
 // scale, no colour bar of its own; hover explains a cell, a click pins it and
 // selects the head.
 static void grid_map(AppModel& m, const CompareCache& c, Stage stage, int h, float max_width, float cell) {
-  char label[48], title[96];
-  std::snprintf(label, sizeof label, "%s h%d", stage_name(stage), h);
+  char title[96];
+  const MapLabel label = map_label(stage, h);
   MatrixView v = m.engine.matrix(stage, h);
   const State& st = m.engine.pipeline().state();
   const int H = st.num_heads, G = st.kv_heads();
   if (G != H && G > 0 && H % G == 0)  // GQA / MQA: the K/V head this query head reads
-    std::snprintf(title, sizeof title, tr("%s, K/V head %d  (%d\xC3\x97%d)"), label, h / (H / G), v.rows, v.cols);
+    std::snprintf(title, sizeof title, tr("%s, K/V head %d  (%d\xC3\x97%d)"), label.c_str(), h / (H / G), v.rows, v.cols);
   else
-    std::snprintf(title, sizeof title, "%s  (%d×%d)", label, v.rows, v.cols);
+    std::snprintf(title, sizeof title, "%s  (%d×%d)", label.c_str(), v.rows, v.cols);
   HeatmapSpec spec;
-  spec.label = label;
+  spec.label = label.c_str();
   spec.exports = &m.exports;
   spec.title = title;
   spec.row_labels = tokens_if(m, v.rows);
@@ -259,7 +260,7 @@ static void grid_map(AppModel& m, const CompareCache& c, Stage stage, int h, flo
   spec.max_width = max_width;
   spec.max_cell = cell;
   spec.show_colour_bar = false;  // one bar for the whole grid, above it
-  HeatmapHover hv = heatmap(spec, v, m.engine.version(stage, h), m.heatmap_cache(label), *m.textures);
+  HeatmapHover hv = heatmap(spec, v, m.engine.version(stage, h), m.heatmap_cache(label.c_str()), *m.textures);
   if (!hv.hovered) return;
   m.hover_next = CellRef{true, stage, h, hv.row, hv.col};
   if (hv.clicked) {
@@ -346,8 +347,7 @@ constexpr float kAbCell = 48.0f;
 static void difference_map(AppModel& m, CompareCache& c, int a, int b, float width) {
   const Stage stage = m.view.compare_stage;
   MatrixView va = m.engine.matrix(stage, a), vb = m.engine.matrix(stage, b);
-  char label[48];
-  std::snprintf(label, sizeof label, "diff h%d-h%d", a, b);
+  const MapLabel label = map_label_diff(a, b);
   if (!va.data || !vb.data) {
     ImGui::TextDisabled("%s", tr("(not computed)"));
     return;
@@ -359,7 +359,7 @@ static void difference_map(AppModel& m, CompareCache& c, int a, int b, float wid
     c.diff_version = v;
   }
   HeatmapSpec spec;
-  spec.label = label;
+  spec.label = label.c_str();
   spec.exports = &m.exports;
   char title[96];
   std::snprintf(title, sizeof title, "A − B: %s h%d − h%d  (%d×%d)", stage_name(stage), a, b, c.diff.rows,
@@ -377,7 +377,7 @@ static void difference_map(AppModel& m, CompareCache& c, int a, int b, float wid
   spec.max_width = width;
   spec.max_cell = kAbCell;
   HeatmapHover hv = heatmap(spec, MatrixView{c.diff.rows, c.diff.cols, c.diff.data.data()}, c.diff_version,
-                            m.heatmap_cache(label), *m.textures);
+                            m.heatmap_cache(label.c_str()), *m.textures);
   if (hv.hovered) m.hover_next = CellRef{true, stage, a, hv.row, hv.col};  // the inspector explains A's cell
 }
 

@@ -15,6 +15,7 @@
 #include "app/text/i18n.h"
 #include "app/text/inspector_text.h"
 #include "app/widgets/item_registry.h"
+#include "app/widgets/map_label.h"
 #include "app/model/links.h"
 #include "app/panels/panels.h"
 #include "app/panels/stage_flow.h"
@@ -64,14 +65,12 @@ static void map(AppModel& m, const MapReq& r) {
   const char* name = stage_name(r.stage);
   // The label is the map's name for the registry, caches and tests ("weights h0", in
   // every language); the title is what a learner reads ("注意力权重 weights，头 0").
-  char label[48], term[96], title[128];
+  char term[96], title[128];
   const int head = per_head || r.slice ? r.head : -1;
   // A slice is columns [sh·hd, (sh+1)·hd) of its matrix: Q's of this head, K's and V's
   // of the K/V head this head reads (head_slice picks the same ones).
   const int sh = r.slice && r.stage != Stage::Q ? kv_head(m, r.head) : r.head;
-  if (r.kv) std::snprintf(label, sizeof label, "%s kv%d", name, sh);  // "K kv0": shared by the heads that read it
-  else if (head >= 0) std::snprintf(label, sizeof label, "%s h%d", name, head);
-  else std::snprintf(label, sizeof label, "%s", name);
+  const MapLabel label = r.kv ? map_label_kv(r.stage, sh) : map_label(r.stage, head);  // map_label.h
   if (r.kv) std::snprintf(term, sizeof term, tr("%s, K/V head %d"), name, sh);
   else stage_term(r.stage, head, term, sizeof term);
   MatrixView v;
@@ -85,7 +84,7 @@ static void map(AppModel& m, const MapReq& r) {
   std::snprintf(title, sizeof title, "%s  (%d\xC3\x97%d)", term, v.rows, v.cols);
 
   HeatmapSpec spec;
-  spec.label = label;
+  spec.label = label.c_str();
   spec.exports = &m.exports;
   spec.title = title;
   const auto& toks = m.engine.tokens();
@@ -106,7 +105,7 @@ static void map(AppModel& m, const MapReq& r) {
   spec.show_row_labels = r.row_labels;
 
   uint64_t version = m.engine.version(r.stage, per_head ? r.head : 0);
-  HeatmapHover h = heatmap(spec, v, version, m.heatmap_cache(label), *m.textures);
+  HeatmapHover h = heatmap(spec, v, version, m.heatmap_cache(label.c_str()), *m.textures);
   if (!h.hovered) return;
   // A slice's cell is the Q/K/V cell it shows (the inspector explains that one).
   m.hover_next = CellRef{true, r.stage, per_head ? r.head : 0, h.row, r.slice ? h.col + sh * hd : h.col};
@@ -226,9 +225,7 @@ static void op_lines(AppModel& m, Stage st, const OpText& t, float width) {
 // Card 0: the head's columns of Q, K and V side by side (row labels on Q only). Under
 // GQA/MQA, K and V show the columns of the K/V head this query head reads.
 static void qkv_card(AppModel& m, float w, float h) {
-  char q[32];
-  std::snprintf(q, sizeof q, "Q h%d", m.view.head);
-  const float gap = 10.0f, labels = m.heatmap_cache(q).row_label_w + 6.0f;
+  const float gap = 10.0f, labels = m.heatmap_cache(map_label(Stage::Q, m.view.head).c_str()).row_label_w + 6.0f;
   const float cells = std::max(30.0f, (w - 2 * gap - labels) / 3.0f);
   const Stage st[3] = {Stage::Q, Stage::K, Stage::V};
   const State& s = m.engine.pipeline().state();
@@ -250,9 +247,7 @@ static void qkv_card(AppModel& m, float w, float h) {
 
 // The RoPE card: this head's q_rot and k_rot side by side (row labels on q_rot only).
 static void rot_card(AppModel& m, float w, float h) {
-  char q[32];
-  std::snprintf(q, sizeof q, "q_rot h%d", m.view.head);
-  const float gap = 10.0f, labels = m.heatmap_cache(q).row_label_w + 6.0f;
+  const float gap = 10.0f, labels = m.heatmap_cache(map_label(Stage::q_rot, m.view.head).c_str()).row_label_w + 6.0f;
   const float cells = std::max(30.0f, (w - gap - labels) / 2.0f);
   const Stage st[2] = {Stage::q_rot, Stage::k_rot};
   for (int k = 0; k < 2; ++k) {
@@ -282,9 +277,8 @@ static FlowIn flow_input(AppModel& m, float w, float h) {
   in.head_dim = m.engine.pipeline().head_dim();
   HeatmapLayoutIn& sq = in.square;
   const int S = (int)m.engine.tokens().size();
-  char label[32];
-  std::snprintf(label, sizeof label, "weights h%d", m.view.head);
-  const HeatmapCache& c = m.heatmap_cache(label);  // label widths as measured when last drawn
+  // The label widths as measured when the head's weights map was last drawn.
+  const HeatmapCache& c = m.heatmap_cache(map_label(Stage::weights, m.view.head).c_str());
   sq.rows = sq.cols = S;
   heatmap_text_metrics(sq);
   sq.row_label_w = c.row_label_w;
