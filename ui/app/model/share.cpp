@@ -7,6 +7,7 @@
 #include "app/app.h"
 #include "app/model/app_model.h"
 #include "app/text/i18n.h"
+#include "attnviz/state_file.h"
 
 namespace attnviz::ui {
 
@@ -289,5 +290,9 @@ json App::history_info() const {
 }
 
 ShareHooks& App::share_hooks() { return model_->share; }
+
+double session_link_estimate(const AppModel& m) {
+  return kShareLinkCharsPerValue * (double)state_explicit_values(m.engine.state());
+}
 
 }  // namespace attnviz::ui

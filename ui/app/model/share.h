@@ -1,6 +1,6 @@
 // share.h: the session as one JSON document (what a share link, the saved session
-// and "Paste state" carry), the sentences the app shows about sharing, and the hooks
-// the platform gives the Edit menu.
+// and "Paste state" carry), how long its link would be, and the hooks the platform
+// gives the Edit menu. The sentences the app shows about it: notice.h.
 //
 // Share payload, format 1 (docs/ui.md "Sharing"):
 //   {"v": 1,
@@ -20,6 +20,7 @@
 
 #include <nlohmann/json_fwd.hpp>  // the full header only where JSON is built or read (.cpp)
 
+#include "app/model/notice.h"
 #include "app/model/view.h"
 
 namespace attnviz::ui {
@@ -35,18 +36,6 @@ constexpr double kShareMaxAddressChars = 1 << 20;
 // (measured on torch.rand and torch.randn values: 6.1 to 6.5). With it the page
 // decides that a link would be too long before it builds any text (session_link_estimate).
 constexpr double kShareLinkCharsPerValue = 6.3;
-
-// What a notice's button does (none: only Dismiss).
-enum class NoticeAction { none, save_safetensors };
-
-// A sentence for the user about sharing, the clipboard or undo, shown under the
-// menu bar. Errors stay until dismissed or replaced; other notices fade.
-struct Notice {
-  std::string text;
-  bool error = false;
-  double shown_at = -1.0;  // ImGui time when first drawn (-1: not yet)
-  NoticeAction action = NoticeAction::none;  // a button beside Dismiss (notify() clears it)
-};
 
 // What the Edit menu asks of the platform (set by main_web.cpp / main_desktop.cpp).
 struct ShareHooks {
@@ -81,21 +70,8 @@ struct ShareResult {
 // changes and the sentence says why.
 ShareResult session_apply_text(AppModel& m, std::string_view text);
 
-// The Edit menu, its shortcuts and the notice line (menu_edit.cpp); called in the
-// main menu bar every frame.
-void edit_menu(AppModel& m);
-// Shows a sentence under the menu bar (replacing the previous one).
-void notify(AppModel& m, std::string text, bool error);
-// Seconds after the last frame when the notice line next changes by itself (a notice
-// that is not an error goes after 5 s; 0: one not drawn yet); infinity: never.
-double notice_ends_in(const AppModel& m);
 // About how long a share link of this state would be, from its explicit values alone
 // (kShareLinkCharsPerValue each; the rest of a state is a few hundred characters): no
 // text is built, so the page can ask after every change.
 double session_link_estimate(const AppModel& m);
-// A share link of about `chars` characters would be too long for an address: the
-// sentence that says so and offers the state as a file, with File → Save state
-// (.safetensors) as the notice's button. Nothing is copied.
-void notify_link_too_long(AppModel& m, double chars);
-
 }  // namespace attnviz::ui

@@ -15,6 +15,7 @@
 #include "attnviz/torch_script.h"
 #include "app/model/app_model.h"
 #include "app/panels/export.h"
+#include "app/panels/menu_file.h"
 #include "app/text/i18n.h"
 #include "app/widgets/item_registry.h"
 #include "app/model/share.h"

@@ -5,6 +5,7 @@
 // windows freely, the layout is remembered (platform layer) and fitted back onto
 // a smaller screen; View > Reset layout brings the default back.
 #include "app/panels/panels.h"
+#include "app/panels/menu_edit.h"
 
 #include <algorithm>
 
