@@ -1,0 +1,10 @@
+// panel_decode.h: the Decode tab, generation with a KV cache (panel_decode.cpp).
+#pragma once
+
+namespace attnviz::ui {
+
+struct AppModel;
+
+void decode_tab(AppModel& m);
+
+}  // namespace attnviz::ui
