@@ -37,7 +37,7 @@ e2e_for_changes() {
       ui/platform/runner* | ui/platform/frame_pacer*) picks+=(idle keyboard load) ;;
       engine/src/*/parallel* | ui/platform/main_web* | web/site/*glue*) picks+=(threads load idle) ;;
       ui/app/*/menu_file*) picks+=(hostile torch statefile) ;;
-      ui/app/*/history* | engine/src/*/state_parse* | engine/src/*/json_text*) picks+=(hostile) ;;
+      ui/app/*/history* | engine/src/*/state_json* | engine/src/*/json_text*) picks+=(hostile) ;;
       ui/app/*/menu_edit*) picks+=(share torch statefile) ;;
       engine/src/*/torch_script* | engine/cli/*) picks+=(torch) ;;
       web/* | ui/platform/*) picks+=(load visualizer) ;;

@@ -39,7 +39,7 @@ enum class Msg : int {
   kv_heads_per_head,      // {0} num_heads, {1} num_kv_heads
   rope_odd_head_dim,      // {0} head_dim
   rope_base_range,        // {0} given
-  // --- types and names (state_parse.cpp)
+  // --- types and names (state_json.cpp)
   unknown_field_in_state, // {0} the name (quoted), {1} the known fields
   unknown_field,          // {0} the name (quoted), {1} the object's path, {2} the known fields
   must_be_bool,           // {0} field, {1} the type given (phrase)

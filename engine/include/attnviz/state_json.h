@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attnviz/json_text.h"  // parse_json_text, which parse_state_text reads with
 #include "attnviz/state.h"
 #include "attnviz/status.h"
 
@@ -19,15 +20,6 @@ namespace attnviz {
 Status parse_state(const nlohmann::json& j, State* out);
 // The same from JSON text, through parse_json_text().
 Status parse_state_text(std::string_view text, State* out);
-
-// JSON text → JSON value, for anything that reads a state as text (the CLI,
-// URL hashes, files, the clipboard). Stricter than nlohmann::json::parse and
-// never throws: nesting deeper than Limits::kMaxJsonDepth, a field given twice
-// in one object, NaN/Infinity, numbers beyond double's range and ill-formed
-// UTF-8 each get a sentence naming the field they were in; other syntax errors
-// give "this is not valid JSON (problem at line L, column C)" with field "".
-// On error *out is untouched.
-Status parse_json_text(std::string_view text, nlohmann::json* out);
 
 // State → JSON, canonical: every field written (the fields of issue 23 —
 // rope, num_kv_heads, alibi, window — only when they differ from their

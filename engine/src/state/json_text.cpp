@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "attnviz/state.h"
+#include "attnviz/json_text.h"
 #include "attnviz/state_json.h"
 #include "state/json_text.h"
 

@@ -51,7 +51,7 @@ constexpr Entry kMessages[] = {
                "RoPE rotates pairs of dimensions, so head_dim (d_out / num_heads) must be even, not {0}"),
     ENGINE_MSG(rope_base_range,
                "rope.base must be a positive number within float32's range (10000 in most models), not {0}"),
-    // --- types and names (state_parse.cpp)
+    // --- types and names (state_json.cpp)
     ENGINE_MSG(unknown_field_in_state, "unknown field {0} in a session state (known fields: {1})"),
     ENGINE_MSG(unknown_field, "unknown field {0} in {1} (known fields: {2})"),
     ENGINE_MSG(must_be_bool, "{0} must be true or false, not {1}"),

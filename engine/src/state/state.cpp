@@ -1,4 +1,4 @@
-// State validation (the meaning of the fields), serialisation and names.
+// State validation (the meaning of the fields), ==, and names. JSON in and out: state_json.cpp.
 #include "attnviz/state.h"
 #include "attnviz/state_json.h"
 
@@ -328,8 +328,6 @@ bool operator==(const State& a, const State& b) {
   return same_fields && same_embedding(a, b) && same_weights(a, b);
 }
 
-std::atomic<uint64_t> detail::g_state_json_conversions{0};
-
 bool detail::same_explicit_weights(const State& a, const State& b) {
   const WeightSpec& x = a.weights;
   const WeightSpec& y = b.weights;
@@ -339,70 +337,6 @@ bool detail::same_explicit_weights(const State& a, const State& b) {
          (!qb || (tensors_bitwise_equal(x.b_q, y.b_q) && tensors_bitwise_equal(x.b_k, y.b_k) &&
                   tensors_bitwise_equal(x.b_v, y.b_v))) &&
          (!ob || tensors_bitwise_equal(x.b_o, y.b_o));
-}
-
-uint64_t state_json_conversions() { return detail::g_state_json_conversions.load(std::memory_order_relaxed); }
-
-nlohmann::json state_to_json(const State& s) {
-  using nlohmann::json;
-  detail::g_state_json_conversions.fetch_add(1, std::memory_order_relaxed);
-  json j = json::object();
-  j["version"] = s.version;
-  j["tokens"] = s.tokens;
-  j["d_model"] = s.d_model;
-  j["d_out"] = s.d_out;
-  j["num_heads"] = s.num_heads;
-  if (s.embedding.init == EmbeddingInit::values) {
-    j["embedding"] = {{"values", detail::tensor_to_json_rows(s.embedding.values.view())}};
-  } else {
-    j["embedding"] = {{"init", "torch_randn"}, {"seed", s.embedding.seed}};
-  }
-  j["positional"] = positional_name(s.positional);
-  const WeightSpec& w = s.weights;
-  if (w.init == WeightInit::values) {
-    json wj = json::object();
-    wj["W_q"] = detail::tensor_to_json_rows(w.W_q.view());
-    wj["W_k"] = detail::tensor_to_json_rows(w.W_k.view());
-    wj["W_v"] = detail::tensor_to_json_rows(w.W_v.view());
-    if (s.out_proj) wj["W_o"] = detail::tensor_to_json_rows(w.W_o.view());
-    if (s.qkv_bias) {
-      wj["b_q"] = detail::tensor_to_json_vector(w.b_q.view());
-      wj["b_k"] = detail::tensor_to_json_vector(w.b_k.view());
-      wj["b_v"] = detail::tensor_to_json_vector(w.b_v.view());
-    }
-    if (s.out_proj && s.out_bias) wj["b_o"] = detail::tensor_to_json_vector(w.b_o.view());
-    j["weights"] = std::move(wj);
-  } else {
-    j["weights"] = {{"init", weight_init_name(w.init)},
-                    {"seed", w.seed},
-                    {"layout", weight_layout_name(w.layout)}};
-  }
-  j["qkv_bias"] = s.qkv_bias;
-  j["out_proj"] = s.out_proj;
-  j["out_bias"] = s.out_bias;
-  j["scale"] = scale_mode_name(s.scale);
-  j["temperature"] = s.temperature;
-  j["causal"] = s.causal;
-  if (!s.key_padding.empty()) {
-    json kp = json::array();
-    for (uint8_t v : s.key_padding) kp.push_back(static_cast<int>(v));
-    j["key_padding"] = std::move(kp);
-  }
-  if (std::isinf(s.mask_fill)) {
-    j["mask_fill"] = "-inf";
-  } else {
-    j["mask_fill"] = s.mask_fill;
-  }
-  j["safe_softmax"] = s.safe_softmax;
-  // Issue 23's fields, only when not their defaults (states without them read as before).
-  if (s.positional == Positional::rope || s.rope.base != RopeSpec{}.base || s.rope.style != RopeSpec{}.style) {
-    j["rope"] = {{"base", s.rope.base}, {"style", rope_style_name(s.rope.style)}};
-  }
-  if (s.num_kv_heads != 0) j["num_kv_heads"] = s.num_kv_heads;
-  if (s.alibi) j["alibi"] = true;
-  if (s.window != 0) j["window"] = s.window;
-  j["dropout"] = {{"p", s.dropout.p}, {"training", s.dropout.training}, {"seed", s.dropout.seed}};
-  return j;
 }
 
 }  // namespace attnviz
