@@ -3,7 +3,6 @@
 #include "attnviz/state_json.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -11,7 +10,6 @@
 
 #include "attnviz/kernels.h"
 #include "attnviz/stages.h"
-#include "state/json_numbers.h"
 #include "state/state_internal.h"
 
 namespace attnviz {
