@@ -24,12 +24,6 @@
 
 namespace attnviz {
 
-bool tensors_bitwise_equal(const Tensor& a, const Tensor& b) {
-  if (a.rows != b.rows || a.cols != b.cols) return false;
-  if (a.data.empty()) return true;
-  return kernels::same_bytes(a.data.data(), b.data.data(), a.data.size() * sizeof(float));
-}
-
 namespace kernels {
 
 // Blocks of 64 are tested without branches (all exponent bits set = inf or
