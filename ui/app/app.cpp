@@ -10,6 +10,7 @@
 #include "app/panels/help.h"
 #include "app/text/inspector_text.h"
 #include "app/panels/panels.h"
+#include "app/widgets/item_registry.h"
 #include "app/model/presets.h"
 #include "app/text/status_text.h"
 #include "imgui_internal.h"  // ImGui::GetActiveID: the control whose edits merge into one undo step
@@ -37,6 +38,7 @@ static void begin_frame(AppModel& m) {
   m.hover_next = CellRef{};
   if (m.view_restoring > 0) --m.view_restoring;  // a restored view's tab bars (share.h)
   m.history.note_active(ImGui::GetActiveID());   // a released control closes its undo step
+  item_hooks_enable();                           // labelled widgets register themselves
 }
 
 void App::frame() {

@@ -109,7 +109,6 @@ void notice_line(AppModel& m) {
       ImGui::SameLine();
     }
     if (ImGui::SmallButton(L("Dismiss"))) n.text.clear();
-    item_register("Dismiss");
   }
   ImGui::End();
 }
@@ -119,17 +118,13 @@ void notice_line(AppModel& m) {
 void edit_menu(AppModel& m) {
   shortcuts(m);
   const bool open = ImGui::BeginMenu(L("Edit"));
-  item_register("Edit");
   if (open) {
     if (ImGui::MenuItem(L("Undo"), "Ctrl+Z", false, m.history.can_undo())) step(m, false);
-    item_register("Undo");
     if (ImGui::MenuItem(L("Redo"), "Ctrl+Shift+Z", false, m.history.can_redo())) step(m, true);
-    item_register("Redo");
     ImGui::Separator();
     if (menu_item("Copy share link", false, (bool)m.share.copy_link)) m.share.copy_link();
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("A link that opens this exact state and view"));
     if (ImGui::MenuItem(L("Paste state"), "Ctrl+V", false, (bool)m.share.paste_state)) m.share.paste_state();
-    item_register("Paste state");
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("Open a share link or a state JSON from the clipboard"));
     if (menu_item("Copy as PyTorch")) copy_as_pytorch(m);
     if (ImGui::IsItemHovered())

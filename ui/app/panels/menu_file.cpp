@@ -158,7 +158,6 @@ void save_state_safetensors(AppModel& m) {
 
 void file_menu(AppModel& m) {
   bool open = ImGui::BeginMenu(L("File"));
-  item_register("File");
   if (!open) return;
   const State& state = m.engine.state();
   const uint64_t values = state_explicit_values(state);  // a few multiplications: fine per frame
@@ -221,10 +220,8 @@ static void open_dialog(AppModel& m) {
   bool enter = ImGui::InputText("##path", &g_open.path, ImGuiInputTextFlags_EnterReturnsTrue);
   item_register("Open state path");
   bool ok = ImGui::Button(L("Open")) || enter;
-  item_register("Open");
   ImGui::SameLine();
   if (ImGui::Button(L("Cancel")) || ImGui::IsKeyPressed(ImGuiKey_Escape)) ImGui::CloseCurrentPopup();
-  item_register("Cancel");
   if (ok && !g_open.path.empty() && import_state_path(m, g_open.path).value("ok", false)) ImGui::CloseCurrentPopup();
   ImGui::EndPopup();
 }

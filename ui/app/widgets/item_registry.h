@@ -1,6 +1,8 @@
 // item_registry.h: where labelled items were drawn, for tests and automation.
-// Panels call item_register("weights h0") right after drawing an item; the
-// browser's window.attnviz.itemRect(label) reads it. Rects are in ImGui's logical
+// Every ImGui widget with a label registers itself under its name (item_name: the
+// stable English key of L(key), through ImGui's item hooks, item_registry.cpp);
+// panels call item_register("weights h0") right after drawing what has no label of
+// its own or needs another name. The browser's window.attnviz.itemRect(label) reads it. Rects are in ImGui's logical
 // coordinates, which are CSS pixels in the browser.
 #pragma once
 #include <string>
@@ -35,15 +37,22 @@ class ItemRegistry {
 
 ItemRegistry& item_registry();
 
+// The name a widget's label registers under: the key after "###" (L(key) gives
+// "shown###key"), the id of a hidden "##id" label, else the shown text before "##".
+std::string_view item_name(const char* label);
+
+// Lets ImGui report every labelled widget to the registry (ImGuiContext's
+// TestEngineHookItems); the App calls it once per frame, before the panels.
+void item_hooks_enable();
+
 // Shorthand for item_registry().add_last_item(label).
 inline void item_register(std::string_view label) { item_registry().add_last_item(label); }
 
 // ImGui::MenuItem showing `key` in the interface's language (i18n.h L), registered
 // under the English key whatever the language.
+// (Registered by the item hooks: L(key) is "shown###key".)
 inline bool menu_item(const char* key, bool selected = false, bool enabled = true) {
-  bool r = ImGui::MenuItem(L(key), nullptr, selected, enabled);
-  item_register(key);
-  return r;
+  return ImGui::MenuItem(L(key), nullptr, selected, enabled);
 }
 
 }  // namespace attnviz::ui
