@@ -246,6 +246,7 @@ TEST(Labels, GqaKAndVMapsShowTheColumnsOfTheKvHeadTheQueryHeadReads) {
                       {"num_kv_heads", 2}};
   ASSERT_TRUE(app.set_state_text(s.dump()).value("ok", false));
   h.frame(app);
+  h.frame(app);  // new tabs have no width in the frame they appear (ImGui's tab bar): the heads' tabs
   for (int head = 0; head < 4; ++head) {
     const std::string tab = "head " + std::to_string(head);
     h.click(app, tab.c_str());
