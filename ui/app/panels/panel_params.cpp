@@ -217,9 +217,7 @@ void chip_editor(AppModel& m, int i, int* editing, std::string* buf) {
 void token_chips(AppModel& m) {
   const State& d = m.draft;
   const int n = d.seq_len();
-  static int editing = -1;
-  static std::string edit_buf;
-  static std::string label;  // reused: no allocation per frame once it is long enough
+  ChipEditState& chip = m.widgets.params.chip;
   ChipEdit e;
   const float avail = ImGui::GetContentRegionAvail().x;
   float line_x = 0;
@@ -227,22 +225,22 @@ void token_chips(AppModel& m) {
     const std::string& t = d.tokens[i];
     const bool padded = i < (int)d.key_padding.size() && d.key_padding[i] == 0;
     ImGui::PushID(i);
-    if (editing == i) {
-      chip_editor(m, i, &editing, &edit_buf);
+    if (chip.editing == i) {
+      chip_editor(m, i, &chip.editing, &chip.text);
       ImGui::PopID();
       break;  // the tokens may have changed: the rest are drawn next frame
     }
-    label.assign(padded ? tr("[pad]") : "");
-    if (padded) label += ' ';
-    label += t;
-    float w = ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
+    chip.label.assign(padded ? tr("[pad]") : "");
+    if (padded) chip.label += ' ';
+    chip.label += t;
+    float w = ImGui::CalcTextSize(chip.label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
     if (i > 0 && line_x + w < avail) ImGui::SameLine();
     else line_x = 0;
     line_x += w + ImGui::GetStyle().ItemSpacing.x;
     if (padded) ImGui::PushStyleColor(ImGuiCol_Button, IM_COL32(70, 70, 80, 255));
-    if (ImGui::Button(label.c_str())) {
-      editing = i;
-      edit_buf = t;
+    if (ImGui::Button(chip.label.c_str())) {
+      chip.editing = i;
+      chip.text = t;
     }
     if (padded) ImGui::PopStyleColor();
     char reg[32];
@@ -265,7 +263,7 @@ void token_chips(AppModel& m) {
       ImGui::EndDragDropTarget();
     }
     if (ImGui::BeginPopupContextItem("chip menu")) {
-      if (menu_item("Edit")) { editing = i; edit_buf = t; }
+      if (menu_item("Edit")) { chip.editing = i; chip.text = t; }
       if (menu_item("Insert before")) e.insert_at = i;
       if (menu_item("Insert after")) e.insert_at = i + 1;
       if (menu_item(padded ? N_("Unmark padding") : N_("Mark as padding"))) e.toggle_pad = i;
@@ -280,8 +278,8 @@ void token_chips(AppModel& m) {
   tooltip(N_("add a token at the end"));
   apply_chip_edit(m, e);
   if (e.insert_at >= 0) {
-    editing = e.insert_at;
-    edit_buf = tr("new");
+    chip.editing = e.insert_at;
+    chip.text = tr("new");
   }
 }
 
@@ -397,14 +395,13 @@ void dropout_p_control(AppModel& m) {
   ImGui::SameLine(0, st.ItemInnerSpacing.x);
   // Applied when the field is left (Enter, Tab, a click elsewhere), not per
   // keystroke: on the way to typing 1.5, p = 1 would otherwise be applied.
-  static double typed = 0.0;
-  static bool typing = false;
-  if (!typing) typed = m.draft.dropout.p;
+  DropoutFieldState& f = m.widgets.params.dropout;
+  if (!f.typing) f.typed = m.draft.dropout.p;
   ImGui::SetNextItemWidth(field_w);
-  ImGui::InputDouble("##Dropout p value", &typed, 0, 0, "%.4g");
-  typing = ImGui::IsItemActive();
+  ImGui::InputDouble("##Dropout p value", &f.typed, 0, 0, "%.4g");
+  f.typing = ImGui::IsItemActive();
   if (ImGui::IsItemDeactivatedAfterEdit()) {
-    m.draft.dropout.p = typed;  // the slider may have replaced the draft: not `p`
+    m.draft.dropout.p = f.typed;  // the slider may have replaced the draft: not `p`
     apply_edit(m);
   }
   item_register("Dropout p value");

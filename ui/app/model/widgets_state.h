@@ -1,0 +1,34 @@
+// widgets_state.h: what the panels' widgets keep from one frame to the next (an
+// edit in progress, a field being typed), one struct per panel, all held by
+// AppModel::widgets. In the model rather than in statics, so that each App has its
+// own (the UI tests make one per test) and a new state can see what a widget holds.
+#pragma once
+#include <string>
+
+namespace attnviz::ui {
+
+// Parameters → Tokens: the token chip edited in place (panel_params.cpp token_chips).
+struct ChipEditState {
+  int editing = -1;   // the chip whose field is open; -1: none
+  std::string text;   // the field's text, as typed
+  std::string label;  // a chip's label, reused: no allocation per frame once it is long enough
+};
+
+// Parameters → Dropout p: the exact-value field beside the slider, applied when it is
+// left (Enter, Tab, a click elsewhere), not per keystroke (panel_params.cpp).
+struct DropoutFieldState {
+  double typed = 0.0;   // the field's number: the draft's p, except while it is typed in
+  bool typing = false;  // the field was active in the last frame
+};
+
+// The Parameters panel's widgets (panel_params.cpp).
+struct ParamsWidgets {
+  ChipEditState chip;         // the token chip being edited
+  DropoutFieldState dropout;  // dropout p's exact-value field
+};
+
+struct Widgets {
+  ParamsWidgets params;  // panel_params.cpp
+};
+
+}  // namespace attnviz::ui
