@@ -9,7 +9,9 @@ namespace attnviz::ui {
 
 // Parameters → Tokens: the token chip edited in place (panel_params.cpp token_chips).
 struct ChipEditState {
-  int editing = -1;   // the chip whose field is open; -1: none
+  int editing = -1;   // the chip whose field is open; -1: none. Ended when that chip no
+                      // longer holds `token` (a new state), so a stale index is never used
+  std::string token;  // the token the chip held when its field opened
   std::string text;   // the field's text, as typed
   std::string label;  // a chip's label, reused: no allocation per frame once it is long enough
 };

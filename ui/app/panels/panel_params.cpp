@@ -213,11 +213,28 @@ void chip_editor(AppModel& m, int i, int* editing, std::string* buf) {
   apply_edit(m);
 }
 
+// Opens chip i's field on its token.
+void open_chip_edit(ChipEditState& chip, int i, const std::string& token) {
+  chip.editing = i;
+  chip.token = token;
+  chip.text = token;
+}
+
+// A chip's field belongs to the token it opened on. A new state (a preset, a link, a
+// file) may have fewer tokens or others: what was typed must not rename another token,
+// nor the field reopen when the tokens grow back past its index.
+void end_stale_chip_edit(ChipEditState& chip, const State& d) {
+  if (chip.editing < 0) return;
+  if (chip.editing < d.seq_len() && d.tokens[chip.editing] == chip.token) return;
+  chip.editing = -1;
+}
+
 // Token chips: click to edit, right-click for more, drag to reorder.
 void token_chips(AppModel& m) {
   const State& d = m.draft;
   const int n = d.seq_len();
   ChipEditState& chip = m.widgets.params.chip;
+  end_stale_chip_edit(chip, d);
   ChipEdit e;
   const float avail = ImGui::GetContentRegionAvail().x;
   float line_x = 0;
@@ -238,10 +255,7 @@ void token_chips(AppModel& m) {
     else line_x = 0;
     line_x += w + ImGui::GetStyle().ItemSpacing.x;
     if (padded) ImGui::PushStyleColor(ImGuiCol_Button, IM_COL32(70, 70, 80, 255));
-    if (ImGui::Button(chip.label.c_str())) {
-      chip.editing = i;
-      chip.text = t;
-    }
+    if (ImGui::Button(chip.label.c_str())) open_chip_edit(chip, i, t);
     if (padded) ImGui::PopStyleColor();
     char reg[32];
     std::snprintf(reg, sizeof reg, "token %d", i);
@@ -263,7 +277,7 @@ void token_chips(AppModel& m) {
       ImGui::EndDragDropTarget();
     }
     if (ImGui::BeginPopupContextItem("chip menu")) {
-      if (menu_item("Edit")) { chip.editing = i; chip.text = t; }
+      if (menu_item("Edit")) open_chip_edit(chip, i, t);
       if (menu_item("Insert before")) e.insert_at = i;
       if (menu_item("Insert after")) e.insert_at = i + 1;
       if (menu_item(padded ? N_("Unmark padding") : N_("Mark as padding"))) e.toggle_pad = i;
@@ -277,10 +291,7 @@ void token_chips(AppModel& m) {
   item_register("add token");
   tooltip(N_("add a token at the end"));
   apply_chip_edit(m, e);
-  if (e.insert_at >= 0) {
-    chip.editing = e.insert_at;
-    chip.text = tr("new");
-  }
+  if (e.insert_at >= 0) open_chip_edit(chip, e.insert_at, tr("new"));  // the token apply_chip_edit inserted
 }
 
 // --- [SECTION] the groups of the panel, top to bottom. What a learner toggles most
