@@ -3,7 +3,10 @@
 // AppModel::widgets. In the model rather than in statics, so that each App has its
 // own (the UI tests make one per test) and a new state can see what a widget holds.
 #pragma once
+#include <cstdint>
 #include <string>
+
+#include "attnviz/tensor.h"
 
 namespace attnviz::ui {
 
@@ -29,8 +32,15 @@ struct ParamsWidgets {
   DropoutFieldState dropout;  // dropout p's exact-value field
 };
 
+// Edit values: the embedding rows before positions (panel_values.cpp embedding_rows).
+struct ValuesWidgets {
+  Tensor embedding;        // (S × d_model): X itself, or materialised when positions are added
+  uint64_t x_version = 0;  // Pipeline::version(Stage::X) `embedding` was made for
+};
+
 struct Widgets {
   ParamsWidgets params;  // panel_params.cpp
+  ValuesWidgets values;  // panel_values.cpp
 };
 
 }  // namespace attnviz::ui
