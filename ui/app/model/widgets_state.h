@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "app/panels/stage_flow.h"  // kFlowCardsMax
 #include "attnviz/tensor.h"
 
 namespace attnviz::ui {
@@ -38,9 +39,25 @@ struct ValuesWidgets {
   uint64_t x_version = 0;  // Pipeline::version(Stage::X) `embedding` was made for
 };
 
+// A Stages card's head: the operation (with ↳ when the card starts a row after a
+// wrap), the PyTorch line, and why the stage equals the one before (if it does), in
+// this language, formatted into buffers (drawn every frame: nothing allocates).
+struct FlowOpText {
+  char op[320];
+  char torch[512];
+  char same[256];
+};
+
+// The Stages tab (panel_stages.cpp stages_tab): scratch, written and read within a
+// frame. Kept here because 9 cards' text is too much for the stack of a wasm frame.
+struct StagesWidgets {
+  FlowOpText ops[kFlowCardsMax];  // card k's head text
+};
+
 struct Widgets {
   ParamsWidgets params;  // panel_params.cpp
   ValuesWidgets values;  // panel_values.cpp
+  StagesWidgets stages;  // panel_stages.cpp
 };
 
 }  // namespace attnviz::ui
