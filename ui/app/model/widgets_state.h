@@ -6,8 +6,10 @@
 #include <cstdint>
 #include <string>
 
+#include "app/panels/layout.h"      // LayoutRect, kLayoutCount
 #include "app/panels/stage_flow.h"  // kFlowCardsMax
 #include "attnviz/tensor.h"
+#include "imgui.h"
 
 namespace attnviz::ui {
 
@@ -54,10 +56,21 @@ struct StagesWidgets {
   FlowOpText ops[kFlowCardsMax];  // card k's head text
 };
 
+// The three windows' arrangement (panels.cpp, layout.h): the default one for this
+// screen, and fitting a saved one to a new screen size once that size holds.
+struct LayoutState {
+  bool reset = false;        // View > Reset layout: the default arrangement next frame
+  ImVec2 display{-1, -1};    // the screen size last seen
+  int stable_frames = 0;     // frames it has kept that size
+  bool fitted = false;       // the arrangement was fitted to this size
+  LayoutRect def[kLayoutCount];  // this frame's default arrangement
+};
+
 struct Widgets {
   ParamsWidgets params;  // panel_params.cpp
   ValuesWidgets values;  // panel_values.cpp
   StagesWidgets stages;  // panel_stages.cpp
+  LayoutState layout;    // panels.cpp
 };
 
 }  // namespace attnviz::ui
