@@ -66,11 +66,19 @@ struct LayoutState {
   LayoutRect def[kLayoutCount];  // this frame's default arrangement
 };
 
+// A desktop path dialog, for a platform with no file picker.
+struct PathDialogState {
+  bool request = false;  // open the popup this frame
+  std::string path;      // the path typed, kept for the next opening
+};
+
 struct Widgets {
-  ParamsWidgets params;  // panel_params.cpp
-  ValuesWidgets values;  // panel_values.cpp
-  StagesWidgets stages;  // panel_stages.cpp
-  LayoutState layout;    // panels.cpp
+  ParamsWidgets params;          // panel_params.cpp
+  ValuesWidgets values;          // panel_values.cpp
+  StagesWidgets stages;          // panel_stages.cpp
+  LayoutState layout;            // panels.cpp
+  PathDialogState open_state;    // File → Open state… (menu_file.cpp)
+  PathDialogState open_weights;  // File → Open weights… (weights_import.cpp)
 };
 
 }  // namespace attnviz::ui

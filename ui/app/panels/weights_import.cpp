@@ -80,10 +80,6 @@ struct Import {
 
 Import g;
 int g_serial = 0;
-struct PathDialog {
-  bool request = false;
-  std::string path;
-} g_path;
 
 std::string quote_name(std::string_view s) { return "“" + std::string(s) + "”"; }
 
@@ -607,23 +603,25 @@ void weights_dialog(AppModel& m) {
   ImGui::EndPopup();
 }
 
+// Desktop only (no file picker): a path typed (m.widgets.open_weights).
 void path_dialog(AppModel& m) {
-  if (g_path.request) {
+  PathDialogState& dialog = m.widgets.open_weights;
+  if (dialog.request) {
     ImGui::OpenPopup(L("Open weights file"));
-    g_path.request = false;
+    dialog.request = false;
   }
   if (!ImGui::BeginPopupModal(L("Open weights file"), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
   ImGui::TextUnformatted(tr("Path of a .safetensors, .npz or .npy file (or drop the file on the window):"));
   if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
   ImGui::SetNextItemWidth(420);
-  const bool enter = ImGui::InputText("##weights path", &g_path.path, ImGuiInputTextFlags_EnterReturnsTrue);
+  const bool enter = ImGui::InputText("##weights path", &dialog.path, ImGuiInputTextFlags_EnterReturnsTrue);
   item_register("Open weights path");
   const bool ok = ImGui::Button(L("Open##weights path")) || enter;
   ImGui::SameLine();
   if (ImGui::Button(L("Cancel##weights path")) || ImGui::IsKeyPressed(ImGuiKey_Escape)) ImGui::CloseCurrentPopup();
-  if (ok && !g_path.path.empty()) {
+  if (ok && !dialog.path.empty()) {
     ImGui::CloseCurrentPopup();
-    weights_open_path(m, g_path.path);
+    weights_open_path(m, dialog.path);
   }
   ImGui::EndPopup();
 }
@@ -761,7 +759,7 @@ nlohmann::json weights_open_paths(AppModel& m, const std::vector<std::string>& p
 
 void weights_menu_item(AppModel& m) {
   if (menu_item("Open weights…")) {
-    if (!(weights_hooks().open_picker && weights_hooks().open_picker())) g_path.request = true;
+    if (!(weights_hooks().open_picker && weights_hooks().open_picker())) m.widgets.open_weights.request = true;
   }
   if (ImGui::IsItemHovered()) {
     ImGui::SetTooltip("%s", tr("Trained W_q, W_k, W_v (and W_o, biases) from a .safetensors or .npz file, or from\n"
