@@ -1,7 +1,8 @@
 // widgets_state.h: what the panels' widgets keep from one frame to the next (an
-// edit in progress, a field being typed), one struct per panel, all held by
-// AppModel::widgets. In the model rather than in statics, so that each App has its
-// own (the UI tests make one per test) and a new state can see what a widget holds.
+// edit in progress, a field being typed, a derived value cached, the windows'
+// arrangement), one struct per panel, all held by AppModel::widgets. In the model
+// rather than in statics, so that each App has its own (the UI tests make one per
+// test) and a new state can see what a widget holds.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -72,6 +73,7 @@ struct PathDialogState {
   std::string path;      // the path typed, kept for the next opening
 };
 
+// All of it: AppModel::widgets.
 struct Widgets {
   ParamsWidgets params;          // panel_params.cpp
   ValuesWidgets values;          // panel_values.cpp
