@@ -185,6 +185,7 @@ struct LinesFocus {
   bool on() const { return side >= 0; }
 };
 
+// What the tab shows and how to read it, greyed, above the head toggles.
 static void lines_intro() {
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
   ImGui::TextWrapped(tr("Query i (left) attends to key j (right): opacity and width grow with weights[i][j]. "
