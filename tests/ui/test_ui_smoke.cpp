@@ -1,6 +1,7 @@
 // test_ui_smoke.cpp: the app runs hundreds of frames with no backend, registers its
-// labelled items, uploads a heatmap texture only when its stage changed, and keeps
-// its last valid state when given a bad one.
+// labelled items, uploads a heatmap texture only when its stage changed, keeps
+// its last valid state when given a bad one, and ends a chip's edit when a new
+// state takes its token away.
 #include <gtest/gtest.h>
 
 #include "app/app.h"
@@ -13,6 +14,7 @@ namespace {
 
 using attnviz::ui::App;
 
+using attnviz::ui::testing::drawn_now;
 using attnviz::ui::testing::Headless;
 using attnviz::ui::testing::NullTextures;
 
@@ -88,6 +90,35 @@ TEST(UiPresets, EveryPresetLoadsAndTheFirstIsTheDefault) {
   App fresh(&tex);
   ASSERT_TRUE(app.set_state_text(list.front().state.dump()).value("ok", false));
   EXPECT_EQ(fresh.state_json(), app.state_json());
+}
+
+// A token chip's field belongs to the token it was opened on. A new state (a preset,
+// a link, a file, setState) that takes that token away ends the edit: the field does
+// not reopen when the tokens grow back past its index, nor move onto another token.
+TEST(UiSmoke, AChipEditEndsWhenANewStateTakesItsToken) {
+  Headless h;
+  NullTextures tex;
+  App app(&tex);
+  h.frame(app);
+  auto tokens = [&](const char* list) {
+    ASSERT_TRUE(app.set_state_text(std::string("{\"tokens\": [") + list + "]}").value("ok", false));
+    h.frame(app);
+    h.frame(app);
+  };
+  tokens("\"a\", \"b\", \"c\", \"d\", \"e\"");
+  h.click(app, "token 4");
+  EXPECT_FALSE(drawn_now("token 4")) << "the chip's field is open in its place";
+  tokens("\"x\", \"y\", \"z\"");  // index 4 is past the end
+  EXPECT_TRUE(drawn_now("token 2"));
+  tokens("\"p\", \"q\", \"r\", \"s\", \"t\", \"u\"");
+  EXPECT_TRUE(drawn_now("token 4")) << "no field reopens on a token it was not opened on";
+  EXPECT_TRUE(drawn_now("token 5"));
+
+  h.click(app, "token 1");
+  EXPECT_FALSE(drawn_now("token 1"));
+  tokens("\"k\", \"l\", \"m\", \"n\", \"o\", \"v\"");  // as many tokens, others
+  EXPECT_TRUE(drawn_now("token 1")) << "the field closed with its token";
+  EXPECT_TRUE(drawn_now("token 5"));
 }
 
 }  // namespace

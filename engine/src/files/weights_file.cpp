@@ -89,10 +89,10 @@ struct NpyHeader {
   std::vector<uint64_t> shape;
 };
 
-// Parses the .npy header at the start of b. Returns true when parsed; false
-// with *need > b.size() when more bytes are needed; false with *err otherwise.
-bool parse_npy_header(std::string_view b, const std::string& name, NpyHeader* h, uint64_t* need, Error* err) {
-  *need = 0;
+// The magic, the format version and the dictionary's length: where the dictionary
+// is (*start, *hlen). False with *need or *err as parse_npy_header says.
+bool npy_preamble(std::string_view b, const std::string& name, uint64_t* start, uint64_t* hlen, uint64_t* need,
+                  Error* err) {
   if (b.size() < 10) {
     *need = 10;
     return false;
@@ -102,40 +102,43 @@ bool parse_npy_header(std::string_view b, const std::string& name, NpyHeader* h,
     return false;
   }
   const int major = static_cast<uint8_t>(b[6]);
-  uint64_t hlen = 0, start = 0;
   if (major == 1) {
-    hlen = le16(b.data() + 8);
-    start = 10;
+    *hlen = le16(b.data() + 8);
+    *start = 10;
   } else if (major == 2 || major == 3) {
     if (b.size() < 12) {
       *need = 12;
       return false;
     }
-    hlen = le32(b.data() + 8);
-    start = 12;
+    *hlen = le32(b.data() + 8);
+    *start = 12;
   } else {
     *err = Error::make(Problem::npy_bad_header, {shown(name), "format version " + std::to_string(major)});
     return false;
   }
-  if (hlen > ScanLimits::kMaxNpyHeaderBytes) {
-    *err = Error::make(Problem::npy_bad_header, {shown(name), "a header of " + num(hlen) + " bytes"});
+  if (*hlen > ScanLimits::kMaxNpyHeaderBytes) {
+    *err = Error::make(Problem::npy_bad_header, {shown(name), "a header of " + num(*hlen) + " bytes"});
     return false;
   }
-  h->total = start + hlen;
-  if (b.size() < h->total) {
-    *need = h->total;
-    return false;
-  }
-  const std::string_view s = b.substr(start, hlen);
+  return true;
+}
+
+// The header's dictionary, read left to right from s[i]: whitespace, quoted strings,
+// literals. bad() words what is wrong with it as the file's error and returns false.
+struct NpyDict {
+  std::string_view s;
+  const std::string& name;
+  Error* err;
   size_t i = 0;
-  auto bad = [&](const std::string& what) {
+
+  bool bad(const std::string& what) {
     *err = Error::make(Problem::npy_bad_header, {shown(name), what});
     return false;
-  };
-  auto ws = [&] {
+  }
+  void ws() {
     while (i < s.size() && (s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r')) ++i;
-  };
-  auto str = [&](std::string* out) {
+  }
+  bool str(std::string* out) {
     ws();
     if (i >= s.size() || (s[i] != '\'' && s[i] != '"')) return false;
     const char q = s[i++];
@@ -144,63 +147,100 @@ bool parse_npy_header(std::string_view b, const std::string& name, NpyHeader* h,
     *out = std::string(s.substr(i, j - i));
     i = j + 1;
     return true;
-  };
-  auto lit = [&](std::string_view w) {
+  }
+  bool lit(std::string_view w) {
     ws();
     if (s.substr(i, w.size()) != w) return false;
     i += w.size();
     return true;
-  };
-  bool have_descr = false, have_fortran = false, have_shape = false;
-  if (!lit("{")) return bad("no dictionary");
+  }
+};
+
+// 'descr': a type string such as '<f4' (a list would be a structured dtype).
+bool npy_descr_value(NpyDict& d, NpyHeader* h) {
+  d.ws();
+  if (d.i < d.s.size() && d.s[d.i] == '[') {
+    *d.err = Error::make(Problem::npy_unknown_descr, {shown(d.name), "a structured dtype"});
+    return false;
+  }
+  if (!d.str(&h->descr)) return d.bad("a descr that is not a string");
+  return true;
+}
+
+// 'fortran_order': True or False.
+bool npy_fortran_value(NpyDict& d, NpyHeader* h) {
+  if (d.lit("True")) h->fortran = true;
+  else if (d.lit("False")) h->fortran = false;
+  else return d.bad("fortran_order is neither True nor False");
+  return true;
+}
+
+// 'shape': a tuple of whole numbers, "(3, 4)", "(3,)" or "()".
+bool npy_shape_value(NpyDict& d, NpyHeader* h) {
+  if (!d.lit("(")) return d.bad("a shape that is not a tuple");
   for (;;) {
-    if (lit("}")) break;
+    if (d.lit(")")) break;
+    d.ws();
+    uint64_t v = 0;
+    size_t digits = 0;
+    while (d.i < d.s.size() && d.s[d.i] >= '0' && d.s[d.i] <= '9') {
+      if (v > (uint64_t{1} << 50)) return d.bad("a dimension too large");
+      v = v * 10 + static_cast<uint64_t>(d.s[d.i++] - '0');
+      ++digits;
+    }
+    if (digits == 0) return d.bad("a dimension that is not a whole number");
+    if (d.i < d.s.size() && d.s[d.i] == 'L') ++d.i;  // Python 2's long
+    if (h->shape.size() >= static_cast<size_t>(ScanLimits::kMaxDims)) return d.bad("more than 16 dimensions");
+    h->shape.push_back(v);
+    if (d.lit(",")) continue;
+    if (d.lit(")")) break;
+    return d.bad("a malformed shape");
+  }
+  return true;
+}
+
+// The dictionary: each of descr, fortran_order and shape once, no other key.
+bool npy_dict(NpyDict& d, NpyHeader* h) {
+  bool have_descr = false, have_fortran = false, have_shape = false;
+  if (!d.lit("{")) return d.bad("no dictionary");
+  for (;;) {
+    if (d.lit("}")) break;
     std::string key;
-    if (!str(&key)) return bad("a key that is not a string");
-    if (!lit(":")) return bad("no ':' after '" + shown(key) + "'");
+    if (!d.str(&key)) return d.bad("a key that is not a string");
+    if (!d.lit(":")) return d.bad("no ':' after '" + shown(key) + "'");
     if (key == "descr") {
-      ws();
-      if (i < s.size() && s[i] == '[') {
-        *err = Error::make(Problem::npy_unknown_descr, {shown(name), "a structured dtype"});
-        return false;
-      }
-      if (!str(&h->descr)) return bad("a descr that is not a string");
+      if (!npy_descr_value(d, h)) return false;
       have_descr = true;
     } else if (key == "fortran_order") {
-      if (lit("True")) h->fortran = true;
-      else if (lit("False")) h->fortran = false;
-      else return bad("fortran_order is neither True nor False");
+      if (!npy_fortran_value(d, h)) return false;
       have_fortran = true;
     } else if (key == "shape") {
-      if (!lit("(")) return bad("a shape that is not a tuple");
-      for (;;) {
-        if (lit(")")) break;
-        ws();
-        uint64_t v = 0;
-        size_t digits = 0;
-        while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
-          if (v > (uint64_t{1} << 50)) return bad("a dimension too large");
-          v = v * 10 + static_cast<uint64_t>(s[i++] - '0');
-          ++digits;
-        }
-        if (digits == 0) return bad("a dimension that is not a whole number");
-        if (i < s.size() && s[i] == 'L') ++i;  // Python 2's long
-        if (h->shape.size() >= static_cast<size_t>(ScanLimits::kMaxDims)) return bad("more than 16 dimensions");
-        h->shape.push_back(v);
-        if (lit(",")) continue;
-        if (lit(")")) break;
-        return bad("a malformed shape");
-      }
+      if (!npy_shape_value(d, h)) return false;
       have_shape = true;
     } else {
-      return bad("an unknown key '" + shown(key) + "'");
+      return d.bad("an unknown key '" + shown(key) + "'");
     }
-    if (lit(",")) continue;
-    if (lit("}")) break;
-    return bad("a malformed dictionary");
+    if (d.lit(",")) continue;
+    if (d.lit("}")) break;
+    return d.bad("a malformed dictionary");
   }
-  if (!have_descr || !have_fortran || !have_shape) return bad("descr, fortran_order or shape missing");
+  if (!have_descr || !have_fortran || !have_shape) return d.bad("descr, fortran_order or shape missing");
   return true;
+}
+
+// Parses the .npy header at the start of b. Returns true when parsed; false
+// with *need > b.size() when more bytes are needed; false with *err otherwise.
+bool parse_npy_header(std::string_view b, const std::string& name, NpyHeader* h, uint64_t* need, Error* err) {
+  *need = 0;
+  uint64_t start = 0, hlen = 0;
+  if (!npy_preamble(b, name, &start, &hlen, need, err)) return false;
+  h->total = start + hlen;
+  if (b.size() < h->total) {
+    *need = h->total;
+    return false;
+  }
+  NpyDict d{b.substr(start, hlen), name, err};
+  return npy_dict(d, h);
 }
 
 // descr → dtype; false when descr is not a numpy type string at all.

@@ -253,6 +253,80 @@ std::vector<int> merge_rows(const std::vector<int>& a, const std::vector<int>& b
   return out;
 }
 
+namespace {
+
+// Head h's weights and dropped, brought up to date from level `before`: where they
+// were current, the rows whose masked row changed (patched where a SoftmaxPatch
+// allows, else recomputed), else (stale) every row. Returns the dropped rows that changed.
+std::vector<int> update_weights(Pipeline::Impl& im, Updater& up, const Plan& old, int h, int before,
+                                const HeadChange& c) {
+  const Plan& np = im.plan;
+  Buffers& buf = im.buf;
+  HeadBuffers& hb = buf.heads[static_cast<size_t>(h)];
+  const SoftmaxPatch* patch = before >= kWeights && !c.safe_changed ? c.patch : nullptr;
+  const std::vector<uint8_t>& cells_only = up.sc().cells_only;
+  int patched = 0;
+  int built_from = INT_MAX;  // exps row entries a refused patch left holding the masked row
+  auto patch_row = [&](int r, float* w) {
+    if (patch->causal_on) return causal_on_weights_row(np, hb, r, w);
+    if (patch->causal_off) return causal_off_weights_row(np, hb, h, r, w, &built_from);
+    return patch_weights_row(np, hb, h, r, patch->cols, w);
+  };
+  auto weights_f = [&](int r, float* w) {
+    built_from = INT_MAX;
+    if (patch && cells_only[static_cast<size_t>(r)] && patch_row(r, w)) {
+      ++patched;
+      return;
+    }
+    compute_weights_row(np, hb, h, r, w, built_from);
+  };
+  auto dropped_f = [&](const int* r, int n) {
+    for (int t = 0; t < n; ++t) compute_dropped_row(np, buf, hb, h, r[t]);
+  };
+  if (before >= kWeights) {
+    const std::vector<int> w_rows =
+        up.rows_stage_each(Stage::weights, h, hb.weights, c.safe_changed ? up.all() : c.masked_rows, weights_f);
+    im.updates[static_cast<int>(Stage::weights)][static_cast<size_t>(h)].patched = patched;
+    return up.dropped_stage(old, h, w_rows, c.dropout_changed, dropped_f);
+  }
+  // Stale: every row, compared with what the buffer held when last current.
+  const std::vector<int> w_rows = up.rows_stage_each(Stage::weights, h, hb.weights, up.all(), weights_f);
+  if (np.dropout_active) {
+    // Its old contents may belong to another mask or to no dropout at
+    // all: counted as changed rather than compared.
+    dropped_f(up.all().data(), np.S);
+    up.note(Stage::dropped, h, UpdateKind::full, np.S, 0, true);
+    return up.all();
+  }
+  const StageUpdate w = im.updates[static_cast<int>(Stage::weights)][static_cast<size_t>(h)];
+  up.note(Stage::dropped, h, w.kind, w.rows, 0, w.changed);
+  return w_rows;
+}
+
+// The context rows to recompute after dropped rows d_rows changed. Where the
+// context was current: context row r depends on dropped row r and on every V_h
+// row s with dropped[r][s] != 0 (an exact zero term never changes a sum, unless V
+// holds inf/NaN, where 0·inf = NaN). Where it was stale: every row.
+std::vector<int> context_rows(const Plan& np, const HeadBuffers& hb, const Updater& up, bool was_current,
+                              const std::vector<int>& d_rows, const HeadChange& c, bool v_changed) {
+  if (!was_current) return up.all();
+  if (!v_changed) return d_rows;
+  if (c.v_nonfinite) return up.all();
+  std::vector<int> touched;
+  for (int r = 0; r < np.S; ++r) {
+    for (int s : *c.v_rows) {
+      const float d = dropped_of(np, hb).at(r, s);
+      if (d != 0.0f || std::isnan(d)) {
+        touched.push_back(r);
+        break;
+      }
+    }
+  }
+  return merge_rows(d_rows, touched, np.S);
+}
+
+}  // namespace
+
 std::vector<int> update_head(Pipeline::Impl& im, Updater& up, const Plan& old, int h, int want,
                              const HeadChange& c) {
   const Plan& np = im.plan;
@@ -262,46 +336,7 @@ std::vector<int> update_head(Pipeline::Impl& im, Updater& up, const Plan& old, i
   int now = before;
   std::vector<int> d_rows;
   if (want >= kWeights) {
-    const SoftmaxPatch* patch = before >= kWeights && !c.safe_changed ? c.patch : nullptr;
-    const std::vector<uint8_t>& cells_only = up.sc().cells_only;
-    int patched = 0;
-    int built_from = INT_MAX;  // exps row entries a refused patch left holding the masked row
-    auto patch_row = [&](int r, float* w) {
-      if (patch->causal_on) return causal_on_weights_row(np, hb, r, w);
-      if (patch->causal_off) return causal_off_weights_row(np, hb, h, r, w, &built_from);
-      return patch_weights_row(np, hb, h, r, patch->cols, w);
-    };
-    auto weights_f = [&](int r, float* w) {
-      built_from = INT_MAX;
-      if (patch && cells_only[static_cast<size_t>(r)] && patch_row(r, w)) {
-        ++patched;
-        return;
-      }
-      compute_weights_row(np, hb, h, r, w, built_from);
-    };
-    auto dropped_f = [&](const int* r, int n) {
-      for (int t = 0; t < n; ++t) compute_dropped_row(np, buf, hb, h, r[t]);
-    };
-    if (before >= kWeights) {
-      const std::vector<int> w_rows =
-          up.rows_stage_each(Stage::weights, h, hb.weights, c.safe_changed ? up.all() : c.masked_rows, weights_f);
-      im.updates[static_cast<int>(Stage::weights)][static_cast<size_t>(h)].patched = patched;
-      d_rows = up.dropped_stage(old, h, w_rows, c.dropout_changed, dropped_f);
-    } else {
-      // Stale: every row, compared with what the buffer held when last current.
-      const std::vector<int> w_rows = up.rows_stage_each(Stage::weights, h, hb.weights, up.all(), weights_f);
-      if (np.dropout_active) {
-        // Its old contents may belong to another mask or to no dropout at
-        // all: counted as changed rather than compared.
-        dropped_f(up.all().data(), np.S);
-        up.note(Stage::dropped, h, UpdateKind::full, np.S, 0, true);
-        d_rows = up.all();
-      } else {
-        const StageUpdate w = im.updates[static_cast<int>(Stage::weights)][static_cast<size_t>(h)];
-        up.note(Stage::dropped, h, w.kind, w.rows, 0, w.changed);
-        d_rows = w_rows;
-      }
-    }
+    d_rows = update_weights(im, up, old, h, before, c);
     now = std::max(now, static_cast<int>(kWeights));
   } else if (!c.masked_rows.empty() || c.safe_changed || c.dropout_changed) {
     now = std::min(now, static_cast<int>(kScores));
@@ -310,28 +345,7 @@ std::vector<int> update_head(Pipeline::Impl& im, Updater& up, const Plan& old, i
   const bool v_changed = c.v_rows != nullptr && !c.v_rows->empty();
   std::vector<int> c_rows;
   if (now >= kWeights && want >= kContext) {
-    std::vector<int> ctx_rows = up.all();
-    if (before >= kContext) {
-      // context row r depends on dropped row r and on every V_h row s with
-      // dropped[r][s] != 0 (an exact zero term never changes a sum, unless V
-      // holds inf/NaN, where 0·inf = NaN).
-      ctx_rows = d_rows;
-      if (v_changed && !c.v_nonfinite) {
-        std::vector<int> touched;
-        for (int r = 0; r < np.S; ++r) {
-          for (int s : *c.v_rows) {
-            const float d = dropped_of(np, hb).at(r, s);
-            if (d != 0.0f || std::isnan(d)) {
-              touched.push_back(r);
-              break;
-            }
-          }
-        }
-        ctx_rows = merge_rows(d_rows, touched, np.S);
-      } else if (v_changed) {
-        ctx_rows = up.all();
-      }
-    }
+    const std::vector<int> ctx_rows = context_rows(np, hb, up, before >= kContext, d_rows, c, v_changed);
     c_rows = up.rows_stage(Stage::context, h, hb.context, ctx_rows,
                            [&](const int* r, int n) { compute_context(np, buf, hb, h, r, n, up.sc()); });
     now = kContext;

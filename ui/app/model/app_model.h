@@ -15,6 +15,7 @@
 #include "app/widgets/texture_host.h"
 #include "app/model/tokenize.h"
 #include "app/model/view.h"
+#include "app/model/widgets_state.h"
 #include "attnviz/stages.h"
 #include "attnviz/status.h"
 
@@ -94,6 +95,7 @@ struct AppModel {
   std::shared_ptr<LinesCache> lines_cache;
   std::shared_ptr<DecodeCache> decode_cache;
   std::shared_ptr<ExplainCache> explain_cache;
+  Widgets widgets;  // what the panels' widgets keep between frames (widgets_state.h)
 
   // --- sharing and history (share.h, history.h, menu_edit.cpp)
   History history;              // undo/redo of the state

@@ -30,13 +30,6 @@ using json = nlohmann::json;
 
 namespace {
 
-// Desktop only (no file picker): the Open state dialog's path, kept between frames.
-struct OpenDialog {
-  bool request = false;  // open the popup this frame
-  std::string path;
-};
-OpenDialog g_open;
-
 json refuse(AppModel& m, std::string sentence) {
   export_notify(m.exports, sentence, true);
   return {{"ok", false}, {"error", std::move(sentence)}};
@@ -187,7 +180,7 @@ void file_menu(AppModel& m) {
       r.kind = ExportKind::open_picker;
       m.exports.pending.push_back(r);
     } else {
-      g_open.request = true;
+      m.widgets.open_state.request = true;  // desktop only: the path dialog
     }
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("A .json or .safetensors state file. Or drop it on the window."));
@@ -209,20 +202,21 @@ void file_menu(AppModel& m) {
 // --- [SECTION] Notice line and the desktop's Open dialog
 
 static void open_dialog(AppModel& m) {
-  if (g_open.request) {
+  PathDialogState& dialog = m.widgets.open_state;
+  if (dialog.request) {
     ImGui::OpenPopup(L("Open state"));
-    g_open.request = false;
+    dialog.request = false;
   }
   if (!ImGui::BeginPopupModal(L("Open state"), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
   ImGui::TextUnformatted(tr("Path of a .json or .safetensors state file (or drop the file on the window):"));
   if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
   ImGui::SetNextItemWidth(420);
-  bool enter = ImGui::InputText("##path", &g_open.path, ImGuiInputTextFlags_EnterReturnsTrue);
+  bool enter = ImGui::InputText("##path", &dialog.path, ImGuiInputTextFlags_EnterReturnsTrue);
   item_register("Open state path");
   bool ok = ImGui::Button(L("Open")) || enter;
   ImGui::SameLine();
   if (ImGui::Button(L("Cancel")) || ImGui::IsKeyPressed(ImGuiKey_Escape)) ImGui::CloseCurrentPopup();
-  if (ok && !g_open.path.empty() && import_state_path(m, g_open.path).value("ok", false)) ImGui::CloseCurrentPopup();
+  if (ok && !dialog.path.empty() && import_state_path(m, dialog.path).value("ok", false)) ImGui::CloseCurrentPopup();
   ImGui::EndPopup();
 }
 

@@ -13,7 +13,7 @@
 // [SECTION] index
 //   LinesCache     heads shown, the lines worth drawing, per-head argmax for hover
 //   head toggles   one checkbox per head with its colour
-//   the drawing    token columns, hover, lines
+//   the drawing    LinesGeometry, token columns, hover and focus, lines
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -153,6 +153,218 @@ static void head_toggles(LinesCache& c) {
 
 // [SECTION] the drawing -----------------------------------------------------------------
 
+// Where everything goes: [query labels | lines | key labels], centred, one row per
+// token. Sizes come from the tab's room (lines_sizes), places from the child's
+// scrolled cursor and clip rectangle (lines_places).
+struct LinesGeometry {
+  int H = 0, S = 0;
+  float th = 0;             // a text line's height
+  float label_w = 0;        // a token column's width
+  float gap = 0;            // the lines' span between the columns
+  float header_h = 0;       // the "queries" / "keys" line above the rows
+  float row_h = 0;          // one token's row
+  float fan = 0;            // how far apart the heads' lines end within a row
+  float total_w = 0;        // both columns and the gap
+  // In the child, in screen pixels:
+  ImVec2 win0;              // the content's top left (scrolls with it)
+  float x0 = 0;             // the query column's left edge
+  float gx0 = 0, gx1 = 0;   // the lines run between gx0 and gx1
+  float y0 = 0;             // the first row's top
+  ImVec2 clip_min, clip_max;  // the visible part of the child
+  int first = 0, last = -1;   // the rows in view
+
+  float row_y(int i) const { return y0 + row_h * ((float)i + 0.5f); }
+  // Each head's lines end at its own height within a row, so heads sharing a link
+  // show as parallel lines in their colours rather than one blended line.
+  float head_dy(int h) const { return fan * ((float)h - 0.5f * (float)(H - 1)); }
+};
+
+// The token focused: side 0 = query idx (`other`: the key of a focused cell), 1 = key idx.
+struct LinesFocus {
+  int side = -1, idx = -1, other = -1;
+  bool on() const { return side >= 0; }
+};
+
+// What the tab shows and how to read it, greyed, above the head toggles.
+static void lines_intro() {
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped(tr("Query i (left) attends to key j (right): opacity and width grow with weights[i][j]. "
+                        "Hover a token to see only its lines; click to pin it. No line for weights under %g%%."),
+                     100.0 * kMinWeight);
+  ImGui::PopStyleColor();
+}
+
+// Column and row sizes from the room the tab has left.
+static LinesGeometry lines_sizes(const std::vector<std::string>& toks, int H, int S) {
+  LinesGeometry g;
+  g.H = H;
+  g.S = S;
+  g.th = ImGui::GetTextLineHeight();
+  g.label_w = std::max(ImGui::CalcTextSize(tr("queries")).x, ImGui::CalcTextSize(tr("keys")).x);
+  for (const auto& t : toks) g.label_w = std::max(g.label_w, ImGui::CalcTextSize(t.c_str()).x);
+  g.label_w = std::min(g.label_w, 160.0f) + 12.0f;
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  g.gap = std::clamp(avail.x - 2 * g.label_w - 40.0f, 160.0f, 520.0f);
+  g.header_h = g.th + 8.0f;
+  g.row_h = std::clamp((avail.y - g.header_h - 8.0f) / (float)std::max(S, 1), g.th + 3.0f, 44.0f);
+  g.fan = std::min(3.0f, (g.row_h - 4.0f) / (float)std::max(H, 1));
+  g.total_w = 2 * g.label_w + g.gap;
+  return g;
+}
+
+// Inside the child: where the columns and rows are now, and which rows are in view.
+static void lines_places(LinesGeometry& g, const ImDrawList* dl) {
+  g.win0 = ImGui::GetCursorScreenPos();
+  g.x0 = g.win0.x + std::max(0.0f, (ImGui::GetContentRegionAvail().x - g.total_w) * 0.5f);
+  g.gx0 = g.x0 + g.label_w;
+  g.gx1 = g.gx0 + g.gap;
+  g.y0 = g.win0.y + g.header_h;
+  g.clip_min = dl->GetClipRectMin();
+  g.clip_max = dl->GetClipRectMax();
+  g.first = std::max(0, (int)std::floor((g.clip_min.y - g.y0) / g.row_h));
+  g.last = std::min(g.S - 1, (int)std::ceil((g.clip_max.y - g.y0) / g.row_h));
+}
+
+static void column_headers(ImDrawList* dl, const LinesGeometry& g) {
+  const ImU32 dim_col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  const char* queries = tr("queries");
+  dl->AddText(ImVec2(g.gx0 - 8 - ImGui::CalcTextSize(queries).x, g.win0.y), dim_col, queries);
+  dl->AddText(ImVec2(g.gx1 + 8, g.win0.y), dim_col, tr("keys"));
+}
+
+// A button under each token label in view (only those are submitted): the one hovered.
+static LinesFocus hovered_token(const LinesGeometry& g) {
+  LinesFocus hover;
+  for (int i = g.first; i <= g.last; ++i) {
+    for (int side = 0; side < 2; ++side) {
+      ImGui::PushID(i * 2 + side);
+      ImGui::SetCursorScreenPos(ImVec2(side == 0 ? g.x0 : g.gx1, g.y0 + g.row_h * (float)i));
+      ImGui::InvisibleButton("tok", ImVec2(g.label_w, g.row_h));
+      char reg[32];
+      std::snprintf(reg, sizeof reg, side == 0 ? "lines q%d" : "lines k%d", i);
+      item_register(reg);
+      if (ImGui::IsItemHovered()) {
+        hover.side = side;
+        hover.idx = i;
+      }
+      ImGui::PopID();
+    }
+  }
+  return hover;
+}
+
+// Our own hover first, else a weights-like cell focused in another view.
+static LinesFocus lines_focus(const AppModel& m, const LinesFocus& hover, int S) {
+  if (hover.on()) return hover;
+  LinesFocus f;
+  const CellRef& c = m.focus();
+  if (c.valid && stage_is_square(c.stage) && c.row < S && c.col < S) f = LinesFocus{0, c.row, c.col};
+  return f;
+}
+
+// A hovered token feeds the Inspector its strongest link in the head viewed (else
+// the first head shown); a click pins that cell.
+static void hover_link(AppModel& m, LinesCache& c, const LinesFocus& hover) {
+  if (!hover.on()) return;
+  const int H = m.engine.num_heads();
+  int h = m.view.head < H && c.shown[m.view.head] ? m.view.head : -1;
+  for (int k = 0; k < H && h < 0; ++k)
+    if (c.shown[k]) h = k;
+  if (h < 0) return;
+  m.hover_next = strongest_link(m, c, h, hover.side, hover.idx);
+  if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+    toggle_pin(m.view.pinned, m.hover_next);
+  }
+}
+
+// Labels in view, brighter for the focused token and for the tokens its lines reach.
+static void token_labels(ImDrawList* dl, const LinesGeometry& g, const std::vector<std::string>& toks,
+                         const LinesFocus& f) {
+  const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text), dim_col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  for (int i = g.first; i <= g.last; ++i) {
+    const char* t = i < (int)toks.size() ? toks[i].c_str() : "?";
+    float tw = std::min(ImGui::CalcTextSize(t).x, g.label_w - 12.0f);
+    float y = g.row_y(i) - g.th * 0.5f;
+    for (int side = 0; side < 2; ++side) {
+      bool hot = (f.side == side && f.idx == i) || (f.side == 0 && side == 1 && f.other == i);
+      float x = side == 0 ? g.gx0 - 8 - tw : g.gx1 + 8;
+      if (hot)
+        dl->AddRectFilled(ImVec2(x - 4, g.row_y(i) - g.row_h * 0.5f + 1),
+                          ImVec2(x + tw + 4, g.row_y(i) + g.row_h * 0.5f - 1), ImGui::GetColorU32(ImGuiCol_Header),
+                          3.0f);
+      ImVec4 lclip(x, y, x + tw + 1, y + g.th);
+      dl->AddText(nullptr, 0.0f, ImVec2(x, y), hot || !f.on() ? text_col : dim_col, t, nullptr, 0.0f, &lclip);
+    }
+  }
+}
+
+// The focused token's weight to (or from) token k.
+static float focus_weight(const TensorView& w, const LinesFocus& f, int k) {
+  return f.side == 0 ? w.at(f.idx, k) : w.at(k, f.idx);
+}
+
+// The heaviest line to draw: of the focused token's in every head shown (NaN is
+// skipped), else of the cached ones.
+static float heaviest_line(const AppModel& m, const LinesCache& c, const LinesGeometry& g, const LinesFocus& f) {
+  float w_max = 0.0f;
+  if (f.on()) {
+    for (int h = 0; h < g.H; ++h)
+      if (c.shown[h]) {
+        TensorView w = weights_of(m, h);  // (S × S)
+        for (int k = 0; k < g.S; ++k) w_max = std::max(w_max, focus_weight(w, f, k));
+      }
+  } else if (!c.lines.empty()) {
+    w_max = c.lines.back().w;  // sorted lightest first
+  }
+  return w_max;
+}
+
+// The lines. Focused: that token's lines in every head shown, straight from the
+// weights (at most H·S, threshold only). Otherwise the cached heaviest lines.
+// Opacity and width are proportional to the weight, scaled so that the heaviest
+// line shown is opaque (at large S every weight is small; the header says the scale).
+static void draw_lines(ImDrawList* dl, const AppModel& m, const LinesCache& c, const LinesGeometry& g,
+                       const LinesFocus& f) {
+  const float w_max = heaviest_line(m, c, g, f);
+  const float gain = w_max >= kMinWeight ? 1.0f / w_max : 1.0f;
+  if (w_max >= kMinWeight) {
+    char scale[96];
+    std::snprintf(scale, sizeof scale, tr("opaque line = weight %s"), format_value(w_max, 3).c_str());
+    dl->AddText(ImVec2(0.5f * (g.gx0 + g.gx1) - 0.5f * ImGui::CalcTextSize(scale).x, g.win0.y),
+                ImGui::GetColorU32(ImGuiCol_TextDisabled), scale);
+  }
+  const float top = g.clip_min.y - g.row_h, bottom = g.clip_max.y + g.row_h;
+  int drawn = 0;
+  auto line = [&](int h, int i, int j, float w) {
+    float ya = g.row_y(i) + g.head_dy(h), yb = g.row_y(j) + g.head_dy(h);
+    if ((ya < top && yb < top) || (ya > bottom && yb > bottom)) return;  // off screen
+    float t = std::min(w * gain, 1.0f);
+    float width = std::round(1.0f + 3.0f * t);  // 1 … 4 px: whole pixels draw fastest
+    dl->AddLine(ImVec2(g.gx0, ya), ImVec2(g.gx1, yb), head_colour(h, t), width);
+    ++drawn;
+  };
+  if (!f.on()) {
+    for (const LinesCache::Line& l : c.lines) line(l.h, l.i, l.j, l.w);
+    return;
+  }
+  for (int h = 0; h < g.H; ++h) {
+    if (!c.shown[h]) continue;
+    TensorView w = weights_of(m, h);  // (S × S)
+    for (int k = 0; k < g.S && drawn < kMaxLines; ++k) {
+      float v = focus_weight(w, f, k);
+      if (v >= kMinWeight) line(h, f.side == 0 ? f.idx : k, f.side == 0 ? k : f.idx, v);
+    }
+  }
+}
+
+// Registers the drawing area (its visible part) and reserves the content's size for scrolling.
+static void lines_extent(const LinesGeometry& g) {
+  ImVec2 a0(g.gx0, std::max(g.y0, g.clip_min.y)), a1(g.gx1, std::min(g.y0 + g.row_h * (float)g.S, g.clip_max.y));
+  if (a1.y > a0.y) item_registry().add("lines", a0, a1);
+  ImGui::SetCursorScreenPos(g.win0);
+  ImGui::Dummy(ImVec2(g.total_w, g.header_h + g.row_h * (float)g.S + 4.0f));
+}
+
 void lines_tab(AppModel& m) {
   const int H = m.engine.num_heads();
   if (!m.engine.has_result() || H == 0) {
@@ -161,154 +373,21 @@ void lines_tab(AppModel& m) {
   }
   LinesCache& c = cache_of(m);
   const auto& toks = m.engine.tokens();
-  const int S = m.engine.pipeline().seq_len();
-
-  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped(tr("Query i (left) attends to key j (right): opacity and width grow with weights[i][j]. "
-                        "Hover a token to see only its lines; click to pin it. No line for weights under %g%%."),
-                     100.0 * kMinWeight);
-  ImGui::PopStyleColor();
+  lines_intro();
   head_toggles(c);
   update_lines(m, c);
-
-  // Geometry: [query labels | lines | key labels], centred; one row per token.
-  const float th = ImGui::GetTextLineHeight();
-  const char* queries = tr("queries");
-  const char* keys = tr("keys");
-  float label_w = std::max(ImGui::CalcTextSize(queries).x, ImGui::CalcTextSize(keys).x);
-  for (const auto& t : toks) label_w = std::max(label_w, ImGui::CalcTextSize(t.c_str()).x);
-  label_w = std::min(label_w, 160.0f) + 12.0f;
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float gap = std::clamp(avail.x - 2 * label_w - 40.0f, 160.0f, 520.0f);
-  const float header_h = th + 8.0f;
-  const float row_h = std::clamp((avail.y - header_h - 8.0f) / (float)std::max(S, 1), th + 3.0f, 44.0f);
-  // Each head's lines end at its own height within a row, so heads sharing a link
-  // show as parallel lines in their colours rather than one blended line.
-  const float fan = std::min(3.0f, (row_h - 4.0f) / (float)std::max(H, 1));
-  auto head_dy = [&](int h) { return fan * ((float)h - 0.5f * (float)(H - 1)); };
-  const float total_w = 2 * label_w + gap;
+  LinesGeometry g = lines_sizes(toks, H, m.engine.pipeline().seq_len());
 
   ImGui::BeginChild("lines area", ImVec2(0, 0), false, ImGuiWindowFlags_NoMove);
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const ImVec2 win0 = ImGui::GetCursorScreenPos();  // scrolls with the content
-  const float x0 = win0.x + std::max(0.0f, (ImGui::GetContentRegionAvail().x - total_w) * 0.5f);
-  const float gx0 = x0 + label_w, gx1 = gx0 + gap;  // the lines run between gx0 and gx1
-  const float y0 = win0.y + header_h;
-  const ImVec2 clip_min = dl->GetClipRectMin(), clip_max = dl->GetClipRectMax();  // visible part of the child
-  const ImU32 text_col = ImGui::GetColorU32(ImGuiCol_Text), dim_col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-  auto row_y = [&](int i) { return y0 + row_h * ((float)i + 0.5f); };
-
-  dl->AddText(ImVec2(gx0 - 8 - ImGui::CalcTextSize(queries).x, win0.y), dim_col, queries);
-  dl->AddText(ImVec2(gx1 + 8, win0.y), dim_col, keys);
-
-  // Token labels: only the visible rows are submitted. Hovering one selects its side.
-  int first = std::max(0, (int)std::floor((clip_min.y - y0) / row_h));
-  int last = std::min(S - 1, (int)std::ceil((clip_max.y - y0) / row_h));
-  int hover_side = -1, hover_idx = -1;  // side 0 = query, 1 = key
-  for (int i = first; i <= last; ++i) {
-    for (int side = 0; side < 2; ++side) {
-      ImGui::PushID(i * 2 + side);
-      ImVec2 p(side == 0 ? x0 : gx1, y0 + row_h * (float)i);
-      ImGui::SetCursorScreenPos(p);
-      ImGui::InvisibleButton("tok", ImVec2(label_w, row_h));
-      char reg[32];
-      std::snprintf(reg, sizeof reg, side == 0 ? "lines q%d" : "lines k%d", i);
-      item_register(reg);
-      if (ImGui::IsItemHovered()) {
-        hover_side = side;
-        hover_idx = i;
-      }
-      ImGui::PopID();
-    }
-  }
-
-  // What is focused: our own hover first, else a weights-like cell focused in another view.
-  int focus_side = hover_side, focus_idx = hover_idx, focus_other = -1;
-  const CellRef& f = m.focus();
-  if (focus_side < 0 && f.valid && stage_is_square(f.stage) && f.row < S && f.col < S) {
-    focus_side = 0;
-    focus_idx = f.row;
-    focus_other = f.col;
-  }
-  if (hover_side >= 0) {
-    int h = m.view.head < H && c.shown[m.view.head] ? m.view.head : -1;
-    for (int k = 0; k < H && h < 0; ++k)
-      if (c.shown[k]) h = k;
-    if (h >= 0) {
-      m.hover_next = strongest_link(m, c, h, hover_side, hover_idx);
-      if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
-        toggle_pin(m.view.pinned, m.hover_next);
-      }
-    }
-  }
-
-  // Labels, brighter for the focused token and for the tokens its lines reach.
-  for (int i = first; i <= last; ++i) {
-    const char* t = i < (int)toks.size() ? toks[i].c_str() : "?";
-    float tw = std::min(ImGui::CalcTextSize(t).x, label_w - 12.0f);
-    float y = row_y(i) - th * 0.5f;
-    for (int side = 0; side < 2; ++side) {
-      bool hot = (focus_side == side && focus_idx == i) || (focus_side == 0 && side == 1 && focus_other == i);
-      float x = side == 0 ? gx0 - 8 - tw : gx1 + 8;
-      if (hot)
-        dl->AddRectFilled(ImVec2(x - 4, row_y(i) - row_h * 0.5f + 1), ImVec2(x + tw + 4, row_y(i) + row_h * 0.5f - 1),
-                          ImGui::GetColorU32(ImGuiCol_Header), 3.0f);
-      ImVec4 lclip(x, y, x + tw + 1, y + th);
-      dl->AddText(nullptr, 0.0f, ImVec2(x, y), hot || focus_side < 0 ? text_col : dim_col, t, nullptr, 0.0f, &lclip);
-    }
-  }
-
-  // The lines. Focused: that token's lines in every head shown, straight from the
-  // weights (at most H·S, threshold only). Otherwise the cached heaviest lines.
-  // Opacity and width are proportional to the weight, scaled so that the heaviest
-  // line shown is opaque (at large S every weight is small; the header says the scale).
-  auto focus_weight = [&](const TensorView& w, int k) {
-    return focus_side == 0 ? w.at(focus_idx, k) : w.at(k, focus_idx);
-  };
-  float w_max = 0.0f;
-  if (focus_side >= 0) {
-    for (int h = 0; h < H; ++h)
-      if (c.shown[h]) {
-        TensorView w = weights_of(m, h);  // (S × S)
-        for (int k = 0; k < S; ++k) w_max = std::max(w_max, focus_weight(w, k));  // NaN is skipped
-      }
-  } else if (!c.lines.empty()) {
-    w_max = c.lines.back().w;  // sorted lightest first
-  }
-  const float gain = w_max >= kMinWeight ? 1.0f / w_max : 1.0f;
-  if (w_max >= kMinWeight) {
-    char scale[96];
-    std::snprintf(scale, sizeof scale, tr("opaque line = weight %s"), format_value(w_max, 3).c_str());
-    dl->AddText(ImVec2(0.5f * (gx0 + gx1) - 0.5f * ImGui::CalcTextSize(scale).x, win0.y), dim_col, scale);
-  }
-  const float top = clip_min.y - row_h, bottom = clip_max.y + row_h;
-  int drawn = 0;
-  auto line = [&](int h, int i, int j, float w) {
-    float ya = row_y(i) + head_dy(h), yb = row_y(j) + head_dy(h);
-    if ((ya < top && yb < top) || (ya > bottom && yb > bottom)) return;  // off screen
-    float t = std::min(w * gain, 1.0f);
-    float width = std::round(1.0f + 3.0f * t);  // 1 … 4 px: whole pixels draw fastest
-    dl->AddLine(ImVec2(gx0, ya), ImVec2(gx1, yb), head_colour(h, t), width);
-    ++drawn;
-  };
-  if (focus_side >= 0) {
-    for (int h = 0; h < H; ++h) {
-      if (!c.shown[h]) continue;
-      TensorView w = weights_of(m, h);  // (S × S)
-      for (int k = 0; k < S && drawn < kMaxLines; ++k) {
-        float v = focus_weight(w, k);
-        if (v >= kMinWeight) line(h, focus_side == 0 ? focus_idx : k, focus_side == 0 ? k : focus_idx, v);
-      }
-    }
-  } else {
-    for (const LinesCache::Line& l : c.lines) line(l.h, l.i, l.j, l.w);
-  }
-
-  // Register the drawing area (its visible part) and reserve the content's size for scrolling.
-  ImVec2 a0(gx0, std::max(y0, clip_min.y)), a1(gx1, std::min(y0 + row_h * (float)S, clip_max.y));
-  if (a1.y > a0.y) item_registry().add("lines", a0, a1);
-  ImGui::SetCursorScreenPos(win0);
-  ImGui::Dummy(ImVec2(total_w, header_h + row_h * (float)S + 4.0f));
+  lines_places(g, dl);
+  column_headers(dl, g);
+  const LinesFocus hover = hovered_token(g);
+  const LinesFocus focus = lines_focus(m, hover, g.S);
+  hover_link(m, c, hover);
+  token_labels(dl, g, toks, focus);
+  draw_lines(dl, m, c, g, focus);
+  lines_extent(g);
   ImGui::EndChild();
 }
 

@@ -213,13 +213,28 @@ void chip_editor(AppModel& m, int i, int* editing, std::string* buf) {
   apply_edit(m);
 }
 
+// Opens chip i's field on its token.
+void open_chip_edit(ChipEditState& chip, int i, const std::string& token) {
+  chip.editing = i;
+  chip.token = token;
+  chip.text = token;
+}
+
+// A chip's field belongs to the token it opened on. A new state (a preset, a link, a
+// file) may have fewer tokens or others: what was typed must not rename another token,
+// nor the field reopen when the tokens grow back past its index.
+void end_stale_chip_edit(ChipEditState& chip, const State& d) {
+  if (chip.editing < 0) return;
+  if (chip.editing < d.seq_len() && d.tokens[chip.editing] == chip.token) return;
+  chip.editing = -1;
+}
+
 // Token chips: click to edit, right-click for more, drag to reorder.
 void token_chips(AppModel& m) {
   const State& d = m.draft;
   const int n = d.seq_len();
-  static int editing = -1;
-  static std::string edit_buf;
-  static std::string label;  // reused: no allocation per frame once it is long enough
+  ChipEditState& chip = m.widgets.params.chip;
+  end_stale_chip_edit(chip, d);
   ChipEdit e;
   const float avail = ImGui::GetContentRegionAvail().x;
   float line_x = 0;
@@ -227,23 +242,20 @@ void token_chips(AppModel& m) {
     const std::string& t = d.tokens[i];
     const bool padded = i < (int)d.key_padding.size() && d.key_padding[i] == 0;
     ImGui::PushID(i);
-    if (editing == i) {
-      chip_editor(m, i, &editing, &edit_buf);
+    if (chip.editing == i) {
+      chip_editor(m, i, &chip.editing, &chip.text);
       ImGui::PopID();
       break;  // the tokens may have changed: the rest are drawn next frame
     }
-    label.assign(padded ? tr("[pad]") : "");
-    if (padded) label += ' ';
-    label += t;
-    float w = ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
+    chip.label.assign(padded ? tr("[pad]") : "");
+    if (padded) chip.label += ' ';
+    chip.label += t;
+    float w = ImGui::CalcTextSize(chip.label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
     if (i > 0 && line_x + w < avail) ImGui::SameLine();
     else line_x = 0;
     line_x += w + ImGui::GetStyle().ItemSpacing.x;
     if (padded) ImGui::PushStyleColor(ImGuiCol_Button, IM_COL32(70, 70, 80, 255));
-    if (ImGui::Button(label.c_str())) {
-      editing = i;
-      edit_buf = t;
-    }
+    if (ImGui::Button(chip.label.c_str())) open_chip_edit(chip, i, t);
     if (padded) ImGui::PopStyleColor();
     char reg[32];
     std::snprintf(reg, sizeof reg, "token %d", i);
@@ -265,7 +277,7 @@ void token_chips(AppModel& m) {
       ImGui::EndDragDropTarget();
     }
     if (ImGui::BeginPopupContextItem("chip menu")) {
-      if (menu_item("Edit")) { editing = i; edit_buf = t; }
+      if (menu_item("Edit")) open_chip_edit(chip, i, t);
       if (menu_item("Insert before")) e.insert_at = i;
       if (menu_item("Insert after")) e.insert_at = i + 1;
       if (menu_item(padded ? N_("Unmark padding") : N_("Mark as padding"))) e.toggle_pad = i;
@@ -279,10 +291,7 @@ void token_chips(AppModel& m) {
   item_register("add token");
   tooltip(N_("add a token at the end"));
   apply_chip_edit(m, e);
-  if (e.insert_at >= 0) {
-    editing = e.insert_at;
-    edit_buf = tr("new");
-  }
+  if (e.insert_at >= 0) open_chip_edit(chip, e.insert_at, tr("new"));  // the token apply_chip_edit inserted
 }
 
 // --- [SECTION] the groups of the panel, top to bottom. What a learner toggles most
@@ -397,14 +406,13 @@ void dropout_p_control(AppModel& m) {
   ImGui::SameLine(0, st.ItemInnerSpacing.x);
   // Applied when the field is left (Enter, Tab, a click elsewhere), not per
   // keystroke: on the way to typing 1.5, p = 1 would otherwise be applied.
-  static double typed = 0.0;
-  static bool typing = false;
-  if (!typing) typed = m.draft.dropout.p;
+  DropoutFieldState& f = m.widgets.params.dropout;
+  if (!f.typing) f.typed = m.draft.dropout.p;
   ImGui::SetNextItemWidth(field_w);
-  ImGui::InputDouble("##Dropout p value", &typed, 0, 0, "%.4g");
-  typing = ImGui::IsItemActive();
+  ImGui::InputDouble("##Dropout p value", &f.typed, 0, 0, "%.4g");
+  f.typing = ImGui::IsItemActive();
   if (ImGui::IsItemDeactivatedAfterEdit()) {
-    m.draft.dropout.p = typed;  // the slider may have replaced the draft: not `p`
+    m.draft.dropout.p = f.typed;  // the slider may have replaced the draft: not `p`
     apply_edit(m);
   }
   item_register("Dropout p value");

@@ -164,15 +164,8 @@ static int wrapped_lines(const char* text, float width) {
   return lines;
 }
 
-// A card's head: the operation (with ↳ when the card starts a row after a wrap), the
-// PyTorch line, and why the stage equals the one before (if it does), in this
-// language, formatted into buffers (drawn every frame: nothing allocates).
-struct OpText {
-  char op[320];
-  char torch[512];
-  char same[256];
-};
-static void op_text(const AppModel& m, Stage st, bool wrapped, OpText& t) {
+// A card's head text (FlowOpText, widgets_state.h), formatted for this frame.
+static void op_text(const AppModel& m, Stage st, bool wrapped, FlowOpText& t) {
   const State& s = m.engine.pipeline().state();
   char op[256];
   flow_op(s, m.engine.pipeline().divisor(), st, op, sizeof op, m.view.head);
@@ -184,7 +177,7 @@ static void op_text(const AppModel& m, Stage st, bool wrapped, OpText& t) {
 }
 
 // The height op_lines takes at this width (the maps of a row start below the tallest).
-static float op_height(const AppModel& m, const OpText& t, float width) {
+static float op_height(const AppModel& m, const FlowOpText& t, float width) {
   const float line = ImGui::GetTextLineHeightWithSpacing();
   float h = line * (float)(wrapped_lines(t.op, width) + wrapped_lines(t.same, width));
   if (m.view.show_torch) {
@@ -196,7 +189,7 @@ static float op_height(const AppModel& m, const OpText& t, float width) {
 }
 
 // The operation line (and the PyTorch line when asked), with the PyTorch line on hover.
-static void op_lines(AppModel& m, Stage st, const OpText& t, float width) {
+static void op_lines(AppModel& m, Stage st, const FlowOpText& t, float width) {
   ImGui::PushStyleColor(ImGuiCol_Text, kOpColour);
   ImGui::BeginGroup();
   wrapped_text(t.op, width);
@@ -360,7 +353,7 @@ void stages_tab(AppModel& m) {
   float row_y = top.y, row_h = 0, prev_right = 0, op_y = 0, head_h = 0;
   const State& s = m.engine.pipeline().state();
   const int cards = in.cards;
-  static OpText ops[kFlowCardsMax];  // static: 9 cards' text is too much for the stack of a wasm frame
+  FlowOpText* ops = m.widgets.stages.ops;  // in the model: 9 cards' text is too much for the stack of a wasm frame
   for (int k = 0; k < cards; ++k) op_text(m, flow_stage(s, k), k % out.cols == 0 && k > 0, ops[k]);
   for (int k = 0; k < cards; ++k) {
     const int col = k % out.cols;

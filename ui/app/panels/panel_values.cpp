@@ -23,19 +23,18 @@ namespace {
 
 
 // The embedding rows before positions: X itself unless positions are added, in
-// which case the engine materialises them (cached per X version).
+// which case the engine materialises them (cached per X version in m.widgets.values).
 const Tensor& embedding_rows(AppModel& m) {
-  static Tensor cache;  // (S × d_model)
-  static uint64_t cached_version = 0;
+  ValuesWidgets& c = m.widgets.values;
   const Pipeline& p = m.engine.pipeline();
   uint64_t v = p.version(Stage::X);
-  if (v != cached_version) {
+  if (v != c.x_version) {
     const State& s = p.state();
-    cache = s.embedding.init == EmbeddingInit::values ? s.embedding.values
-                                                     : materialize_embedding(s).embedding.values;
-    cached_version = v;
+    c.embedding = s.embedding.init == EmbeddingInit::values ? s.embedding.values
+                                                           : materialize_embedding(s).embedding.values;
+    c.x_version = v;
   }
-  return cache;
+  return c.embedding;
 }
 
 // A cell's field: shows format_value_cell's text and, the moment it opens (a click,

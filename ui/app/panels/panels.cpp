@@ -99,7 +99,7 @@ static void menu_bar(AppModel& m) {
     decimals_menu(m);
     language_menu(m);
     ImGui::Separator();
-    if (menu_item("Reset layout")) request_layout_reset();
+    if (menu_item("Reset layout")) request_layout_reset(m);
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("%s", tr("put the windows back where they first opened, sized for this window"));
     ImGui::EndMenu();
@@ -162,24 +162,13 @@ static void legend(const AppModel& m) {
 
 // --- Window arrangement (layout.h). The default one is made for the screen at
 // hand; a saved one that does not fit (a smaller window, a smaller screen) is
-// fitted to it, and windows dropped partly off the screen come back inside.
+// fitted to it, and windows dropped partly off the screen come back inside. What
+// that remembers between frames is m.widgets.layout (LayoutState, widgets_state.h).
 
 namespace {
 
 // By ID ("###Parameters"): the title is in the interface's language (i18n.h L).
 const char* const kWindowNames[kLayoutCount] = {"###Parameters", "###Inspector", "###Views"};
-
-struct LayoutState {
-  bool reset = false;        // View > Reset layout: the default arrangement next frame
-  ImVec2 display{-1, -1};    // the screen size last seen
-  int stable_frames = 0;     // frames it has kept that size
-  bool fitted = false;       // the arrangement was fitted to this size
-  LayoutRect def[kLayoutCount];  // this frame's default arrangement
-};
-LayoutState& layout_state() {
-  static LayoutState s;
-  return s;
-}
 
 // The screen below the menu bar (WorkPos only accounts for the bar from the second frame on).
 LayoutRect work_area() {
@@ -191,14 +180,13 @@ LayoutRect work_area() {
 // The default arrangement for this screen (layout_default), made each frame:
 // ImGui uses it for a window it has no saved place for, and View > Reset layout
 // for all three.
-void default_places(const LayoutRect& work) {
+void default_places(LayoutState& ls, const LayoutRect& work) {
   const float inspector_min = ImGui::GetFrameHeight() * 7;  // title and a few lines of explanation
-  layout_default(work, parameters_height_wanted(), inspector_min, layout_state().def);
+  layout_default(work, parameters_height_wanted(), inspector_min, ls.def);
 }
 
 // Just before Begin(kWindowNames[i]).
-void next_window_place(int i) {
-  const LayoutState& ls = layout_state();
+void next_window_place(const LayoutState& ls, int i) {
   const ImGuiCond cond = ls.reset ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
   if (ls.reset) ImGui::SetNextWindowCollapsed(false);
   ImGui::SetNextWindowPos(ImVec2(ls.def[i].x, ls.def[i].y), cond);
@@ -209,8 +197,7 @@ void next_window_place(int i) {
 // acted on once it has held for a few frames (a page's first frames, or a window
 // being resized, pass through sizes that are not the one to fit to). While a mouse
 // button is down a window may be being dragged: it is put back when released.
-void keep_windows_on_screen(const LayoutRect& work) {
-  LayoutState& ls = layout_state();
+void keep_windows_on_screen(LayoutState& ls, const LayoutRect& work) {
   const ImVec2 display = ImGui::GetIO().DisplaySize;
   if (display.x != ls.display.x || display.y != ls.display.y) {
     ls.display = display;
@@ -240,25 +227,26 @@ void keep_windows_on_screen(const LayoutRect& work) {
 
 }  // namespace
 
-void request_layout_reset() { layout_state().reset = true; }
+void request_layout_reset(AppModel& m) { m.widgets.layout.reset = true; }
 
 void draw_panels(AppModel& m) {
   menu_bar(m);
 
+  LayoutState& ls = m.widgets.layout;
   const LayoutRect work = work_area();
-  default_places(work);
+  default_places(ls, work);
 
-  next_window_place(kLayoutParams);
+  next_window_place(ls, kLayoutParams);
   if (ImGui::Begin(L("Parameters"))) parameters_panel(m);
   register_window("Parameters window");
   ImGui::End();
 
-  next_window_place(kLayoutInspector);
+  next_window_place(ls, kLayoutInspector);
   if (ImGui::Begin(L("Inspector"))) inspector_panel(m);
   register_window("Inspector window");
   ImGui::End();
 
-  next_window_place(kLayoutViews);
+  next_window_place(ls, kLayoutViews);
   if (ImGui::Begin(L("Views"))) {
     legend(m);
     if (ImGui::BeginTabBar("main tabs")) {
@@ -289,8 +277,8 @@ void draw_panels(AppModel& m) {
   }
   register_window("Views window");
   ImGui::End();
-  layout_state().reset = false;
-  keep_windows_on_screen(work);
+  ls.reset = false;
+  keep_windows_on_screen(ls, work);
 
   help_overlay(m);
   cell_keys(m);

@@ -20,8 +20,8 @@ void draw_panels(AppModel& m);
 // active), so its changes while it stays active (a drag, digits typed) are one undo step.
 bool apply_edit(AppModel& m);
 // View > Reset layout: the next frame puts the windows back in their default
-// arrangement for the current screen size (panels.cpp).
-void request_layout_reset();
+// arrangement for the current screen size (panels.cpp, m.widgets.layout).
+void request_layout_reset(AppModel& m);
 
 }  // namespace attnviz::ui
 

@@ -80,10 +80,6 @@ struct Import {
 
 Import g;
 int g_serial = 0;
-struct PathDialog {
-  bool request = false;
-  std::string path;
-} g_path;
 
 std::string quote_name(std::string_view s) { return "“" + std::string(s) + "”"; }
 
@@ -518,41 +514,45 @@ void red_text(const std::string& text, const char* label) {
   item_register(label);
 }
 
-void weights_dialog(AppModel& m) {
+// Opens the dialog when an import was just listed. False while it is not open; an
+// import whose dialog was closed some other way is over.
+bool begin_dialog() {
   if (g.open_dialog) {
     ImGui::OpenPopup(L("Open weights"));
     g.open_dialog = false;
   }
-  if (g.phase != Phase::choosing && g.phase != Phase::loading) return;
+  if (g.phase != Phase::choosing && g.phase != Phase::loading) return false;
   const ImVec2 ds = ImGui::GetIO().DisplaySize;
   ImGui::SetNextWindowSize(ImVec2(std::min(820.0f, ds.x - 40), std::min(600.0f, ds.y - 40)), ImGuiCond_Appearing);
   ImGui::SetNextWindowPos(ImVec2(ds.x * 0.5f, ds.y * 0.5f), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
   if (!ImGui::BeginPopupModal(L("Open weights"), nullptr)) {
     g.phase = Phase::idle;  // closed some other way
-    return;
+    return false;
   }
-  {
-    const ImVec2 at = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
-    item_registry().add("Open weights dialog", at, ImVec2(at.x + size.x, at.y + size.y));
-  }
-  ImGui::TextWrapped(tr("%s: %s, %d tensors"), quoted_names().c_str(), formats_text().c_str(),
-                     static_cast<int>(g.tensors.size()));
-  if (g.layers.size() > 1) {
-    ImGui::SetNextItemWidth(360);
-    if (ImGui::BeginCombo(L("Layer"), g.layers[g.layer].c_str())) {
-      for (int k = 0; k < static_cast<int>(g.layers.size()); ++k) {
-        ImGui::PushID(k);
-        if (ImGui::Selectable(g.layers[k].c_str(), k == g.layer)) choose_layer(k);
-        item_register("Layer: " + g.layers[k]);  // only while the list is open
-        ImGui::PopID();
-      }
-      ImGui::EndCombo();
+  const ImVec2 at = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+  item_registry().add("Open weights dialog", at, ImVec2(at.x + size.x, at.y + size.y));
+  return true;
+}
+
+// A checkpoint with several layers: whose attention to read.
+void layer_combo() {
+  if (g.layers.size() <= 1) return;
+  ImGui::SetNextItemWidth(360);
+  if (ImGui::BeginCombo(L("Layer"), g.layers[g.layer].c_str())) {
+    for (int k = 0; k < static_cast<int>(g.layers.size()); ++k) {
+      ImGui::PushID(k);
+      if (ImGui::Selectable(g.layers[k].c_str(), k == g.layer)) choose_layer(k);
+      item_register("Layer: " + g.layers[k]);  // only while the list is open
+      ImGui::PopID();
     }
-    item_register("Layer");
+    ImGui::EndCombo();
   }
-  tensors_table();
-  const float rest_top = ImGui::GetCursorPosY();
-  // The mapping, role by role.
+  item_register("Layer");
+}
+
+// The mapping, role by role, then what it gives (the shapes and a choice of heads)
+// or why it cannot be applied. Returns check_mapping's verdict.
+Error mapping_rows() {
   ImGui::Spacing();
   ImGui::TextUnformatted(g.mapping.family.empty() ? tr("No known names: choose the tensors.")
                                                   : tr("Proposed from the names; correct anything:"));
@@ -570,6 +570,17 @@ void weights_dialog(AppModel& m) {
       item_register("weights hint");
     }
   }
+  return check;
+}
+
+void weights_dialog(AppModel& m) {
+  if (!begin_dialog()) return;
+  ImGui::TextWrapped(tr("%s: %s, %d tensors"), quoted_names().c_str(), formats_text().c_str(),
+                     static_cast<int>(g.tensors.size()));
+  layer_combo();
+  tensors_table();
+  const float rest_top = ImGui::GetCursorPosY();
+  const Error check = mapping_rows();
   if (!g.dialog_error.empty()) red_text(g.dialog_error, "weights error");
   const bool can = check.ok() && g.heads > 0 && g.phase == Phase::choosing;
   ImGui::BeginDisabled(!can);
@@ -592,23 +603,25 @@ void weights_dialog(AppModel& m) {
   ImGui::EndPopup();
 }
 
+// Desktop only (no file picker): a path typed (m.widgets.open_weights).
 void path_dialog(AppModel& m) {
-  if (g_path.request) {
+  PathDialogState& dialog = m.widgets.open_weights;
+  if (dialog.request) {
     ImGui::OpenPopup(L("Open weights file"));
-    g_path.request = false;
+    dialog.request = false;
   }
   if (!ImGui::BeginPopupModal(L("Open weights file"), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
   ImGui::TextUnformatted(tr("Path of a .safetensors, .npz or .npy file (or drop the file on the window):"));
   if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
   ImGui::SetNextItemWidth(420);
-  const bool enter = ImGui::InputText("##weights path", &g_path.path, ImGuiInputTextFlags_EnterReturnsTrue);
+  const bool enter = ImGui::InputText("##weights path", &dialog.path, ImGuiInputTextFlags_EnterReturnsTrue);
   item_register("Open weights path");
   const bool ok = ImGui::Button(L("Open##weights path")) || enter;
   ImGui::SameLine();
   if (ImGui::Button(L("Cancel##weights path")) || ImGui::IsKeyPressed(ImGuiKey_Escape)) ImGui::CloseCurrentPopup();
-  if (ok && !g_path.path.empty()) {
+  if (ok && !dialog.path.empty()) {
     ImGui::CloseCurrentPopup();
-    weights_open_path(m, g_path.path);
+    weights_open_path(m, dialog.path);
   }
   ImGui::EndPopup();
 }
@@ -746,7 +759,7 @@ nlohmann::json weights_open_paths(AppModel& m, const std::vector<std::string>& p
 
 void weights_menu_item(AppModel& m) {
   if (menu_item("Open weights…")) {
-    if (!(weights_hooks().open_picker && weights_hooks().open_picker())) g_path.request = true;
+    if (!(weights_hooks().open_picker && weights_hooks().open_picker())) m.widgets.open_weights.request = true;
   }
   if (ImGui::IsItemHovered()) {
     ImGui::SetTooltip("%s", tr("Trained W_q, W_k, W_v (and W_o, biases) from a .safetensors or .npz file, or from\n"

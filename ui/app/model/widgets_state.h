@@ -1,0 +1,86 @@
+// widgets_state.h: what the panels' widgets keep from one frame to the next (an
+// edit in progress, a field being typed, a derived value cached, the windows'
+// arrangement), one struct per panel, all held by AppModel::widgets. In the model
+// rather than in statics, so that each App has its own (the UI tests make one per
+// test) and a new state can see what a widget holds.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "app/panels/layout.h"      // LayoutRect, kLayoutCount
+#include "app/panels/stage_flow.h"  // kFlowCardsMax
+#include "attnviz/tensor.h"
+#include "imgui.h"
+
+namespace attnviz::ui {
+
+// Parameters → Tokens: the token chip edited in place (panel_params.cpp token_chips).
+struct ChipEditState {
+  int editing = -1;   // the chip whose field is open; -1: none. Ended when that chip no
+                      // longer holds `token` (a new state), so a stale index is never used
+  std::string token;  // the token the chip held when its field opened
+  std::string text;   // the field's text, as typed
+  std::string label;  // a chip's label, reused: no allocation per frame once it is long enough
+};
+
+// Parameters → Dropout p: the exact-value field beside the slider, applied when it is
+// left (Enter, Tab, a click elsewhere), not per keystroke (panel_params.cpp).
+struct DropoutFieldState {
+  double typed = 0.0;   // the field's number: the draft's p, except while it is typed in
+  bool typing = false;  // the field was active in the last frame
+};
+
+// The Parameters panel's widgets (panel_params.cpp).
+struct ParamsWidgets {
+  ChipEditState chip;         // the token chip being edited
+  DropoutFieldState dropout;  // dropout p's exact-value field
+};
+
+// Edit values: the embedding rows before positions (panel_values.cpp embedding_rows).
+struct ValuesWidgets {
+  Tensor embedding;        // (S × d_model): X itself, or materialised when positions are added
+  uint64_t x_version = 0;  // Pipeline::version(Stage::X) `embedding` was made for
+};
+
+// A Stages card's head: the operation (with ↳ when the card starts a row after a
+// wrap), the PyTorch line, and why the stage equals the one before (if it does), in
+// this language, formatted into buffers (drawn every frame: nothing allocates).
+struct FlowOpText {
+  char op[320];
+  char torch[512];
+  char same[256];
+};
+
+// The Stages tab (panel_stages.cpp stages_tab): scratch, written and read within a
+// frame. Kept here because 9 cards' text is too much for the stack of a wasm frame.
+struct StagesWidgets {
+  FlowOpText ops[kFlowCardsMax];  // card k's head text
+};
+
+// The three windows' arrangement (panels.cpp, layout.h): the default one for this
+// screen, and fitting a saved one to a new screen size once that size holds.
+struct LayoutState {
+  bool reset = false;        // View > Reset layout: the default arrangement next frame
+  ImVec2 display{-1, -1};    // the screen size last seen
+  int stable_frames = 0;     // frames it has kept that size
+  bool fitted = false;       // the arrangement was fitted to this size
+  LayoutRect def[kLayoutCount];  // this frame's default arrangement
+};
+
+// A desktop path dialog, for a platform with no file picker.
+struct PathDialogState {
+  bool request = false;  // open the popup this frame
+  std::string path;      // the path typed, kept for the next opening
+};
+
+// All of it: AppModel::widgets.
+struct Widgets {
+  ParamsWidgets params;          // panel_params.cpp
+  ValuesWidgets values;          // panel_values.cpp
+  StagesWidgets stages;          // panel_stages.cpp
+  LayoutState layout;            // panels.cpp
+  PathDialogState open_state;    // File → Open state… (menu_file.cpp)
+  PathDialogState open_weights;  // File → Open weights… (weights_import.cpp)
+};
+
+}  // namespace attnviz::ui
