@@ -70,10 +70,8 @@ const char* token(const AppModel& m, int i) {
 
 void help_menu(AppModel& m) {
   bool open = ImGui::BeginMenu(L("Help"));
-  item_register("Help");
   if (!open) return;
   if (ImGui::MenuItem(L("Keyboard shortcuts"), "F1")) m.help_open = true;
-  item_register("Keyboard shortcuts");
   ImGui::Separator();
   ImGui::TextDisabled("%s", tr("attnviz shows every stage of multi-head attention,\n"
                                "with PyTorch's numbers (torch.manual_seed gives the same matrices)."));

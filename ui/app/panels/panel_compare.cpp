@@ -390,7 +390,6 @@ static void divergence_map(AppModel& m, CompareCache& c) {
                           "too much to redo on every edit."),
                        S, S, H * (H - 1) / 2);
     if (ImGui::Button(L("Compute head divergence"))) c.divergence_requested = true;
-    item_register("Compute head divergence");
     return;
   }
   HeatmapSpec spec;
@@ -447,7 +446,6 @@ static void ab_view(AppModel& m, CompareCache& c) {
   head_combo(N_("Head B"), &m.view.head_b, H);
   ImGui::SameLine(0, 16);
   if (ImGui::Button(L("Swap"))) std::swap(m.view.head, m.view.head_b);
-  item_register("Swap");
   const int a = m.view.head, b = m.view.head_b;
 
   if (ImGui::BeginTable("ab maps", 3, ImGuiTableFlags_SizingStretchSame)) {

@@ -406,7 +406,6 @@ void inspector_panel(AppModel& m) {
   }
   if (m.view.pinned.valid) {
     if (ImGui::SmallButton(L("Unpin"))) m.view.pinned = CellRef{};
-    item_register("Unpin");
     ImGui::SameLine();
     ImGui::TextDisabled("%s", tr("pinned"));
   }

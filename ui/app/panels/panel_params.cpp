@@ -485,7 +485,6 @@ void scaling_group(AppModel& m) {
              N_("divide scores by sqrt(head_dim) (standard), sqrt(d_out) (tutorial 000's MultiHeadAttention) or 1"));
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
   if (ImGui::InputDouble(L("Temperature"), &m.draft.temperature, 0.1, 0.5, "%.3g")) apply_edit(m);
-  item_register("Temperature");
   tooltip(N_("the scores are divided by it as well as by the scale: below 1 sharpens the softmax, above 1 "
              "flattens it"));
   error_line(m, "temperature");
@@ -553,7 +552,6 @@ void rope_controls(AppModel& m) {
   if (m.draft.positional == Positional::rope) {
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
     if (ImGui::InputDouble(L("RoPE base"), &m.draft.rope.base, 0, 0, "%.6g")) apply_edit(m);
-    item_register("RoPE base");
     tooltip(N_("base (rope_theta in Llama's config, 10000 in most models): inv_freq = 1.0 / (base ** "
                "(torch.arange(0, head_dim, 2).float() / head_dim))"));
     error_line(m, "rope");

@@ -340,7 +340,6 @@ static void onwards(AppModel& m, float width) {
 void stages_tab(AppModel& m) {
   head_selector(m);
   ImGui::Checkbox(L("PyTorch code"), &m.view.show_torch);
-  item_register("PyTorch code");
   ImGui::SameLine();
   ImGui::TextDisabled("%s", tr("hover an operation for its PyTorch line \xC2\xB7 maps: (Ctrl+)wheel zooms, double-click fits"));
   if (!m.engine.has_result()) return;

@@ -32,7 +32,6 @@ nlohmann::json default_state() {
 // View → Decimals: how many decimals cells print at most (auto: what fits, up to 4).
 static void decimals_menu(AppModel& m) {
   bool open = ImGui::BeginMenu(L("Decimals"));
-  item_register("Decimals");
   if (!open) return;
   static const struct { int n; const char* label; } kChoices[] = {
       {0, N_("auto (what fits, up to 4)")}, {2, "2"}, {3, "3"}, {4, N_("4 (as PyTorch prints)")}};
@@ -45,7 +44,6 @@ static void decimals_menu(AppModel& m) {
 // "Language: en" / "Language: zh-CN" (the menu itself as "Language").
 static void language_menu(AppModel& m) {
   bool open = ImGui::BeginMenu(L("Language"));
-  item_register("Language");
   if (!open) return;
   static const char* const kItems[] = {"Language: en", "Language: zh-CN"};
   for (int i = 0; i < kLangCount; ++i) {

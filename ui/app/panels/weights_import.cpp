@@ -585,7 +585,6 @@ void weights_dialog(AppModel& m) {
   const bool can = check.ok() && g.heads > 0 && g.phase == Phase::choosing;
   ImGui::BeginDisabled(!can);
   const bool apply = ImGui::Button(L("Apply weights"));
-  item_register("Apply weights");
   ImGui::EndDisabled();
   ImGui::SameLine();
   const bool cancel =
