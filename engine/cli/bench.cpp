@@ -444,11 +444,20 @@ Times time_toggle(attnviz::Pipeline* p, attnviz::State* s, int reps, Set set, Ti
 
 }  // namespace
 
-int cmd_bench(int argc, char** argv) {
-  Options o;
-  std::string error, field;
-  if (!parse_options(argc, argv, &o, &error, &field)) return bench_error(kExitBadInput, error, field);
-  const attnviz::State seeded = make_state(o);
+// Every time cmd_bench measures, by kind.
+struct Runs {
+  Times full, seeded_full;                        // a fresh pipeline each rep
+  Times inc_mid, inc_first, inc_last;             // one row of X edited
+  int q_rows_mid = 0, q_rows_first = 0, q_rows_last = 0;
+  Times t_causal, causal_off, causal_on, t_padding, t_dropout, t_temp;  // toggles
+  bool can_append = false;                        // S + 1 tokens within the engine's limits
+  Times append, remove_last;
+  int append_q_rows = -1;  // Q rows the last append computed: 1 when the old rows were carried
+};
+
+// A state the engine refuses, or more threads than this build has: the exit and the
+// sentence, naming the flag (kExitOk when the bench can run).
+int check_options(const Options& o, const attnviz::State& seeded) {
   const attnviz::Status valid = attnviz::validate_state(seeded);
   if (!valid.ok) {
     // Name the flag behind the engine's field.
@@ -459,7 +468,6 @@ int cmd_bench(int argc, char** argv) {
     if (flag == "num_heads") flag = "--heads";
     return bench_error(kExitBadInput, valid.error, flag);
   }
-  g_view = o.view;
   if (attnviz::set_threads(o.threads) != o.threads) {
     const int have = attnviz::threads();
     attnviz::set_threads(1);
@@ -468,42 +476,41 @@ int cmd_bench(int argc, char** argv) {
                            (have == 1 ? " thread (the threaded WebAssembly build is attnviz-mt)" : " threads"),
                        "--threads");
   }
-  const uint64_t jobs0 = attnviz::parallel_jobs();
-  // Explicit X and weights (the same numbers the seeded state gives).
-  attnviz::State s = attnviz::materialize_weights(attnviz::materialize_embedding(seeded));
+  return kExitOk;
+}
 
-  // full: a fresh pipeline each rep (destroyed before the next one is made).
-  Times full, seeded_full;
-  for (int r = -1; r < o.reps; ++r) {  // r = −1: the warm-up (above time_edits)
+// full: a fresh pipeline each rep (destroyed before the next one is made), from the
+// explicit state `s`; the seeded path only adds the generator's draws: two reps say enough.
+void measure_full(const Options& o, const attnviz::State& seeded, const attnviz::State& s, Runs* r) {
+  for (int k = -1; k < o.reps; ++k) {  // k = −1: the warm-up (above time_edits)
     attnviz::Pipeline fresh;
-    timed_set_state(&fresh, s, r < 0 ? nullptr : &full);
+    timed_set_state(&fresh, s, k < 0 ? nullptr : &r->full);
   }
-  // The seeded path only adds the generator's draws: two reps say enough.
-  for (int r = 0; r < std::min(o.reps, 2); ++r) {
+  for (int k = 0; k < std::min(o.reps, 2); ++k) {
     attnviz::Pipeline fresh;
-    timed_set_state(&fresh, seeded, &seeded_full);
+    timed_set_state(&fresh, seeded, &r->seeded_full);
   }
+}
 
-  // Edits and toggles: explicit X (an edit changes one row of it), weights
-  // kept as their seed (--weights seeded, as the app keeps a tutorial's) or
-  // given as values (--weights explicit, as a learner's trained weights come
-  // in). Copies of the explicit state share its matrices (SharedTensor): an
-  // unchanged weight is neither copied nor compared nor checked again.
+// Edits and toggles: explicit X (an edit changes one row of it), weights kept as
+// their seed (--weights seeded, as the app keeps a tutorial's) or given as values
+// (--weights explicit, as a learner's trained weights come in). Copies of the
+// explicit state share its matrices (SharedTensor): an unchanged weight is neither
+// copied nor compared nor checked again.
+void measure_edits_and_toggles(const Options& o, const attnviz::State& seeded, Runs* r) {
   attnviz::State e = attnviz::materialize_embedding(seeded);
   if (o.explicit_weights) e = attnviz::materialize_weights(e);
   attnviz::Pipeline p;
   timed_set_state(&p, e, nullptr);
-  int q_rows_mid = 0, q_rows_first = 0, q_rows_last = 0;
-  const Times inc_mid = time_edits(&p, &e, o.tokens / 2, o.reps, &q_rows_mid);
-  const Times inc_first = time_edits(&p, &e, 0, o.reps, &q_rows_first);
-  const Times inc_last = time_edits(&p, &e, o.tokens - 1, o.reps, &q_rows_last);
-  const bool causal0 = e.causal;
-  Times causal_off, causal_on;  // the two directions: the causal mask switched off / on
-  const Times t_causal = time_toggle(
+  r->inc_mid = time_edits(&p, &e, o.tokens / 2, o.reps, &r->q_rows_mid);
+  r->inc_first = time_edits(&p, &e, 0, o.reps, &r->q_rows_first);
+  r->inc_last = time_edits(&p, &e, o.tokens - 1, o.reps, &r->q_rows_last);
+  const bool causal0 = e.causal;  // the two directions: the causal mask switched off / on
+  r->t_causal = time_toggle(
       &p, &e, o.reps, [causal0](attnviz::State* st, bool on) { st->causal = on ? !causal0 : causal0; },
-      causal0 ? &causal_off : &causal_on, causal0 ? &causal_on : &causal_off);
-  // One key's padding switched (an extra: toggle_ms keeps the three above).
-  const Times t_padding = time_toggle(&p, &e, o.reps, [&o](attnviz::State* st, bool on) {
+      causal0 ? &r->causal_off : &r->causal_on, causal0 ? &r->causal_on : &r->causal_off);
+  // One key's padding switched (an extra: toggle_ms keeps the three others).
+  r->t_padding = time_toggle(&p, &e, o.reps, [&o](attnviz::State* st, bool on) {
     if (on) {
       st->key_padding.assign(static_cast<size_t>(o.tokens), 1);
       st->key_padding[static_cast<size_t>(o.tokens / 2)] = 0;
@@ -511,56 +518,34 @@ int cmd_bench(int argc, char** argv) {
       st->key_padding.clear();
     }
   });
-  const Times t_dropout = time_toggle(&p, &e, o.reps, [](attnviz::State* st, bool on) {
+  r->t_dropout = time_toggle(&p, &e, o.reps, [](attnviz::State* st, bool on) {
     st->dropout.training = on;
     st->dropout.p = on ? 0.1 : 0.0;
   });
-  const Times t_temp = time_toggle(
+  r->t_temp = time_toggle(
       &p, &e, o.reps, [](attnviz::State* st, bool on) { st->temperature = on ? 1.25 : 1.0; });
+}  // p frees its buffers here: one pipeline at a time, as in the app
 
-  p = attnviz::Pipeline();  // frees its buffers: one pipeline at a time, as in the app
-
-  // Typing a new word at the end: S → S + 1 tokens ("t{S}", a new vocabulary
-  // entry), then deleting it. Seeded embedding and weights, as the app keeps
-  // them: each set_state draws the embedding table again, as the app's does.
-  // The rebuild holds the old result and the new one at once, so this is
-  // where the peak heap is reached.
-  Times append, remove_last;
-  int append_q_rows = -1;  // Q rows the last append computed: 1 when the old rows were carried
+// Typing a new word at the end: S → S + 1 tokens ("t{S}", a new vocabulary entry),
+// then deleting it. Seeded embedding and weights, as the app keeps them: each
+// set_state draws the embedding table again, as the app's does. The rebuild holds
+// the old result and the new one at once, so this is where the peak heap is reached.
+void measure_append(const Options& o, const attnviz::State& seeded, Runs* r) {
   attnviz::State longer = seeded;
   longer.tokens.push_back("t" + std::to_string(o.tokens));
-  const bool can_append = attnviz::validate_state(longer).ok;  // S + 1 may pass the engine's limit
-  if (can_append) {
-    attnviz::Pipeline pa;
-    timed_set_state(&pa, seeded, nullptr);
-    for (int r = -1; r < o.reps; ++r) {  // r = −1: the warm-up (above time_edits)
-      timed_set_state(&pa, longer, r < 0 ? nullptr : &append);
-      append_q_rows = pa.last_update(attnviz::Stage::Q).rows;
-      timed_set_state(&pa, seeded, r < 0 ? nullptr : &remove_last);
-    }
+  r->can_append = attnviz::validate_state(longer).ok;  // S + 1 may pass the engine's limit
+  if (!r->can_append) return;
+  attnviz::Pipeline pa;
+  timed_set_state(&pa, seeded, nullptr);
+  for (int k = -1; k < o.reps; ++k) {  // k = −1: the warm-up (above time_edits)
+    timed_set_state(&pa, longer, k < 0 ? nullptr : &r->append);
+    r->append_q_rows = pa.last_update(attnviz::Stage::Q).rows;
+    timed_set_state(&pa, seeded, k < 0 ? nullptr : &r->remove_last);
   }
+}
 
-  const double full_ms = median(full.wall), full_cpu_ms = median(full.cpu);
-  const double toggle_causal = median(t_causal.wall), toggle_dropout = median(t_dropout.wall),
-               toggle_temp = median(t_temp.wall);
-  const double flops = flops_of(o);
-  const char* heap_source = "";
-  const double heap = peak_heap_mb(&heap_source);
-#ifdef __EMSCRIPTEN__
-  const char* build = "wasm";
-  const double malloc_peak = static_cast<double>(mallinfo().usmblks) / (1024.0 * 1024.0);
-#else
-  const char* build = "native";
-  const double malloc_peak = -1;  // glibc keeps no high-water mark (mallinfo2().usmblks is 0)
-#endif
-
-  nlohmann::json j = nlohmann::json::object();
-  j["full_ms"] = round3(full_ms);
-  j["incremental_ms"] = round3(median(inc_mid.wall));
-  j["toggle_ms"] = round3(std::max({toggle_causal, toggle_dropout, toggle_temp}));
-  j["gflops"] = round3(full_ms > 0 ? flops / (full_ms * 1e6) : 0);
-  j["peak_heap_mb"] = round3(heap);
-  j["build"] = build;
+// The shape and options the run measured.
+void report_shape(const Options& o, nlohmann::json& j) {
   j["view"] = o.view;
   j["S"] = o.tokens;
   j["d_model"] = o.d_model;
@@ -574,33 +559,75 @@ int cmd_bench(int argc, char** argv) {
   j["weights"] = o.explicit_weights ? "explicit" : "seeded";
   j["reps"] = o.reps;
   j["threads"] = attnviz::threads();
+}
+
+// Edits, appends and toggles, by kind and direction.
+void report_updates(const Runs& r, nlohmann::json& j) {
+  j["incremental_cpu_ms"] = round3(median(r.inc_mid.cpu));
+  j["incremental_min_ms"] = round3(min_of(r.inc_mid.wall));
+  j["incremental_first_ms"] = round3(median(r.inc_first.wall));
+  j["incremental_first_cpu_ms"] = round3(median(r.inc_first.cpu));
+  j["incremental_last_ms"] = round3(median(r.inc_last.wall));
+  j["incremental_last_cpu_ms"] = round3(median(r.inc_last.cpu));
+  j["incremental_q_rows"] = r.q_rows_mid;
+  if (r.can_append) {
+    j["append_ms"] = round3(median(r.append.wall));
+    j["append_cpu_ms"] = round3(median(r.append.cpu));
+    j["remove_last_ms"] = round3(median(r.remove_last.wall));
+    j["remove_last_cpu_ms"] = round3(median(r.remove_last.cpu));
+    j["append_q_rows"] = r.append_q_rows;
+  }
+  j["toggle_causal_ms"] = round3(median(r.t_causal.wall));
+  j["toggle_causal_on_ms"] = round3(median(r.causal_on.wall));
+  j["toggle_causal_off_ms"] = round3(median(r.causal_off.wall));
+  j["toggle_padding_ms"] = round3(median(r.t_padding.wall));
+  j["toggle_dropout_ms"] = round3(median(r.t_dropout.wall));
+  j["toggle_temperature_ms"] = round3(median(r.t_temp.wall));
+  j["toggle_cpu_ms"] = round3(
+      std::max({median(r.t_causal.cpu), median(r.t_dropout.cpu), median(r.t_temp.cpu)}));
+}
+
+int cmd_bench(int argc, char** argv) {
+  Options o;
+  std::string error, field;
+  if (!parse_options(argc, argv, &o, &error, &field)) return bench_error(kExitBadInput, error, field);
+  const attnviz::State seeded = make_state(o);
+  if (const int bad = check_options(o, seeded); bad != kExitOk) return bad;
+  g_view = o.view;
+  const uint64_t jobs0 = attnviz::parallel_jobs();
+  // Explicit X and weights (the same numbers the seeded state gives).
+  const attnviz::State s = attnviz::materialize_weights(attnviz::materialize_embedding(seeded));
+  Runs r;
+  measure_full(o, seeded, s, &r);
+  measure_edits_and_toggles(o, seeded, &r);
+  measure_append(o, seeded, &r);
+
+  const double full_ms = median(r.full.wall), full_cpu_ms = median(r.full.cpu);
+  const double flops = flops_of(o);
+  const char* heap_source = "";
+  const double heap = peak_heap_mb(&heap_source);
+#ifdef __EMSCRIPTEN__
+  const char* build = "wasm";
+  const double malloc_peak = static_cast<double>(mallinfo().usmblks) / (1024.0 * 1024.0);
+#else
+  const char* build = "native";
+  const double malloc_peak = -1;  // glibc keeps no high-water mark (mallinfo2().usmblks is 0)
+#endif
+
+  nlohmann::json j = nlohmann::json::object();
+  j["full_ms"] = round3(full_ms);
+  j["incremental_ms"] = round3(median(r.inc_mid.wall));
+  j["toggle_ms"] = round3(std::max({median(r.t_causal.wall), median(r.t_dropout.wall), median(r.t_temp.wall)}));
+  j["gflops"] = round3(full_ms > 0 ? flops / (full_ms * 1e6) : 0);
+  j["peak_heap_mb"] = round3(heap);
+  j["build"] = build;
+  report_shape(o, j);
   j["parallel_jobs"] = attnviz::parallel_jobs() - jobs0;
-  j["full_min_ms"] = round3(min_of(full.wall));
+  j["full_min_ms"] = round3(min_of(r.full.wall));
   j["full_cpu_ms"] = round3(full_cpu_ms);
   j["gflops_cpu"] = round3(full_cpu_ms > 0 ? flops / (full_cpu_ms * 1e6) : 0);
-  j["full_seeded_ms"] = round3(median(seeded_full.wall));
-  j["incremental_cpu_ms"] = round3(median(inc_mid.cpu));
-  j["incremental_min_ms"] = round3(min_of(inc_mid.wall));
-  j["incremental_first_ms"] = round3(median(inc_first.wall));
-  j["incremental_first_cpu_ms"] = round3(median(inc_first.cpu));
-  j["incremental_last_ms"] = round3(median(inc_last.wall));
-  j["incremental_last_cpu_ms"] = round3(median(inc_last.cpu));
-  j["incremental_q_rows"] = q_rows_mid;
-  if (can_append) {
-    j["append_ms"] = round3(median(append.wall));
-    j["append_cpu_ms"] = round3(median(append.cpu));
-    j["remove_last_ms"] = round3(median(remove_last.wall));
-    j["remove_last_cpu_ms"] = round3(median(remove_last.cpu));
-    j["append_q_rows"] = append_q_rows;
-  }
-  j["toggle_causal_ms"] = round3(toggle_causal);
-  j["toggle_causal_on_ms"] = round3(median(causal_on.wall));
-  j["toggle_causal_off_ms"] = round3(median(causal_off.wall));
-  j["toggle_padding_ms"] = round3(median(t_padding.wall));
-  j["toggle_dropout_ms"] = round3(toggle_dropout);
-  j["toggle_temperature_ms"] = round3(toggle_temp);
-  j["toggle_cpu_ms"] = round3(
-      std::max({median(t_causal.cpu), median(t_dropout.cpu), median(t_temp.cpu)}));
+  j["full_seeded_ms"] = round3(median(r.seeded_full.wall));
+  report_updates(r, j);
   j["flops"] = flops;
   j["peak_heap_source"] = heap_source;
   if (malloc_peak >= 0) j["malloc_peak_mb"] = round3(malloc_peak);

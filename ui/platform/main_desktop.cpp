@@ -91,34 +91,110 @@ static std::string initial_language(const std::string& lang_file) {
   return "en";
 }
 
-int main(int argc, char** argv) {
-  // The engine (whole heads, large products) on every core, at most 8, as attnviz-mt does
-  // in the browser (attnviz/parallel.h: the numbers are the same bits).
-  const unsigned cores = std::thread::hardware_concurrency();
-  attnviz::set_threads(cores == 0 ? 1 : (cores > 8 ? 8 : static_cast<int>(cores)));
-  long max_frames = -1;
+// The command line (usage in the header).
+struct Args {
+  long max_frames = -1;  // --frames N: draw exactly N frames, then quit (-1: until closed)
   const char* state_path = nullptr;
   const char* link = nullptr;
   const char* shot_path = nullptr;
   const char* export_what = nullptr;
   const char* lang = nullptr;
+};
+
+static bool parse_args(int argc, char** argv, Args* a) {
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--frames") && i + 1 < argc) {
-      max_frames = std::strtol(argv[++i], nullptr, 10);
-    } else if (!std::strcmp(argv[i], "--screenshot") && i + 1 < argc) {
-      shot_path = argv[++i];
-    } else if (!std::strcmp(argv[i], "--export") && i + 1 < argc) {
-      export_what = argv[++i];
-    } else if (!std::strcmp(argv[i], "--state") && i + 1 < argc) {
-      state_path = argv[++i];
-    } else if (!std::strcmp(argv[i], "--link") && i + 1 < argc) {
-      link = argv[++i];
-    } else if (!std::strcmp(argv[i], "--lang") && i + 1 < argc) {
-      lang = argv[++i];
-    } else {
-      std::fprintf(stderr, "usage: attnviz [--frames N] [--state FILE] [--screenshot FILE] [--link LINK] [--export WHAT] [--lang en|zh-CN]\n");
-      return 2;
+    const bool value = i + 1 < argc;
+    if (!std::strcmp(argv[i], "--frames") && value) a->max_frames = std::strtol(argv[++i], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--screenshot") && value) a->shot_path = argv[++i];
+    else if (!std::strcmp(argv[i], "--export") && value) a->export_what = argv[++i];
+    else if (!std::strcmp(argv[i], "--state") && value) a->state_path = argv[++i];
+    else if (!std::strcmp(argv[i], "--link") && value) a->link = argv[++i];
+    else if (!std::strcmp(argv[i], "--lang") && value) a->lang = argv[++i];
+    else return false;
+  }
+  return true;
+}
+
+// The window layout is remembered in $XDG_CONFIG_HOME/attnviz (or ~/.config/attnviz):
+// its file's path, "" when there is no home to keep it in. ImGui keeps the pointer.
+static std::string remember_layout() {
+  static std::string ini;
+  const char* xdg = std::getenv("XDG_CONFIG_HOME");
+  const char* home = std::getenv("HOME");
+  ImGui::GetIO().IniFilename = nullptr;
+  if (!(xdg && *xdg) && !(home && *home)) return ini;
+  std::string dir = (xdg && *xdg) ? std::string(xdg) + "/attnviz" : std::string(home) + "/.config/attnviz";
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  ini = dir + "/layout.ini";
+  if (!ec) ImGui::GetIO().IniFilename = ini.c_str();
+  return ini;
+}
+
+// The language, the state and the link the command line asks for (or the remembered
+// language). A refusal is printed; false: quit with 2.
+static bool open_start(attnviz::ui::App& app, const Args& a, const std::string& lang_file) {
+  auto refuse = [](const std::string& why) {
+    std::fprintf(stderr, "attnviz: %s\n", why.c_str());
+    return false;
+  };
+  if (a.lang) {  // asked for: an unknown code is an error, as a bad --state is
+    nlohmann::json r = app.set_language(a.lang);
+    if (!r.value("ok", false)) return refuse(r.value("error", std::string()));
+  } else {
+    app.set_language(initial_language(lang_file));
+  }
+  if (a.state_path) {
+    std::ifstream f(a.state_path);
+    std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    nlohmann::json r = app.set_state_text(text);
+    if (!r.value("ok", false)) return refuse(r.value("error", std::string("bad state")));
+  }
+  attnviz::platform::desktop_share_hooks(app);  // Edit menu: copy link, paste state
+  attnviz::platform::desktop_weights_hooks();   // Open weights…: zlib for compressed .npz
+  if (a.link) {
+    std::string err = attnviz::platform::share_open_link(app, a.link);
+    if (!err.empty()) return refuse(err);
+    if (a.lang) app.set_language(a.lang);  // --lang wins over the link's view.lang
+  }
+  return true;
+}
+
+// Until the window closes (or --frames N are drawn). An idle window rests
+// (frame_pacer.h): the loop sleeps in SDL_WaitEventTimeout until input arrives or the
+// heartbeat or a timer is due. --frames N draws every frame.
+static void run(attnviz::platform::Runner& runner, attnviz::ui::App& app, const Args& a) {
+  static std::vector<std::string> dropped;
+  SDL_SetEventFilter(drop_filter, &dropped);
+  runner.pacing = a.max_frames < 0;
+  while (!runner.quit && (a.max_frames < 0 || (long)runner.frames < a.max_frames)) {
+    if (!dropped.empty()) runner.wake();  // the drop's SDL_DROPCOMPLETE woke the wait
+    if (!runner.should_draw()) {
+      SDL_WaitEventTimeout(nullptr, (int)std::ceil(runner.wait_ms()));
+      continue;
     }
+    if (a.shot_path && a.max_frames >= 0 && (long)runner.frames == a.max_frames - 1) runner.screenshot_path = a.shot_path;
+    if (a.export_what && a.max_frames >= 0 && (long)runner.frames == a.max_frames - 3) {
+      std::string what = std::strcmp(a.export_what, "window") ? a.export_what : "";
+      attnviz::ui::export_request_png(app.exports(), what,
+                                      attnviz::ui::export_file_stem(what.empty() ? "window" : what) + ".png");
+    }
+    runner.frame();
+    attnviz::platform::exports_drain(runner, save_export);
+    if (!dropped.empty()) app.import_files(dropped);  // dropped together: several .npy files are one import
+    dropped.clear();
+  }
+}
+
+int main(int argc, char** argv) {
+  // The engine (whole heads, large products) on every core, at most 8, as attnviz-mt does
+  // in the browser (attnviz/parallel.h: the numbers are the same bits).
+  const unsigned cores = std::thread::hardware_concurrency();
+  attnviz::set_threads(cores == 0 ? 1 : (cores > 8 ? 8 : static_cast<int>(cores)));
+  Args args;
+  if (!parse_args(argc, argv, &args)) {
+    std::fprintf(stderr, "usage: attnviz [--frames N] [--state FILE] [--screenshot FILE] [--link LINK] [--export WHAT] [--lang en|zh-CN]\n");
+    return 2;
   }
 
   attnviz::platform::Runner runner;
@@ -129,80 +205,20 @@ int main(int argc, char** argv) {
     runner.fonts.cjk = read_file("/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf");
     runner.fonts_dirty = true;
   };
-
-  // The window layout is remembered in $XDG_CONFIG_HOME/attnviz (or ~/.config/attnviz).
-  static std::string ini;
-  const char* xdg = std::getenv("XDG_CONFIG_HOME");
-  const char* home = std::getenv("HOME");
-  if ((xdg && *xdg) || (home && *home)) {
-    std::string dir = (xdg && *xdg) ? std::string(xdg) + "/attnviz" : std::string(home) + "/.config/attnviz";
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    ini = dir + "/layout.ini";
-    ImGui::GetIO().IniFilename = ec ? nullptr : ini.c_str();
-  } else {
-    ImGui::GetIO().IniFilename = nullptr;
-  }
+  const std::string ini = remember_layout();
 
   attnviz::ui::App app(&runner.textures);
   runner.app = &app;
   const std::string lang_file = ini.empty() ? std::string() : ini.substr(0, ini.rfind('/')) + "/language";
-  if (lang) {  // asked for: an unknown code is an error, as a bad --state is
-    nlohmann::json r = app.set_language(lang);
-    if (!r.value("ok", false)) {
-      std::fprintf(stderr, "attnviz: %s\n", r.value("error", std::string()).c_str());
-      runner.shutdown();
-      return 2;
-    }
-  } else {
-    app.set_language(initial_language(lang_file));
+  if (!open_start(app, args, lang_file)) {
+    runner.shutdown();
+    return 2;
   }
-  if (state_path) {
-    std::ifstream f(state_path);
-    std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    nlohmann::json r = app.set_state_text(text);
-    if (!r.value("ok", false)) {
-      std::fprintf(stderr, "attnviz: %s\n", r.value("error", std::string("bad state")).c_str());
-      runner.shutdown();
-      return 2;
-    }
-  }
-  attnviz::platform::desktop_share_hooks(app);  // Edit menu: copy link, paste state
-  attnviz::platform::desktop_weights_hooks();   // Open weights…: zlib for compressed .npz
-  if (link) {
-    std::string err = attnviz::platform::share_open_link(app, link);
-    if (!err.empty()) {
-      std::fprintf(stderr, "attnviz: %s\n", err.c_str());
-      runner.shutdown();
-      return 2;
-    }
-    if (lang) app.set_language(lang);  // --lang wins over the link's view.lang
-  }
-  static std::vector<std::string> dropped;
-  SDL_SetEventFilter(drop_filter, &dropped);
-  // An idle window rests (frame_pacer.h): the loop sleeps in SDL_WaitEventTimeout until
-  // input arrives or the heartbeat or a timer is due. --frames N draws every frame.
-  runner.pacing = max_frames < 0;
-  while (!runner.quit && (max_frames < 0 || (long)runner.frames < max_frames)) {
-    if (!dropped.empty()) runner.wake();  // the drop's SDL_DROPCOMPLETE woke the wait
-    if (!runner.should_draw()) {
-      SDL_WaitEventTimeout(nullptr, (int)std::ceil(runner.wait_ms()));
-      continue;
-    }
-    if (shot_path && max_frames >= 0 && (long)runner.frames == max_frames - 1) runner.screenshot_path = shot_path;
-    if (export_what && max_frames >= 0 && (long)runner.frames == max_frames - 3) {
-      std::string what = std::strcmp(export_what, "window") ? export_what : "";
-      attnviz::ui::export_request_png(app.exports(), what, attnviz::ui::export_file_stem(what.empty() ? "window" : what) + ".png");
-    }
-    runner.frame();
-    attnviz::platform::exports_drain(runner, save_export);
-    if (!dropped.empty()) app.import_files(dropped);  // dropped together: several .npy files are one import
-    dropped.clear();
-  }
+  run(runner, app, args);
   if (!lang_file.empty()) std::ofstream(lang_file) << app.language() << "\n";  // remembered for next time
   int rc = 0;
-  if (shot_path && !runner.screenshot_ok) {
-    std::fprintf(stderr, "attnviz: could not write %s\n", shot_path);
+  if (args.shot_path && !runner.screenshot_ok) {
+    std::fprintf(stderr, "attnviz: could not write %s\n", args.shot_path);
     rc = 1;
   }
   runner.shutdown();

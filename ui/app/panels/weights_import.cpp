@@ -1,5 +1,15 @@
 // weights_import.cpp: File → Open weights…, the mapping dialog, and reading the
 // chosen tensors (weights_import.h).
+//
+// [SECTION] index
+//   Import      the import's progress (Import g): files listed, scanned, read; its
+//               phases and the sentences of its failures
+//   Reading     desktop reading (seeks into the file), the loading of the chosen tensors
+//   Dialog      applying the tensors read, the mapping role by role, the tensors
+//               table, heads and K/V heads, the dialog itself and the desktop's path dialog
+//   Platform    the calls the browser and the desktop make (weights_begin_files,
+//               weights_next, weights_feed, weights_fail), opening paths, the menu
+//               item, the overlay and the test API's dialog info
 #include "app/panels/weights_import.h"
 
 #include <algorithm>
@@ -28,6 +38,8 @@ using namespace attnviz::weights;
 // reading_state: the file scanned is an attnviz state file (its metadata holds a
 // state, attnviz/state_file.h), read whole and handed to the state import.
 enum class Phase { idle, scanning, choosing, loading, reading_state };
+// [SECTION] Import -------------------------------------------------------------------
+
 const char* phase_name(Phase p) {
   switch (p) {
     case Phase::scanning: return "scanning";
@@ -183,6 +195,8 @@ void loaded() {
   g.apply_now = true;  // weights_overlay applies it in the frame
 }
 
+// [SECTION] Reading ------------------------------------------------------------------
+
 // --- Desktop reading: seeks into the file.
 size_t g_reading_file = 0;  // which of g.files read_file reads
 bool read_file(uint64_t offset, uint64_t length, std::string* out) {
@@ -217,6 +231,8 @@ void start_loading() {
   if (!g.files.empty() && !g.files[0].path.empty()) pump_sync();
   else if (weights_hooks().pump) weights_hooks().pump();
 }
+
+// [SECTION] Dialog -------------------------------------------------------------------
 
 std::string summary(const MappedShapes& s) {
   const char* bias = s.qkv_bias ? N_("Q/K/V biases") : N_("no Q/K/V biases");
@@ -626,6 +642,8 @@ void path_dialog(AppModel& m) {
 }
 
 }  // namespace
+
+// [SECTION] Platform -----------------------------------------------------------------
 
 // A function-local static: the platform may set hooks from a static initializer.
 WeightsHooks& weights_hooks() {
