@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "attnviz/weights_file.h"
+#include "files/files_internal.h"
 #include "state/state_internal.h"
 
 namespace attnviz {
@@ -134,24 +135,6 @@ MsgArg quoted_refusal(const Status& st) {
   return MsgArg(st.error);
 }
 
-// A name for a sentence: at most 120 bytes, cut at a UTF-8 boundary.
-std::string shown(std::string_view name) {
-  if (name.size() <= 120) return std::string(name);
-  size_t n = 117;
-  while (n > 0 && (static_cast<uint8_t>(name[n]) & 0xC0) == 0x80) --n;
-  return std::string(name.substr(0, n)) + "...";
-}
-
-std::string hex_head(std::string_view b) {
-  static const char* d = "0123456789abcdef";
-  std::string s;
-  for (size_t i = 0; i < b.size() && i < 8; ++i) {
-    if (i) s += ' ';
-    s += d[static_cast<uint8_t>(b[i]) >> 4];
-    s += d[static_cast<uint8_t>(b[i]) & 15];
-  }
-  return s;
-}
 
 // What the Scanner refused, as the state file's sentence. Its values are listed in
 // weights_file.h, Problem.
@@ -160,7 +143,7 @@ Status scan_refusal(const weights::Scanner& scan, std::string_view file) {
   const auto v = [&](size_t i) { return i < e.values.size() ? e.values[i] : std::string(); };
   switch (e.code) {
     case Problem::file_empty: return Status::refusal(Msg::state_file_empty, "");
-    case Problem::unknown_format: return Status::refusal(Msg::state_file_not_safetensors, "", {hex_head(file)});
+    case Problem::unknown_format: return Status::refusal(Msg::state_file_not_safetensors, "", {detail::hex_prefix(file)});
     case Problem::truncated: return Status::refusal(Msg::state_file_truncated, "", {v(1), v(2)});
     case Problem::header_too_large: return Status::refusal(Msg::state_file_header_too_large, "", {v(0), v(1)});
     case Problem::header_not_json:
@@ -185,7 +168,7 @@ class TensorTable {
   // detail::NamedTensorFn: the tensor `name`, for the state's `field`.
   Status take(const std::string& field, const std::string& name, SharedTensor* out) {
     const auto it = index_.find(name);
-    if (it == index_.end()) return Status::refusal(Msg::state_file_tensor_missing, field, {field, shown(name)});
+    if (it == index_.end()) return Status::refusal(Msg::state_file_tensor_missing, field, {field, detail::shown(name)});
     const size_t i = it->second;
     if (!named_[i]) {
       Status st = load(field, tensors_[i], &loaded_[i]);
@@ -208,9 +191,9 @@ class TensorTable {
     const std::vector<uint64_t>& dims = t.shape;
     constexpr uint64_t kMaxDim = uint64_t{1} << 30;  // far beyond any state's (the limits are 4096)
     if (dims.empty() || dims.size() > 2 || dims[0] > kMaxDim || dims.back() > kMaxDim)
-      return Status::refusal(Msg::state_file_tensor_dims, field, {field, shown(t.name), weights::shape_text(dims)});
+      return Status::refusal(Msg::state_file_tensor_dims, field, {field, detail::shown(t.name), weights::shape_text(dims)});
     if (t.type == weights::DType::unsupported)
-      return Status::refusal(Msg::state_file_tensor_dtype, field, {field, shown(t.name), shown(t.dtype)});
+      return Status::refusal(Msg::state_file_tensor_dtype, field, {field, detail::shown(t.name), detail::shown(t.dtype)});
     Tensor x;
     x.reset_for_overwrite(dims.size() == 2 ? static_cast<int>(dims[0]) : 1, static_cast<int>(dims.back()));
     const weights::Error e = weights::to_float32(t, file_.substr(t.data.offset, t.data.length), x.data.data());
@@ -240,14 +223,14 @@ Status state_from_safetensors(std::string_view file, State* out) {
     weights::scan_all(scan, read, nullptr);
     if (scan.error().code == Problem::file_empty) return Status::refusal(Msg::state_file_empty, "");
     if (scan.format() != weights::Format::safetensors)
-      return Status::refusal(Msg::state_file_not_safetensors, "", {hex_head(file)});
+      return Status::refusal(Msg::state_file_not_safetensors, "", {detail::hex_prefix(file)});
     // No tensors is a state whose inputs are all seeded.
     if (!scan.error().ok() && scan.error().code != Problem::no_tensors) return scan_refusal(scan, file);
     const std::string* text = scan.metadata_value(kStateFileStateKey);
     if (text == nullptr) return Status::refusal(Msg::state_file_no_state, "");
     const std::string* format = scan.metadata_value(kStateFileFormatKey);
     if (format != nullptr && *format != kStateFileFormat)
-      return Status::refusal(Msg::state_file_format_newer, "", {shown(*format)});
+      return Status::refusal(Msg::state_file_format_newer, "", {detail::shown(*format)});
     json j;
     Status st = parse_json_text(*text, &j);
     if (!st.ok) return Status::refusal(Msg::state_file_state_not_json, st.field, {quoted_refusal(st)});
@@ -257,7 +240,7 @@ Status state_from_safetensors(std::string_view file, State* out) {
         j, [&](const std::string& field, const std::string& name, SharedTensor* t) { return table.take(field, name, t); },
         &s);
     if (!st.ok) return st;
-    if (const weights::TensorInfo* t = table.unnamed()) return Status::refusal(Msg::state_file_tensor_unused, "", {shown(t->name)});
+    if (const weights::TensorInfo* t = table.unnamed()) return Status::refusal(Msg::state_file_tensor_unused, "", {detail::shown(t->name)});
     *out = std::move(s);
     return Status::success();
   } catch (const std::bad_alloc&) {

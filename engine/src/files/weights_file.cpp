@@ -10,18 +10,9 @@
 
 #include "attnviz/state.h"
 #include "attnviz/state_json.h"
+#include "files/files_internal.h"
 
-namespace attnviz::weights {
-
-namespace {
-
-uint16_t le16(const char* p) {
-  return static_cast<uint16_t>(static_cast<uint8_t>(p[0]) | (static_cast<uint8_t>(p[1]) << 8));
-}
-uint32_t le32(const char* p) { return le16(p) | (static_cast<uint32_t>(le16(p + 2)) << 16); }
-uint64_t le64(const char* p) { return le32(p) | (static_cast<uint64_t>(le32(p + 4)) << 32); }
-
-std::string num(uint64_t v) { return std::to_string(v); }
+namespace attnviz::detail {
 
 std::string hex_prefix(std::string_view b) {
   static const char* d = "0123456789abcdef";
@@ -41,6 +32,23 @@ std::string shown(std::string_view name) {
   while (n > 0 && (static_cast<uint8_t>(name[n]) & 0xC0) == 0x80) --n;
   return std::string(name.substr(0, n)) + "...";
 }
+
+}  // namespace attnviz::detail
+
+namespace attnviz::weights {
+
+using attnviz::detail::shown;
+
+namespace {
+
+uint16_t le16(const char* p) {
+  return static_cast<uint16_t>(static_cast<uint8_t>(p[0]) | (static_cast<uint8_t>(p[1]) << 8));
+}
+uint32_t le32(const char* p) { return le16(p) | (static_cast<uint32_t>(le16(p + 2)) << 16); }
+uint64_t le64(const char* p) { return le32(p) | (static_cast<uint64_t>(le32(p + 4)) << 32); }
+
+std::string num(uint64_t v) { return std::to_string(v); }
+
 
 // Bytes of one element, or 0 when unknown.
 uint64_t safetensors_elem_bytes(const std::string& dt, DType* type) {
@@ -402,7 +410,7 @@ void Scanner::on_prefix(std::string_view b) {
   }
   // safetensors: an 8-byte little-endian length, then the JSON header's '{'.
   if (size_ < 8 || (size_ > 8 && b[8] != '{')) {
-    fail(Error::make(Problem::unknown_format, {hex_prefix(b)}));
+    fail(Error::make(Problem::unknown_format, {attnviz::detail::hex_prefix(b)}));
     return;
   }
   format_ = Format::safetensors;
