@@ -11,8 +11,10 @@ rm -rf "$out"
 mkdir -p "$out"
 cd "$out"
 export XDG_CONFIG_HOME=$(mktemp -d)
-xvfb-run -a -s "-screen 0 1600x1000x24" "$bin" --frames 40 --export window
+# One X server at a time (flock): `xvfb-run -a` picks a display by its lock files, and two
+# runs started together (the native and tsan suites, ctest -j2) can pick the same one.
+flock /tmp/attnviz-xvfb.lock xvfb-run -a -s "-screen 0 1600x1000x24" "$bin" --frames 40 --export window
 python3 "$here/png_check.py" attnviz-window.png --min-colours 40 --width 2880 --height 1800
-xvfb-run -a -s "-screen 0 1600x1000x24" "$bin" --frames 40 --export "weights h0"
+flock /tmp/attnviz-xvfb.lock xvfb-run -a -s "-screen 0 1600x1000x24" "$bin" --frames 40 --export "weights h0"
 python3 "$here/png_check.py" attnviz-weights-h0.png --min-colours 40
 echo "desktop_export: ok"

@@ -9,7 +9,9 @@ bin=$1
 out=$2
 mkdir -p "$(dirname "$out")"
 rm -f "$out"
-run() { xvfb-run -a -s "-screen 0 1600x1000x24" "$bin" "$@"; }
+# One X server at a time (flock): `xvfb-run -a` picks a display by its lock files, and two
+# runs started together (the native and tsan suites, ctest -j2) can pick the same one.
+run() { flock /tmp/attnviz-xvfb.lock xvfb-run -a -s "-screen 0 1600x1000x24" "$bin" "$@"; }
 export LANGUAGE= LC_ALL=C.UTF-8
 export XDG_CONFIG_HOME=$(mktemp -d)
 run --lang zh-CN --frames 30 --screenshot "$out"

@@ -10,10 +10,12 @@ mkdir -p "$(dirname "$out")"
 rm -f "$out"
 export XDG_CONFIG_HOME=$(mktemp -d)
 export LANGUAGE= LC_ALL=C.UTF-8  # the sentences checked below are English
-xvfb-run -a -s "-screen 0 1600x1000x24" "$bin" --link "$link" --frames 30 --screenshot "$out"
+# One X server at a time (flock): `xvfb-run -a` picks a display by its lock files, and two
+# runs started together (the native and tsan suites, ctest -j2) can pick the same one.
+flock /tmp/attnviz-xvfb.lock xvfb-run -a -s "-screen 0 1600x1000x24" "$bin" --link "$link" --frames 30 --screenshot "$out"
 python3 "$(dirname "$0")/png_check.py" "$out" --min-colours 40 --width 1440 --height 900
 set +e
-err=$(xvfb-run -a -s "-screen 0 1600x1000x24" "$bin" --link "${link%??????????}" --frames 5 2>&1 >/dev/null)
+err=$(flock /tmp/attnviz-xvfb.lock xvfb-run -a -s "-screen 0 1600x1000x24" "$bin" --link "${link%??????????}" --frames 5 2>&1 >/dev/null)
 rc=$?
 set -e
 echo "$err"
