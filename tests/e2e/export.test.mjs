@@ -215,10 +215,13 @@ test('Save state writes getState() as indented JSON; Open state… and a drop br
   await app.click('Open state…');
   await (await chooser).setFiles({ name: 'attnviz-state.json', mimeType: 'application/json', buffer: saved.bytes });
   // Read together with the state: the notice lasts 5 s, which a loaded machine
-  // can spend between two separate reads.
+  // can spend between two separate reads. The state applies at once and its notice
+  // in the next frame (export_overlay), so wait for the notice that names this file:
+  // the one before may still be showing in between.
   const opened = await (await app.page.waitForFunction(() => {
     const n = window.attnviz.notice();
-    return window.attnviz.getState().causal === false && n && { notice: n.text, state: window.attnviz.getState() };
+    return window.attnviz.getState().causal === false && n && n.text.startsWith('Opened “attnviz-state.json”') &&
+           { notice: n.text, state: window.attnviz.getState() };
   })).jsonValue();
   assert.deepEqual(opened.state, original);
   assert.match(opened.notice, /Opened “attnviz-state.json”/);
@@ -239,8 +242,9 @@ test('Save state writes getState() as indented JSON; Open state… and a drop br
   await app.page.dispatchEvent('#canvas', 'dragover', { dataTransfer: dt });
   await app.page.dispatchEvent('#canvas', 'drop', { dataTransfer: dt });
   const dropped = await (await app.page.waitForFunction(() => {
-    const n = window.attnviz.notice();
-    return window.attnviz.getState().causal === false && n && { notice: n.text, state: window.attnviz.getState() };
+    const n = window.attnviz.notice();  // the open's notice may still show until the next frame
+    return window.attnviz.getState().causal === false && n && n.text.includes('dropped.json') &&
+           { notice: n.text, state: window.attnviz.getState() };
   })).jsonValue();
   assert.deepEqual(dropped.state, original);
   assert.match(dropped.notice, /Opened “dropped.json”/);
