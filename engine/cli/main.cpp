@@ -3,6 +3,8 @@
 //
 //   attnviz-cli run FILE|-    read a session state (JSON, or a .safetensors state file: told
 //                             by its first bytes), print the report (one JSON object)
+//   attnviz-cli head-scores FILE|-   each layer's each head's scores (previous-token,
+//                             induction, first-token, duplicate-token) as one JSON line
 //   attnviz-cli export-torch FILE|- [--lang L]   read a session state, print it as a PyTorch
 //                             script (attnviz/torch_script.h; comments in language L: en, zh-CN)
 //   attnviz-cli convert IN OUT  write the state in IN as OUT: a .safetensors state file when
@@ -32,6 +34,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attnviz/model.h"
 #include "attnviz/pipeline.h"
 #include "attnviz/report.h"
 #include "attnviz/state.h"
@@ -136,12 +139,33 @@ int cmd_run(int argc, char** argv) {
   attnviz::State state;
   int code = kExitOk;
   if (!read_state(argv[1], &state, &code)) return code;
-  attnviz::Pipeline pipeline;
-  const attnviz::Status st = pipeline.set_state(std::move(state));
+  attnviz::LayerStack stack;  // one layer, or a trained model's every layer
+  const attnviz::Status st = stack.set_state(std::move(state));
   if (!st.ok) return report_refusal(kExitBadInput, st);
-  const std::string out = attnviz::report_text(pipeline);
+  const std::string out = attnviz::report_text(stack);
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fputc('\n', stdout);
+  return std::fflush(stdout) == 0 ? kExitOk : kExitInternal;
+}
+
+// What job each head learned (attnviz/model.h, head scores): on the state's
+// tokens under "layers", and for a model state on its standard probe under "probe".
+int cmd_head_scores(int argc, char** argv) {
+  if (argc != 2) {
+    return report_error(kExitBadInput, "usage: attnviz-cli head-scores FILE (or - for standard input)", "");
+  }
+  attnviz::State state;
+  int code = kExitOk;
+  if (!read_state(argv[1], &state, &code)) return code;
+  attnviz::LayerStack stack;
+  const attnviz::Status st = stack.set_state(state);
+  if (!st.ok) return report_refusal(kExitBadInput, st);
+  std::string out = attnviz::head_scores_text(attnviz::head_scores(stack));
+  if (state.model.active()) {
+    out.pop_back();
+    out += ",\"probe\":" + attnviz::head_scores_text(attnviz::probe_head_scores(state)) + "}";
+  }
+  std::printf("%s\n", out.c_str());
   return std::fflush(stdout) == 0 ? kExitOk : kExitInternal;
 }
 
@@ -217,6 +241,7 @@ struct Command {
 
 const Command kCommands[] = {
     {"run", "run FILE|-", cmd_run},
+    {"head-scores", "head-scores FILE|-", cmd_head_scores},
     {"export-torch", "export-torch FILE|- [--lang LANG]", cmd_export_torch},
     {"convert", "convert IN OUT", cmd_convert},
     {"version", "version", cmd_version},

@@ -99,6 +99,17 @@ enum class Msg : int {
   state_file_tensor_dims,     // {0} field, {1} tensor name, {2} its shape
   state_file_tensor_dtype,    // {0} field, {1} tensor name, {2} its dtype
   state_file_tensor_unused,   // {0} tensor name
+  // --- trained models (model/trained_model.cpp, state.cpp)
+  model_card_bad,             // {0} field of the card, {1} what is wrong (English)
+  model_tensors_unreadable,   // {0} the reader's code for the problem
+  model_tensor_missing,       // {0} tensor name
+  model_tensor_shape,         // {0} tensor name, {1} its shape in the file, {2} the shape the card gives
+  model_unknown,              // {0} the name given, {1} the models there are
+  model_step_unknown,         // {0} model, {1} the step given, {2} the steps there are
+  model_token_unknown,        // {0} field, {1} the token, {2} model, {3} a few words of its vocabulary
+  model_too_long,             // {0} model, {1} its context, {2} tokens given
+  model_fixed_field,          // {0} field, {1} model, {2} the value the model fixes
+  model_sets_it,              // {0} field, {1} model
   // --- running a state (pipeline.cpp, report.cpp)
   no_memory_for_state,    //
   could_not_apply,        // {0} the library's own words (English)

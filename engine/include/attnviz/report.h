@@ -12,6 +12,7 @@
 namespace attnviz {
 
 class Pipeline;
+class LayerStack;
 
 // Version of the engine (the CLI's `version` subcommand prints it).
 constexpr const char* kEngineVersion = "0.1.0";
@@ -30,6 +31,12 @@ nlohmann::json report_json(const Pipeline& pipeline);
 // The same report as compact JSON text with the keys in pipeline order (as
 // listed above; report_json's object sorts them). What `attnviz-cli run` prints.
 std::string report_text(const Pipeline& pipeline);
+
+// A LayerStack's report: without a model its one layer's, as above; with one
+//   {"tokens", "model": {"name", "step"}, "token_ids", "token_embedding",
+//    "position_embedding", "residual": [x_0 .. x_L], "layers": [report of each
+//    layer, as above, its X being x_l], "logits"}.
+std::string report_text(const LayerStack& stack);
 
 // Parses `state` (the session-state schema of docs/engine.md, "version": 1),
 // runs the whole pipeline and writes report_json() to *report_out.

@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -90,6 +91,18 @@ struct RopeSpec {
   RopeStyle style = RopeStyle::half;
 };
 
+// A trained model the state runs (attnviz/model.h): its token embeddings,
+// learned positions and every layer's weights come from the model, the state's
+// tokens are words of its vocabulary, and each layer is this pipeline with
+// explicit weights, its input the residual stream. JSON: "model": {"name", "step"}.
+struct TrainedModel;
+struct ModelSpec {
+  std::string name;     // empty: no model (a single attention layer, as always)
+  int checkpoint = 0;   // index into the model's checkpoints (JSON gives its step)
+  std::shared_ptr<const TrainedModel> model;  // found by name (model.h, find_model)
+  bool active() const { return !name.empty(); }
+};
+
 struct State {
   int version = Limits::kStateVersion;
   std::vector<std::string> tokens = {"Once", "upon", "a", "time", "there"};  // S of them
@@ -114,6 +127,7 @@ struct State {
   int window = 0;         // sliding window: key j masked for query i when i − j ≥ window
                           // (and j − i ≥ window without the causal mask); 0: no window
   DropoutSpec dropout;
+  ModelSpec model;        // a trained model (its sizes, weights, embeddings), or none
 
   int seq_len() const { return static_cast<int>(tokens.size()); }
   int head_dim() const { return num_heads > 0 ? d_out / num_heads : 0; }

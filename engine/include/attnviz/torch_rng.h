@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <random>
+#include <vector>
 
 namespace attnviz {
 
@@ -43,6 +44,10 @@ class TorchGenerator {
   // when a double uniform is < 1 − p. Draws nothing when p == 0 or p == 1
   // (PyTorch short-circuits those: identity, and multiply by zero).
   void dropout_keep(uint8_t* keep, size_t n, double p);
+
+  // torch.randperm(n) on the CPU (n < 2^24): 0..n-1 shuffled by Fisher–Yates,
+  // position i swapped with i + next32() % (n − i).
+  std::vector<int64_t> randperm(int64_t n);
 
  private:
   std::mt19937 engine_;

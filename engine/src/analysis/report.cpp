@@ -5,6 +5,7 @@
 #include <functional>
 #include <new>
 
+#include "attnviz/model.h"
 #include "attnviz/pipeline.h"
 #include "state/json_numbers.h"
 
@@ -112,6 +113,24 @@ std::string report_text(const Pipeline& p) {
       });
   out += '}';
   return out;
+}
+
+std::string report_text(const LayerStack& stack) {
+  if (!stack.is_model()) return report_text(stack.layer(0));
+  const State& s = stack.state();
+  const TrainedModel& m = *stack.model();
+  auto rows = [](const Tensor* t) { return detail::tensor_to_json_rows(t->view()).dump(); };
+  std::string out = "{\"tokens\":" + json(s.tokens).dump();
+  out += ",\"model\":" + json({{"name", m.name}, {"step", stack.checkpoint()->step}}).dump();
+  out += ",\"token_ids\":" + json(stack.token_ids()).dump();
+  out += ",\"token_embedding\":" + rows(stack.token_embedding());
+  out += ",\"position_embedding\":" + rows(stack.position_embedding());
+  out += ",\"residual\":[";
+  for (int l = 0; l <= stack.num_layers(); ++l) out += (l ? "," : "") + rows(stack.residual(l));
+  out += "],\"layers\":[";
+  for (int l = 0; l < stack.num_layers(); ++l) out += (l ? "," : "") + report_text(stack.layer(l));
+  out += "],\"logits\":" + rows(stack.logits());
+  return out + "}";
 }
 
 Status run_state_json(const nlohmann::json& state, nlohmann::json* report_out) {

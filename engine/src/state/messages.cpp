@@ -137,6 +137,17 @@ constexpr Entry kMessages[] = {
     ENGINE_MSG(state_file_tensor_dtype,
                "{0} names the tensor “{1}” of dtype {2}; a state file's tensors are F32 (F16, BF16 and F64 are read too)"),
     ENGINE_MSG(state_file_tensor_unused, "the file holds the tensor “{0}”, which its state does not name"),
+    // --- trained models (model/trained_model.cpp, state.cpp)
+    ENGINE_MSG(model_card_bad, "the model card's {0} is not right: {1}"),
+    ENGINE_MSG(model_tensors_unreadable, "the model's checkpoints file could not be read ({0})"),
+    ENGINE_MSG(model_tensor_missing, "the model card names the tensor {0}, but the checkpoints file has none by that name"),
+    ENGINE_MSG(model_tensor_shape, "the tensor {0} is {1} in the checkpoints file, but the model card says {2}"),
+    ENGINE_MSG(model_unknown, "there is no model named {0} (models: {1})"),
+    ENGINE_MSG(model_step_unknown, "model {0} has no checkpoint at training step {1} (steps: {2})"),
+    ENGINE_MSG(model_token_unknown, "{0} is {1}, which is not in the vocabulary of model {2} ({3})"),
+    ENGINE_MSG(model_too_long, "model {0} reads at most {1} tokens (its context), but there are {2}"),
+    ENGINE_MSG(model_fixed_field, "{0} is fixed by model {1} at {2}"),
+    ENGINE_MSG(model_sets_it, "{0} comes from model {1}, so a state that runs it cannot set it"),
     // --- running a state (pipeline.cpp, report.cpp)
     ENGINE_MSG(no_memory_for_state,
                "there is not enough memory for this state: use fewer tokens, heads or dimensions"),

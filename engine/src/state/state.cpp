@@ -9,6 +9,7 @@
 #include <string>
 
 #include "attnviz/kernels.h"
+#include "attnviz/model.h"
 #include "attnviz/stages.h"
 #include "state/state_internal.h"
 
@@ -229,6 +230,53 @@ Status validate_variants(const State& s) {
   return Status::success();
 }
 
+// A state that runs a trained model: the model is known, its checkpoint
+// exists, the sizes and flags are the model's, the tokens are its words.
+Status validate_model(const State& s) {
+  const ModelSpec& ms = s.model;
+  const TrainedModel* m = ms.model.get();
+  if (m == nullptr || m->name != ms.name) {
+    std::string names;
+    for (const std::string& n : model_names()) names += (names.empty() ? "" : ", ") + n;
+    return Status::refusal(Msg::model_unknown, "model.name", {"\"" + ms.name + "\"", names});
+  }
+  if (ms.checkpoint < 0 || ms.checkpoint >= static_cast<int>(m->checkpoints.size())) {
+    return Status::refusal(Msg::model_step_unknown, "model.step", {m->name, std::to_string(ms.checkpoint), "?"});
+  }
+  const struct {
+    bool ok;
+    const char* field;
+    std::string value;
+  } fixed[] = {
+      {s.d_model == m->d_model, "d_model", std::to_string(m->d_model)},
+      {s.d_out == m->d_model, "d_out", std::to_string(m->d_model)},
+      {s.num_heads == m->num_heads, "num_heads", std::to_string(m->num_heads)},
+      {s.num_kv_heads == 0 || s.num_kv_heads == m->num_heads, "num_kv_heads", std::to_string(m->num_heads)},
+      {!s.qkv_bias, "qkv_bias", "false"},
+      {s.out_proj, "out_proj", "true"},
+      {s.out_bias, "out_bias", "true"},
+      {s.positional == Positional::none, "positional", "none"},
+  };
+  for (const auto& f : fixed) {
+    if (!f.ok) return Status::refusal(Msg::model_fixed_field, f.field, {f.field, m->name, f.value});
+  }
+  if (s.embedding.init != EmbeddingInit::torch_randn) return Status::refusal(Msg::model_sets_it, "embedding", {"embedding", m->name});
+  if (s.weights.init == WeightInit::values) return Status::refusal(Msg::model_sets_it, "weights", {"weights", m->name});
+  if (s.seq_len() > m->context) {
+    return Status::refusal(Msg::model_too_long, "tokens",
+                           {m->name, std::to_string(m->context), std::to_string(s.seq_len())});
+  }
+  for (size_t i = 0; i < s.tokens.size(); ++i) {
+    if (m->token_id(s.tokens[i]) >= 0) continue;
+    std::string some;
+    for (size_t v = 0; v < m->vocabulary.size() && v < 8; ++v) some += m->vocabulary[v] + " ";
+    some += "… " + m->vocabulary.back();
+    const std::string field = "tokens[" + std::to_string(i) + "]";
+    return Status::refusal(Msg::model_token_unknown, field, {field, "\"" + s.tokens[i] + "\"", m->name, some});
+  }
+  return Status::success();
+}
+
 }  // namespace
 
 Status validate_state(const State& s) {
@@ -284,6 +332,10 @@ Status validate_state(const State& s) {
   if (!(s.dropout.p >= 0.0 && s.dropout.p <= 1.0)) {
     return Status::refusal(Msg::dropout_p_range, "dropout.p", {number_text(s.dropout.p)});
   }
+  if (s.model.active()) {
+    st = validate_model(s);
+    if (!st.ok) return st;
+  }
   return validate_variants(s);
 }
 
@@ -322,7 +374,7 @@ bool operator==(const State& a, const State& b) {
       rope_written(a) == rope_written(b) && (!rope_written(a) || (a.rope.base == b.rope.base && a.rope.style == b.rope.style)) &&
       a.num_kv_heads == b.num_kv_heads && a.alibi == b.alibi && a.window == b.window &&
       a.dropout.p == b.dropout.p && a.dropout.training == b.dropout.training && a.dropout.seed == b.dropout.seed &&
-      a.tokens == b.tokens;
+      a.tokens == b.tokens && a.model.name == b.model.name && a.model.checkpoint == b.model.checkpoint;
   return same_fields && same_embedding(a, b) && same_weights(a, b);
 }
 

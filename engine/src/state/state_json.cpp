@@ -15,6 +15,7 @@
 #include <set>
 #include <string>
 
+#include "attnviz/model.h"
 #include "attnviz/state.h"
 #include "attnviz/state_json.h"
 #include "state/json_numbers.h"
@@ -388,15 +389,57 @@ void parse_version(const json& j) {
   }
 }
 
+std::string joined(const std::vector<std::string>& v) {
+  std::string out;
+  for (const std::string& x : v) out += (out.empty() ? "" : ", ") + x;
+  return out;
+}
+
+// "model": {"name", "step"}: the model and its checkpoint, and the sizes and
+// flags it fixes as the defaults of the fields read after it (validate_state
+// refuses other values). Its embeddings and weights are the model's own.
+void parse_model(const json& j, State* s) {
+  const json* m = find(j, "model");
+  if (m == nullptr) return;
+  if (!m->is_object()) fail(Msg::must_be_object, "model", {"model", type_name(*m)});
+  reject_unknown(*m, {"name", "step"}, "model");
+  const json* name = find(*m, "name");
+  if (name == nullptr || !name->is_string()) {
+    fail(Msg::model_unknown, "model.name", {name ? detail::preview(*name) : "nothing", joined(model_names())});
+  }
+  SharedModel model = find_model(name->get<std::string>());
+  if (!model) fail(Msg::model_unknown, "model.name", {detail::preview(*name), joined(model_names())});
+  const long long last = model->checkpoints.back().step;
+  const long long step = read_int(*m, "step", last, 0, std::numeric_limits<int>::max(), "model");
+  std::vector<std::string> steps;
+  int index = -1;
+  for (size_t i = 0; i < model->checkpoints.size(); ++i) {
+    steps.push_back(std::to_string(model->checkpoints[i].step));
+    if (model->checkpoints[i].step == step) index = static_cast<int>(i);
+  }
+  if (index < 0) fail(Msg::model_step_unknown, "model.step", {model->name, std::to_string(step), joined(steps)});
+  for (const char* key : {"embedding", "weights"}) {
+    if (find(j, key) != nullptr) fail(Msg::model_sets_it, key, {key, model->name});
+  }
+  s->model = ModelSpec{model->name, index, model};
+  s->tokens = model->probe;  // without "tokens": the model's standard probe
+  s->d_model = s->d_out = model->d_model;
+  s->num_heads = model->num_heads;
+  s->out_proj = true;
+  s->out_bias = true;
+  s->causal = true;
+}
+
 void parse_all(const json& j, State* s, const detail::NamedTensorFn* named) {
   if (!j.is_object()) fail(Msg::state_not_object, "", {type_name(j)});
   parse_version(j);
   reject_unknown(j, {"version", "tokens", "d_model", "d_out", "num_heads", "embedding", "positional",
                      "weights", "qkv_bias", "out_proj", "out_bias", "scale", "temperature",
                      "causal", "key_padding", "mask_fill", "safe_softmax", "dropout", "rope",
-                     "num_kv_heads", "alibi", "window"},
+                     "num_kv_heads", "alibi", "window", "model"},
                  "");
   *s = State{};
+  parse_model(j, s);
   parse_tokens(j, s);
   s->d_model = static_cast<int>(read_int(j, "d_model", s->d_model, 1, Limits::kMaxDModel, ""));
   s->d_out = static_cast<int>(read_int(j, "d_out", s->d_out, 1, Limits::kMaxDOut, ""));
@@ -472,18 +515,27 @@ nlohmann::json state_to_json(const State& s) {
   detail::g_state_json_conversions.fetch_add(1, std::memory_order_relaxed);
   json j = json::object();
   j["version"] = s.version;
+  if (s.model.active()) {
+    const int k = s.model.checkpoint;
+    j["model"] = {{"name", s.model.name},
+                  {"step", s.model.model ? s.model.model->checkpoints[static_cast<size_t>(k)].step : 0}};
+  }
   j["tokens"] = s.tokens;
   j["d_model"] = s.d_model;
   j["d_out"] = s.d_out;
   j["num_heads"] = s.num_heads;
-  if (s.embedding.init == EmbeddingInit::values) {
+  if (s.model.active()) {
+    // the model's own embeddings and weights (not written)
+  } else if (s.embedding.init == EmbeddingInit::values) {
     j["embedding"] = {{"values", detail::tensor_to_json_rows(s.embedding.values.view())}};
   } else {
     j["embedding"] = {{"init", "torch_randn"}, {"seed", s.embedding.seed}};
   }
   j["positional"] = positional_name(s.positional);
   const WeightSpec& w = s.weights;
-  if (w.init == WeightInit::values) {
+  if (s.model.active()) {
+    // as above
+  } else if (w.init == WeightInit::values) {
     json wj = json::object();
     wj["W_q"] = detail::tensor_to_json_rows(w.W_q.view());
     wj["W_k"] = detail::tensor_to_json_rows(w.W_k.view());

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 #include "attnviz/kernels.h"
 
@@ -21,6 +22,16 @@ TorchGenerator::TorchGenerator(uint64_t seed)
     : engine_(static_cast<std::mt19937::result_type>(seed & 0xFFFFFFFFu)) {}
 
 uint32_t TorchGenerator::next32() { return static_cast<uint32_t>(engine_()); }
+
+std::vector<int64_t> TorchGenerator::randperm(int64_t n) {
+  std::vector<int64_t> r(static_cast<size_t>(n > 0 ? n : 0));
+  for (int64_t i = 0; i < n; ++i) r[static_cast<size_t>(i)] = i;
+  for (int64_t i = 0; i + 1 < n; ++i) {
+    const int64_t z = static_cast<int64_t>(next32() % static_cast<uint64_t>(n - i));
+    std::swap(r[static_cast<size_t>(i)], r[static_cast<size_t>(z + i)]);
+  }
+  return r;
+}
 
 uint64_t TorchGenerator::next64() {
   const uint64_t hi = next32();

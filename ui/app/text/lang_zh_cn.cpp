@@ -833,6 +833,20 @@ static const CatalogueEntry kZhCN[] = {
      "内存不足，无法处理这个状态：请减少词元、头的数量或维度"},
     {"the engine could not apply this state: {0}", "引擎无法应用这个状态：{0}"},
     {"the engine could not run this state: {0}", "引擎无法运行这个状态：{0}"},
+    // trained models (model/trained_model.cpp)
+    {"the model card's {0} is not right: {1}", "模型卡片中的 {0} 不正确：{1}"},
+    {"the model's checkpoints file could not be read ({0})", "无法读取模型的检查点文件（{0}）"},
+    {"the model card names the tensor {0}, but the checkpoints file has none by that name",
+     "模型卡片列出了张量 {0}，但检查点文件中没有这个名字的张量"},
+    {"the tensor {0} is {1} in the checkpoints file, but the model card says {2}",
+     "张量 {0} 在检查点文件中的形状是 {1}，而模型卡片写的是 {2}"},
+    {"there is no model named {0} (models: {1})", "没有名为 {0} 的模型（现有模型：{1}）"},
+    {"model {0} has no checkpoint at training step {1} (steps: {2})", "模型 {0} 在训练第 {1} 步没有检查点（现有步数：{2}）"},
+    {"{0} is {1}, which is not in the vocabulary of model {2} ({3})", "{0} 是 {1}，不在模型 {2} 的词表中（{3}）"},
+    {"model {0} reads at most {1} tokens (its context), but there are {2}",
+     "模型 {0} 最多读取 {1} 个词元（它的上下文长度），但这里有 {2} 个"},
+    {"{0} is fixed by model {1} at {2}", "{0} 由模型 {1} 固定为 {2}"},
+    {"{0} comes from model {1}, so a state that runs it cannot set it", "{0} 来自模型 {1}，运行该模型的状态不能设置它"},
     // state files (state_file.cpp)
     {"the file is empty", "文件是空的"},
     {"this is not a .safetensors file: one starts with an 8-byte header length and then '{' "

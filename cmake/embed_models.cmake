@@ -1,0 +1,33 @@
+# cmake -DOUT=file.cpp -DDIR=assets/models -P embed_models.cmake
+# Writes a C++ source holding every model of assets/models (its card <name>.json
+# and <name>-checkpoints.safetensors) as bytes, so the engine finds its built-in
+# models by name in every build (native, wasm, CLI) without a file system.
+set(body "// Generated from assets/models by cmake/embed_models.cmake. Do not edit.\n")
+string(APPEND body "#include \"model/model_sources.h\"\n\nnamespace attnviz::detail {\n\nnamespace {\n\n")
+file(GLOB CARDS "${DIR}/*.json")
+list(SORT CARDS)
+set(rows "")
+set(i 0)
+foreach(card ${CARDS})
+  get_filename_component(name "${card}" NAME_WE)
+  set(ckpt "${DIR}/${name}-checkpoints.safetensors")
+  if(NOT EXISTS "${ckpt}")
+    message(FATAL_ERROR "${card} has no ${ckpt}")
+  endif()
+  foreach(part card ckpt)
+    file(READ "${${part}}" hex HEX)
+    string(LENGTH "${hex}" n)
+    math(EXPR n "${n} / 2")
+    string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
+    string(APPEND body "const unsigned char k${part}${i}[] = {${bytes}0};\n")
+    set(${part}_n ${n})
+  endforeach()
+  string(APPEND rows "    {\"${name}\", {reinterpret_cast<const char*>(kcard${i}), ${card_n}}, "
+                     "{reinterpret_cast<const char*>(kckpt${i}), ${ckpt_n}}},\n")
+  math(EXPR i "${i} + 1")
+endforeach()
+string(APPEND body "\n}  // namespace\n\nconst std::vector<ModelSource>& model_sources() {\n")
+string(APPEND body "  static const std::vector<ModelSource> s = {\n${rows}  };\n  return s;\n}\n\n")
+string(APPEND body "}  // namespace attnviz::detail\n")
+file(WRITE "${OUT}.tmp" "${body}")
+file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)
