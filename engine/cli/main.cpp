@@ -158,13 +158,9 @@ int cmd_head_scores(int argc, char** argv) {
   int code = kExitOk;
   if (!read_state(argv[1], &state, &code)) return code;
   attnviz::LayerStack stack;
-  const attnviz::Status st = stack.set_state(state);
+  const attnviz::Status st = stack.set_state(std::move(state));
   if (!st.ok) return report_refusal(kExitBadInput, st);
-  std::string out = attnviz::head_scores_text(attnviz::head_scores(stack));
-  if (state.model.active()) {
-    out.pop_back();
-    out += ",\"probe\":" + attnviz::head_scores_text(attnviz::probe_head_scores(state)) + "}";
-  }
+  const std::string out = attnviz::head_scores_report(stack);
   std::printf("%s\n", out.c_str());
   return std::fflush(stdout) == 0 ? kExitOk : kExitInternal;
 }

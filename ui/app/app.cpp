@@ -33,6 +33,9 @@ App::~App() {
 static void begin_frame(AppModel& m) {
   if (m.language_seen != language_generation()) change_language(m, language());
   m.view.lang = language();    // i18n.h owns the language; the view mirrors it
+  m.engine.set_layer(m.view.layer);  // the layer every tab reads (a trained model's; else 0)
+  m.view.layer = m.engine.layer();
+  if (m.view.tab == MainTab::model && !m.engine.is_model()) m.view.tab = MainTab::stages;
   m.engine.new_frame();        // the engine computes what the panels read (lazy pipeline)
   m.hover = m.hover_next;      // hovered during the last frame: what views highlight now
   m.hover_next = CellRef{};
@@ -95,6 +98,8 @@ std::vector<std::string> App::heatmaps_drawn() const {
 }
 
 std::string App::inspector_text() const { return inspector_log().text; }
+
+std::string App::head_scores() const { return head_scores_report(model_->engine.stack()); }
 
 bool App::item_rect(std::string_view label, float out[4]) const {
   const ItemRect* r = item_registry().find(label);

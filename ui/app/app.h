@@ -61,6 +61,9 @@ class App {
   std::vector<std::string> heatmaps_drawn() const;
   // The text the Inspector drew in the last frame, a line per '\n' (inspector_text.h).
   std::string inspector_text() const;
+  // Each layer's each head's scores (attnviz/model.h, head_scores_report): what
+  // `attnviz-cli head-scores` prints for the current state.
+  std::string head_scores() const;
 
   // --- Import (export.h): a state file's text from the page's picker or a drop, or a
   // path on disk. Refusals return {"ok": false, "error": sentence}, also shown in the app;

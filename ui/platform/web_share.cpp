@@ -189,4 +189,12 @@ EMSCRIPTEN_KEEPALIVE const char* attnviz_inspector_text() {
   return s.c_str();
 }
 
+// window.attnviz.headScores(): {"layers": [{"heads": [{"previous_token", "induction",
+// "first_token", "duplicate_token"}]}]} (and "probe" for a trained model), as the CLI's head-scores.
+EMSCRIPTEN_KEEPALIVE const char* attnviz_head_scores() {
+  static std::string s;
+  s = g_app->head_scores();
+  return s.c_str();
+}
+
 }  // extern "C"

@@ -158,6 +158,8 @@
   // ("zh", "en-GB") and returns {ok, error} (an unknown one: a sentence, shown too).
   api.heatmapsDrawn = () => JSON.parse(Module.UTF8ToString(Module._attnviz_heatmaps_drawn()));
   api.inspectorText = () => Module.UTF8ToString(Module._attnviz_inspector_text());
+  // Each layer's each head's scores, as `attnviz-cli head-scores` prints them.
+  api.headScores = () => JSON.parse(Module.UTF8ToString(Module._attnviz_head_scores()));
   api.language = () => Module.UTF8ToString(Module._attnviz_language());
   api.setLanguage = (code) => JSON.parse(withCString(String(code), (p) => Module.UTF8ToString(Module._attnviz_set_language(p))));
   api.frameStats = () => JSON.parse(Module.UTF8ToString(Module._attnviz_frame_stats()));

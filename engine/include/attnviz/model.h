@@ -149,5 +149,8 @@ std::vector<Prediction> top_predictions(const LayerStack& stack, int i, int k);
 
 // {"layers": [{"heads": [{"previous_token", "induction", "first_token", "duplicate_token"}]}]}
 std::string head_scores_text(const LayerScores& scores);
+// What `attnviz-cli head-scores` and window.attnviz.headScores() give: the
+// scores on the stack's tokens, and for a model state "probe": the same on its probe.
+std::string head_scores_report(const LayerStack& stack);
 
 }  // namespace attnviz

@@ -122,3 +122,14 @@ std::string head_scores_text(const LayerScores& scores) {
 }
 
 }  // namespace attnviz
+
+namespace attnviz {
+
+std::string head_scores_report(const LayerStack& stack) {
+  std::string out = head_scores_text(head_scores(stack));
+  if (!stack.is_model()) return out;
+  out.pop_back();
+  return out + ",\"probe\":" + head_scores_text(probe_head_scores(stack.state())) + "}";
+}
+
+}  // namespace attnviz

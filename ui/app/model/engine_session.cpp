@@ -18,24 +18,25 @@ Status EngineSession::set_state(const nlohmann::json& j) {
 
 Status EngineSession::set_state(State s) {
   auto t0 = std::chrono::steady_clock::now();
-  Status st = pipeline_.set_state(std::move(s));  // s is not needed again: no copy of its values
+  Status st = stack_.set_state(std::move(s));  // s is not needed again: no copy of its values
+  set_layer(layer_);
   engine_ms_last_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return st;
 }
 
 nlohmann::json EngineSession::state_json() const {
-  return has_result() ? state_to_json(pipeline_.state()) : nlohmann::json();
+  return has_result() ? state_to_json(stack_.state()) : nlohmann::json();
 }
 
 MatrixView EngineSession::matrix(Stage stage, int head) const {
   if (!stage_is_per_head(stage) && head != 0) return {};
-  const Tensor* t = pipeline_.matrix(stage, head);
+  const Tensor* t = pipeline().matrix(stage, head);
   if (!t) return {};
   return MatrixView{t->rows, t->cols, t->data.data()};
 }
 
-uint64_t EngineSession::version(Stage stage, int head) const { return pipeline_.version(stage, head); }
+uint64_t EngineSession::version(Stage stage, int head) const { return pipeline().version(stage, head); }
 
-bool EngineSession::current(Stage stage, int head) const { return pipeline_.current(stage, head); }
+bool EngineSession::current(Stage stage, int head) const { return pipeline().current(stage, head); }
 
 }  // namespace attnviz::ui

@@ -1,6 +1,9 @@
 // engine_session.h: the app's one door into the engine. It owns the validated
 // session state and the engine's staged Pipeline, and hands panels read-only views.
 // Panels never compute attention; they read MatrixViews and Explanations from here.
+// A state that runs a trained model has a pipeline per layer (attnviz/model.h,
+// LayerStack): pipeline(), matrix() and version() read the layer the view shows
+// (set_layer, from View::layer each frame), so every tab works on any layer.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -9,6 +12,7 @@
 
 #include <nlohmann/json_fwd.hpp>  // the full header only where JSON is built or read (.cpp)
 
+#include "attnviz/model.h"
 #include "attnviz/pipeline.h"
 #include "attnviz/state.h"
 #include "attnviz/status.h"
@@ -25,12 +29,19 @@ class EngineSession {
   // The same from JSON (links, undo, files, presets): parse_state() first.
   Status set_state(const nlohmann::json& state);
   // The current state, typed: what panels, edits and undo read.
-  const State& state() const { return pipeline_.state(); }
+  const State& state() const { return stack_.state(); }
   // The current state as canonical JSON (null before the first valid one), built
   // when asked: for the edges only (a file, a link, the test API's getState).
   nlohmann::json state_json() const;
-  bool has_result() const { return pipeline_.has_result(); }
-  const Pipeline& pipeline() const { return pipeline_; }
+  bool has_result() const { return stack_.has_result(); }
+  // The pipeline of the layer shown (the only one without a model).
+  const Pipeline& pipeline() const { return stack_.layer(layer_); }
+  const LayerStack& stack() const { return stack_; }
+  bool is_model() const { return stack_.is_model(); }
+  int num_layers() const { return stack_.num_layers(); }
+  int layer() const { return layer_; }
+  // The layer the views read from now on, clamped to the layers there are.
+  void set_layer(int l) { layer_ = l < 0 ? 0 : (l >= stack_.num_layers() ? stack_.num_layers() - 1 : l); }
 
   // A stage's matrix (attnviz/stages.h): per-head stages take `head`, the
   // others only head 0; empty when there is no such matrix.
@@ -44,14 +55,15 @@ class EngineSession {
   // Called once at the start of every frame: from then on the engine keeps
   // up to date only the stages the panels read in the last frame or two and
   // computes any other stage when a panel first reads it (Pipeline::track_demand).
-  void new_frame() { pipeline_.track_demand(); }
+  void new_frame() { stack_.track_demand(); }
 
-  const std::vector<std::string>& tokens() const { return pipeline_.state().tokens; }
-  int num_heads() const { return has_result() ? pipeline_.num_heads() : 0; }
+  const std::vector<std::string>& tokens() const { return stack_.state().tokens; }
+  int num_heads() const { return has_result() ? pipeline().num_heads() : 0; }
   double engine_ms_last() const { return engine_ms_last_; }
 
  private:
-  Pipeline pipeline_;
+  LayerStack stack_;
+  int layer_ = 0;
   double engine_ms_last_ = 0.0;
 };
 

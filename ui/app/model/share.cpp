@@ -15,7 +15,7 @@ using json = nlohmann::json;
 
 namespace {
 
-const char* const kTabNames[] = {"stages", "data", "compare", "lines", "values", "decode"};  // MainTab order
+const char* const kTabNames[] = {"stages", "data", "compare", "lines", "values", "decode", "model"};  // MainTab order
 
 // Nesting depth of JSON text, counted without parsing (strings skipped), so hostile
 // text such as 10^6 '[' never reaches a recursive algorithm. Stops past `limit`.
@@ -42,7 +42,7 @@ int json_depth(std::string_view t, int limit) {
 // The view part of a payload, read and type-checked before anything is applied:
 // the fields it gives (has_*) and their values (in v).
 struct ViewPatch {
-  bool has_tab = false, has_head = false, has_head_b = false, has_stage = false, has_cmap = false,
+  bool has_tab = false, has_layer = false, has_head = false, has_head_b = false, has_stage = false, has_cmap = false,
        has_pinned = false, has_decimals = false, has_torch = false, has_split = false,
        has_lang = false, has_decode_t = false;
   View v;
@@ -72,9 +72,13 @@ ShareResult read_view(const json& v, ViewPatch* out) {
       auto f = x.is_string() ? std::find(std::begin(kTabNames), std::end(kTabNames), x.get<std::string>())
                              : std::end(kTabNames);
       if (f == std::end(kTabNames))
-        return fail(tr("The link's view.tab must be one of stages, data, compare, lines, values, decode."), "view.tab");
+        return fail(tr("The link's view.tab must be one of stages, data, compare, lines, values, decode, model."), "view.tab");
       out->v.tab = (MainTab)(f - std::begin(kTabNames));
       out->has_tab = true;
+    } else if (k == "layer") {
+      if (!small_int(x, &out->v.layer))
+        return fail(tr("The link's view.layer must be a layer number (0, 1, …)."), "view.layer");
+      out->has_layer = true;
     } else if (k == "head" || k == "head_b") {
       int h = 0;
       if (!small_int(x, &h))
@@ -135,6 +139,10 @@ void apply_view(AppModel& m, const ViewPatch& p) {
   View& to = m.view;
   const int H = std::max(1, m.engine.num_heads());
   if (p.has_tab) to.tab = v.tab;
+  if (p.has_layer) {
+    m.engine.set_layer(v.layer);  // clamped to the layers the state has
+    to.layer = m.engine.layer();
+  }
   if (p.has_head) to.head = std::min(v.head, H - 1);
   if (p.has_head_b) to.head_b = std::min(v.head_b, H - 1);
   if (p.has_stage) to.compare_stage = v.compare_stage;
@@ -195,6 +203,7 @@ json view_to_json(const View& v) {
             {"lang", lang_code(v.lang)},
             {"pinned", nullptr}};
   if (v.tab == MainTab::decode && v.decode_t >= 0) j["decode_t"] = v.decode_t;
+  if (v.layer != 0) j["layer"] = v.layer;
   if (v.pinned.valid)
     j["pinned"] = {{"stage", stage_name(v.pinned.stage)}, {"head", v.pinned.head}, {"row", v.pinned.row},
                    {"col", v.pinned.col}};

@@ -24,10 +24,11 @@ struct CellRef {
   bool operator!=(const CellRef& o) const { return !(*this == o); }
 };
 
-enum class MainTab : int { stages = 0, data, compare, lines, values, decode };
+enum class MainTab : int { stages = 0, data, compare, lines, values, decode, model };
 
 struct View {
   MainTab tab = MainTab::stages;
+  int layer = 0;                              // a trained model's layer every tab shows (0 without one)
   int head = 0;                               // selected head
   int head_b = 1;                             // the second head of the A/B comparison
   Stage compare_stage = Stage::weights;       // Compare heads: a per-head stage
@@ -40,7 +41,7 @@ struct View {
   Lang lang = Lang::en;                       // the interface's language (i18n.h owns it: see view_of)
 
   bool operator==(const View& o) const {
-    return tab == o.tab && head == o.head && head_b == o.head_b && compare_stage == o.compare_stage &&
+    return tab == o.tab && layer == o.layer && head == o.head && head_b == o.head_b && compare_stage == o.compare_stage &&
            weights_cmap == o.weights_cmap && decimals == o.decimals && show_torch == o.show_torch &&
            split == o.split && decode_t == o.decode_t && pinned == o.pinned && lang == o.lang;
   }

@@ -140,7 +140,7 @@ json import_paths(AppModel& m, const std::vector<std::string>& paths) {
 std::string torch_script_in_language(const AppModel& m) {
   TorchScriptOptions o;
   o.language = lang_code(language());  // a language without a table gets English
-  return torch_script(m.engine.pipeline().state(), o);
+  return torch_script(m.engine.state(), o);
 }
 
 void save_state_safetensors(AppModel& m) {

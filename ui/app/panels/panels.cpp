@@ -158,6 +158,33 @@ static void legend(const AppModel& m) {
   ImGui::NewLine();
 }
 
+// A trained model's layers (attnviz/model.h): which one every tab shows. One
+// button a layer, the shown one highlighted; the model and its training step beside.
+static void layer_bar(AppModel& m) {
+  if (!m.engine.is_model()) return;
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted(tr("Layer"));
+  const int L = m.engine.num_layers();
+  char label[32];
+  for (int l = 0; l < L; ++l) {
+    ImGui::SameLine();
+    std::snprintf(label, sizeof label, "%d###layer %d", l, l);
+    const bool on = m.view.layer == l;
+    if (on) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
+    if (ImGui::Button(label, ImVec2(ImGui::GetFrameHeight() * 1.4f, 0))) m.view.layer = l;
+    if (on) ImGui::PopStyleColor();
+    std::snprintf(label, sizeof label, "Layer %d", l);
+    item_register(label);
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip(tr("Every tab shows layer %d of %d. Its input is the residual stream x%d: the embeddings plus "
+                           "the outputs of the layers before it."), l, L, l);
+    }
+  }
+  const Checkpoint* k = m.engine.stack().checkpoint();
+  ImGui::SameLine(0, ImGui::GetFontSize());
+  ImGui::TextDisabled(tr("%s, training step %d"), m.engine.stack().model()->name.c_str(), k ? k->step : 0);
+}
+
 // --- Window arrangement (layout.h). The default one is made for the screen at
 // hand; a saved one that does not fit (a smaller window, a smaller screen) is
 // fitted to it, and windows dropped partly off the screen come back inside. What
@@ -246,6 +273,7 @@ void draw_panels(AppModel& m) {
 
   next_window_place(ls, kLayoutViews);
   if (ImGui::Begin(L("Views"))) {
+    layer_bar(m);
     legend(m);
     if (ImGui::BeginTabBar("main tabs")) {
       struct Tab { const char* name; MainTab id; void (*draw)(AppModel&); };
@@ -254,8 +282,10 @@ void draw_panels(AppModel& m) {
                                  {N_("Compare heads"), MainTab::compare, compare_tab},
                                  {N_("Lines"), MainTab::lines, lines_tab},
                                  {N_("Edit values"), MainTab::values, values_tab},
-                                 {N_("Decode"), MainTab::decode, decode_tab}};
+                                 {N_("Decode"), MainTab::decode, decode_tab},
+                                 {N_("Model"), MainTab::model, model_tab}};
       for (const Tab& t : tabs) {
+        if (t.id == MainTab::model && !m.engine.is_model()) continue;  // a trained model's own views
         // A restored view (share link, paste) selects its tab; meanwhile the bar's old one must not win.
         bool restore = m.view_restoring > 0 && m.view.tab == t.id;
         bool open = ImGui::BeginTabItem(L(t.name), nullptr, restore ? ImGuiTabItemFlags_SetSelected : 0);

@@ -31,6 +31,7 @@ void request_layout_reset(AppModel& m);
 #include "app/panels/panel_decode.h"     // Decode: generation with a KV cache
 #include "app/panels/panel_inspector.h"  // the Inspector
 #include "app/panels/panel_lines.h"      // Lines
+#include "app/panels/panel_model.h"      // Model: a trained model's predictions, residual stream, training
 #include "app/panels/panel_params.h"     // Parameters
 #include "app/panels/panel_stages.h"     // Stages, Q K V & output; one matrix view
 #include "app/panels/panel_values.h"     // Edit values

@@ -117,8 +117,9 @@ static const CatalogueEntry kZhCN[] = {
     {"Copied %s (%d×%d) as tab-separated values: paste it into a spreadsheet.",
      "已将 %s（%d×%d）复制为制表符分隔值：可以粘贴到电子表格中。"},
     {"The link's view must be an object.", "链接中的 view 必须是一个对象。"},
-    {"The link's view.tab must be one of stages, data, compare, lines, values, decode.",
-     "链接中的 view.tab 必须是 stages、data、compare、lines、values、decode 之一。"},
+    {"The link's view.tab must be one of stages, data, compare, lines, values, decode, model.",
+     "链接中的 view.tab 必须是 stages、data、compare、lines、values、decode、model 之一。"},
+    {"The link's view.layer must be a layer number (0, 1, …).", "链接中的 view.layer 必须是层的编号（0、1、…）。"},
     {"The link's view.decode_t must be a step number (0, 1, …).", "链接中的 view.decode_t 必须是步的编号（0、1、…）。"},
     {"The link's view.{0} must be a head number (0, 1, …).", "链接中的 view.{0} 必须是头的编号（0、1、…）。"},
     {"The link's view.compare_stage must be one of q_rot, k_rot, scores, scaled, bias, masked, weights, dropped, context.",
@@ -612,6 +613,14 @@ static const CatalogueEntry kZhCN[] = {
     {"dropped: dropout (1×%d)", "丢弃后的权重：dropout（1×%d）"},
     {"context: weights · V cache (1×%d)", "上下文向量：权重 · V 缓存（1×%d）"},
 
+    // [SECTION] Trained models: the layer bar, the model's controls (panels.cpp, panel_params.cpp)
+    {"Model", "模型"},
+    {"Every tab shows layer %d of %d. Its input is the residual stream x%d: the embeddings plus the outputs of the "
+     "layers before it.",
+     "每个标签页都显示第 %d 层（共 %d 层）。它的输入是残差流 x%d：嵌入加上前面各层的输出。"},
+    {"%s, training step %d", "%s，训练第 %d 步"},
+    // [SECTION] Model tab (panel_model.cpp)
+    // [SECTION] Layers × heads and head scores (panel_compare.cpp, panel_inspector.cpp, inspector_text.cpp)
     // [SECTION] Trained weights (weights_import.cpp, weights_text.cpp)
     {"Open weights…", "打开训练好的权重…"},
     {"Trained W_q, W_k, W_v (and W_o, biases) from a .safetensors or .npz file, or from\n.npy files chosen together. "
