@@ -16,6 +16,7 @@
 #include "app/text/i18n.h"
 #include "attnviz/state_json.h"
 #include "app/model/presets.h"
+#include "attnviz/model.h"
 #include "attnviz/pipeline.h"
 
 namespace {
@@ -207,6 +208,46 @@ TEST(PresetAbout, FourHeadsDoTheirFourJobs) {
       << pre.about;
   EXPECT_NE(pre.about.find("Compare heads"), std::string::npos);
   EXPECT_NE(pre.about_zh.find("比较各头"), std::string::npos);
+}
+
+// The trained model's preset: the heads the about names are the ones that do
+// those jobs on its input (the best of their layer, and clearly so), the input is
+// the probe it describes, and it opens on the induction head.
+TEST(PresetAbout, TheTrainedModelsHeadsAreTheOnesNamed) {
+  const auto& pre = preset("12-induction-heads");
+  attnviz::State s;
+  ASSERT_TRUE(attnviz::parse_state(pre.state, &s).ok);
+  ASSERT_TRUE(s.model.active());
+  attnviz::LayerStack stack;
+  ASSERT_TRUE(stack.set_state(s).ok);
+  const attnviz::LayerScores sc = attnviz::head_scores(stack);
+  ASSERT_EQ(sc.size(), 2u);
+  int prev_head = 0, ind_head = 0;
+  for (int h = 1; h < 4; ++h) {
+    if (sc[0][h].previous_token > sc[0][prev_head].previous_token) prev_head = h;
+    if (sc[1][h].induction > sc[1][ind_head].induction) ind_head = h;
+  }
+  EXPECT_GE(sc[0][prev_head].previous_token, 0.4);
+  EXPECT_GE(sc[1][ind_head].induction, 0.4);
+  const std::string prev = "In layer 0, head " + std::to_string(prev_head) + " looks at the previous token";
+  const std::string ind = "in layer 1, head " + std::to_string(ind_head) + " is an induction head";
+  EXPECT_NE(pre.about.find(prev), std::string::npos) << pre.about;
+  EXPECT_NE(pre.about.find(ind), std::string::npos) << pre.about;
+  EXPECT_NE(pre.about_zh.find("第 0 层的第 " + std::to_string(prev_head) + " 个头看前一个词元"), std::string::npos);
+  EXPECT_NE(pre.about_zh.find("第 1 层的第 " + std::to_string(ind_head) + " 个头是归纳头"), std::string::npos);
+  // start + 24 symbols + the same 24
+  const int n = static_cast<int>(s.tokens.size()) / 2;
+  ASSERT_EQ(s.seq_len(), 1 + 2 * 24);
+  EXPECT_EQ(s.tokens[0], stack.model()->start_token);
+  for (int i = 1; i <= n; ++i) EXPECT_EQ(s.tokens[static_cast<size_t>(i)], s.tokens[static_cast<size_t>(i + n)]);
+  EXPECT_NE(pre.about.find("24 random symbols, then the same 24 again"), std::string::npos);
+  // It opens on that head, at the last checkpoint, a cell of the repeat pinned on the token after the earlier copy.
+  EXPECT_EQ(pre.view.at("layer"), 1);
+  EXPECT_EQ(pre.view.at("head"), ind_head);
+  EXPECT_EQ(s.model.checkpoint + 1, static_cast<int>(stack.model()->checkpoints.size()));
+  const int row = pre.view.at("pinned").at("row"), col = pre.view.at("pinned").at("col");
+  EXPECT_EQ(s.tokens[static_cast<size_t>(row)], s.tokens[static_cast<size_t>(col - 1)]);
+  EXPECT_EQ(col - 1, row - n);
 }
 
 // The numbers a text quotes ("0.17", "123", "6×3" → 6 and 3, "§2.3" → 2.3).

@@ -19,6 +19,7 @@ const std::vector<Preset>& presets() {
       p.about = j.value("about", std::string());
       p.state = j.value("state", nlohmann::json());
       p.decimals = decimals;
+      p.view = j.value("view", nlohmann::json());
       const nlohmann::json zh = j.value("zh-CN", nlohmann::json::object());
       if (zh.is_object()) {
         p.title_zh = zh.value("title", std::string());

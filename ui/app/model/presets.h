@@ -3,7 +3,8 @@
 // "decimals": 0|2|3|4 (optional), "state": <session state>}: the English title and
 // about, and the same in 简体中文 (tests/ui/test_presets.cpp fails when it is missing).
 // "decimals" is what View → Decimals becomes when the preset loads: the tutorials'
-// presets ask for the 4 PyTorch prints; absent means auto.
+// presets ask for the 4 PyTorch prints; absent means auto. "view" (optional) is a
+// share link's view (share.h: tab, layer, head, pinned cell ...) applied with it.
 #pragma once
 #include <string>
 #include <vector>
@@ -23,6 +24,7 @@ struct Preset {
   std::string id, title, about;  // English: the Presets menu registers the item by `title`
   nlohmann::json state;
   int decimals = 0;  // View → Decimals on loading it (0: auto)
+  nlohmann::json view;  // the view it opens with, as a share link's; null: the view stays
   std::string title_zh, about_zh;  // 简体中文 ("zh-CN" in the file)
 };
 // Parsed presets, in file-name order.

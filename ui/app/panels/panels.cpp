@@ -68,8 +68,12 @@ static void menu_bar(AppModel& m) {
     }
     for (const Preset& p : presets()) {
       if (ImGui::MenuItem(preset_title(p).c_str())) {
-        m.apply(p.state, Change::replace);
         m.view.pinned = CellRef{};
+        if (p.view.is_object()) {  // the state and its view, as a share link brings them
+          session_apply_text(m, nlohmann::json{{"v", kShareFormat}, {"state", p.state}, {"view", p.view}}.dump());
+        } else {
+          m.apply(p.state, Change::replace);
+        }
         m.view.decimals = p.decimals;
         for (auto& [label, cache] : m.heatmaps) heatmap_reset_view(cache);  // a new scene: whole maps
       }
