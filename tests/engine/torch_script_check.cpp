@@ -43,6 +43,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attnviz/model.h"
 #include "attnviz/pipeline.h"
 #include "attnviz/report.h"
 #include "attnviz/state.h"
@@ -303,6 +304,19 @@ std::vector<Case> chinese_cases() {
   return out;
 }
 
+// The trained model (attnviz/model.h) with the options a learner may set on it
+// (they apply to every layer); the preset (preset_cases) covers its defaults.
+std::vector<Case> model_cases() {
+  const char* m = R"("model": {"name": "induction-2l", "step": 200}, "tokens": ["<s>", "a", "b", "c", "a", "b", "c", "#"])";
+  return {
+      {"model_step_200", from_json("model_step_200", std::string("{") + m + "}")},
+      {"model_options", from_json("model_options", std::string("{") + m +
+                                                       R"(, "causal": false, "temperature": 0.7, "window": 3,
+                                                         "alibi": true, "dropout": {"p": 0.2, "training": true, "seed": 5}})")},
+      {"zh_CN_model", from_json("zh_CN_model", std::string("{") + m + R"(, "key_padding": [1, 1, 1, 1, 0, 1, 1, 1]})"), "zh-CN"},
+  };
+}
+
 const std::vector<Case>& all_cases() {
   static const std::vector<Case> cases = [] {
     std::vector<Case> out = preset_cases();
@@ -311,6 +325,7 @@ const std::vector<Case>& all_cases() {
     for (int i = 0; i < kRandomStates; ++i)
       out.push_back({"random_" + std::to_string(i), random_state(1000 + static_cast<uint32_t>(i))});
     for (Case& c : chinese_cases()) out.push_back(std::move(c));
+    for (Case& c : model_cases()) out.push_back(std::move(c));
     return out;
   }();
   return cases;
@@ -338,6 +353,7 @@ const Batch& batch() {
     for (const Case& c : all_cases()) {
       attnviz::TorchScriptOptions options;
       options.language = c.language;
+      options.model_dir = ATTNVIZ_MODELS_DIR;  // the scripts run in the build tree
       std::ofstream(kDir / (c.name + ".py"), std::ios::binary) << attnviz::torch_script(c.state, options);
       files += " '" + c.name + ".py'";
     }
@@ -358,11 +374,62 @@ std::vector<std::string> keys_in_order(const nlohmann::ordered_json& j) {
   return keys;
 }
 
+// A trained model's script against the engine's LayerStack. Layer by layer with
+// the single-layer tolerances (report_compare.h), each layer's engine report made
+// from torch's own input to that layer (its X, exact as an explicit input), so
+// that a layer is judged on its own arithmetic. The engine's stream between the
+// layers and its logits: within 2e-5 of each matrix's largest entry, the bound
+// tests/engine/test_model.cpp explains (64-term float32 sums in another order,
+// carried through the layers).
+void compare_model_output(const std::string& name, const State& state, const nlohmann::ordered_json& torch) {
+  attnviz::LayerStack stack;
+  ASSERT_TRUE(stack.set_state(state).ok);
+  const json engine = json::parse(attnviz::report_text(stack));
+  const json t = json::parse(torch.dump());
+  ASSERT_EQ(t.at("layers").size(), engine.at("layers").size()) << name;
+  EXPECT_EQ(t.at("token_ids"), engine.at("token_ids")) << name;
+  EXPECT_EQ(t.at("model"), engine.at("model")) << name;
+  for (size_t l = 0; l < engine.at("layers").size(); ++l) {
+    State layer = state;
+    layer.model = attnviz::ModelSpec{};
+    const attnviz::Checkpoint& k = *stack.checkpoint();
+    layer.weights.init = attnviz::WeightInit::values;
+    layer.weights.W_q = k.layers[l].W_q;
+    layer.weights.W_k = k.layers[l].W_k;
+    layer.weights.W_v = k.layers[l].W_v;
+    layer.weights.W_o = k.layers[l].W_o;
+    layer.weights.b_o = k.layers[l].b_o;
+    layer.embedding.init = attnviz::EmbeddingInit::values;
+    const json& X = t.at("layers")[l].at("X");
+    attnviz::Tensor x(static_cast<int>(X.size()), state.d_model);
+    for (int i = 0; i < x.rows; ++i)
+      for (int c = 0; c < x.cols; ++c) x.at(i, c) = static_cast<float>(X[static_cast<size_t>(i)][static_cast<size_t>(c)].get<double>());
+    layer.embedding.values = std::move(x);
+    attnviz::Pipeline p;
+    ASSERT_TRUE(p.set_state(layer).ok);
+    attnviz_test::compare_reports(name + " layer " + std::to_string(l), attnviz::state_to_json(layer), t.at("layers")[l],
+                                  json::parse(attnviz::report_text(p)));
+  }
+  auto close = [&](const char* what, const json& a, const json& b) {
+    double diff = 0, scale = 0;
+    for (size_t i = 0; i < a.size(); ++i)
+      for (size_t j = 0; j < a[i].size(); ++j) {
+        const double x = static_cast<float>(a[i][j].get<double>()), y = static_cast<float>(b[i][j].get<double>());
+        diff = std::max(diff, std::fabs(x - y));
+        scale = std::max(scale, std::fabs(x));
+      }
+    EXPECT_LE(diff, 2e-5 * std::max(1.0, scale)) << name << ": " << what;
+  };
+  for (size_t l = 0; l < engine.at("residual").size(); ++l) close("residual", t.at("residual")[l], engine.at("residual")[l]);
+  close("logits", t.at("logits"), engine.at("logits"));
+}
+
 // What a script printed with --json, checked against the engine's report.
 void compare_script_output(const std::string& name, const State& state, const std::string& text) {
   const nlohmann::ordered_json torch_ordered = nlohmann::ordered_json::parse(text, nullptr, false);
   ASSERT_FALSE(torch_ordered.is_discarded() || !torch_ordered.is_object())
       << name << ": the script's --json output is not one JSON object:\n" << text.substr(0, 2000);
+  if (state.model.active()) return compare_model_output(name, state, torch_ordered);
   attnviz::Pipeline p;
   ASSERT_TRUE(p.set_state(state).ok);
   const nlohmann::ordered_json engine_ordered = nlohmann::ordered_json::parse(attnviz::report_text(p));
@@ -401,12 +468,18 @@ TEST_P(ScriptTest, PrintsEveryStageWithoutJson) {
   const fs::path printed = kDir / (c.name + ".py.txt");
   if (!fs::exists(printed)) GTEST_SKIP() << "no plain run (MatchesTheEngine says why)";
   const std::string text = read_text(printed);
-  const std::vector<const char*> english = {"X, the token embeddings:\n", "queries (Q):\n", "attention scores:\n",
-                                            "scaled scores:\n", "masked scores:\n", "attention weights:\n",
-                                            "attention weights after dropout:\n", "context vectors:\n", "output:\n"};
-  const std::vector<const char*> chinese = {"X，词元嵌入：\n", "查询（Q）：\n", "注意力分数：\n", "缩放后的分数：\n",
-                                            "掩码后的分数：\n", "注意力权重：\n", "Dropout 后的注意力权重：\n",
-                                            "上下文向量：\n", "输出：\n"};
+  std::vector<const char*> english = {"X, the token embeddings:\n", "queries (Q):\n", "attention scores:\n",
+                                      "scaled scores:\n", "masked scores:\n", "attention weights:\n",
+                                      "attention weights after dropout:\n", "context vectors:\n", "output:\n"};
+  std::vector<const char*> chinese = {"X，词元嵌入：\n", "查询（Q）：\n", "注意力分数：\n", "缩放后的分数：\n",
+                                      "掩码后的分数：\n", "注意力权重：\n", "Dropout 后的注意力权重：\n",
+                                      "上下文向量：\n", "输出：\n"};
+  if (c.state.model.active()) {  // a trained model: its embeddings, each layer under its own heading, the logits
+    english[0] = "x0, token plus position embeddings:\n";
+    chinese[0] = "x0，词元嵌入加位置嵌入：\n";
+    for (const char* h : {"=== layer 0 ===\n", "=== layer 1 ===\n", "logits (one row per position"}) english.push_back(h);
+    for (const char* h : {"=== 第 0 层 ===\n", "=== 第 1 层 ===\n", "logits（每个位置一行"}) chinese.push_back(h);
+  }
   for (const char* heading : c.language == "zh-CN" ? chinese : english)
     EXPECT_NE(text.find(heading), std::string::npos) << c.name << ": no heading \"" << heading << "\" in\n" << text;
   EXPECT_NE(text.find("tensor("), std::string::npos) << c.name;

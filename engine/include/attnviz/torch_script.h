@@ -107,6 +107,9 @@ struct TorchScriptOptions {
   // Language of the comments and printed headings ("en", "zh-CN"). A language without
   // a table gets English (ask torch_script_has_language first).
   std::string language = "en";
+  // A trained model's state (attnviz/model.h): where the script looks for the
+  // model's checkpoints file by default (relative to where it runs; --weights overrides).
+  std::string model_dir = "assets/models";
 };
 
 // The script for `s`, which must be valid (validate_state(s).ok: a state from

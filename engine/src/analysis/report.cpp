@@ -138,10 +138,10 @@ Status run_state_json(const nlohmann::json& state, nlohmann::json* report_out) {
     State s;
     Status st = parse_state(state, &s);
     if (!st.ok) return st;
-    Pipeline p;
-    st = p.set_state(s);
+    LayerStack stack;  // one layer, or a trained model's every layer
+    st = stack.set_state(std::move(s));
     if (!st.ok) return st;
-    nlohmann::json report = report_json(p);
+    nlohmann::json report = stack.is_model() ? nlohmann::json::parse(report_text(stack)) : report_json(stack.layer(0));
     if (report_out != nullptr) *report_out = std::move(report);
     return Status::success();
   } catch (const std::bad_alloc&) {

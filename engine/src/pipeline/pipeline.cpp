@@ -61,15 +61,24 @@ Status guarded_apply(F&& f) {
 
 }  // namespace
 
+// A trained model's state has a pipeline per layer: LayerStack (attnviz/model.h)
+// runs it. One pipeline would compute the state's unused seeded weights instead.
+static Status model_refusal() {
+  return Status::refusal(Msg::could_not_apply, "model",
+                         {"a trained model's state runs in a LayerStack (attnviz/model.h), a pipeline per layer"});
+}
+
 Status Pipeline::set_state(const State& state) {
   Status st = validate_state(state);
   if (!st.ok) return st;
+  if (state.model.active()) return model_refusal();
   return guarded_apply([&] { impl_->apply(State(state)); });  // the copy may run out of memory too
 }
 
 Status Pipeline::set_state(State&& state) {
   Status st = validate_state(state);
   if (!st.ok) return st;
+  if (state.model.active()) return model_refusal();
   return guarded_apply([&] { impl_->apply(std::move(state)); });
 }
 

@@ -3,6 +3,7 @@
 // [SECTION] messages      comments and printed headings by id (tables: torch_script_messages.cpp)
 // [SECTION] Python text   literals (strings, numbers, tensors) and the line writer
 // [SECTION] the script    one function per part, in the order the script runs
+// [SECTION] a trained model  its weights from its file, the layers in a loop, the logits
 //
 // Numbers: every operation is written the way the engine defines the stage
 // (docs/engine.md, "Pipeline"), so PyTorch computes the same float32 values up
@@ -13,6 +14,8 @@
 // heads' weights, and explicit values are the shortest decimals that read back
 // as the state's float32 values.
 #include "attnviz/torch_script.h"
+
+#include "attnviz/model.h"
 
 #include <cmath>
 #include <cstdint>
@@ -671,9 +674,9 @@ void write_context_output(Script& py, const Names& n) {
 }
 
 // --json: the report's keys in the report's order (report.h).
-void write_json_report(Script& py, const Names& n) {
+void write_json_report(Script& py, const Names& n, bool layer_of_model = false) {
   const State& s = n.s;
-  py.section(PyMsg::json_report);
+  if (!layer_of_model) py.section(PyMsg::json_report);
   py.line("if JSON:");
   py.indent(4);
   py.line("report = {\"tokens\": tokens, \"X\": matrix(X)}");
@@ -712,13 +715,130 @@ void write_json_report(Script& py, const Names& n) {
   py.line("]");
   py.line("report[\"concat\"] = matrix(" + n.context_all() + ")");
   py.line("report[\"output\"] = matrix(output)");
+  if (layer_of_model) py.line("layer_reports.append(report)");
+  else py.line("print(json.dumps(report, separators=(\",\", \":\")))");
+  py.indent(-4);
+}
+
+// ---- [SECTION] a trained model -----------------------------------------------------
+
+// The model's checkpoint from its file, read with the standard library.
+void write_model_weights(Script& py, const State& s, const TorchScriptOptions& o) {
+  const TrainedModel& m = *s.model.model;
+  const Checkpoint& k = m.checkpoints[static_cast<size_t>(s.model.checkpoint)];
+  py.section(PyMsg::weights);
+  py.comment(PyMsg::model_file);
+  py.line("MODEL_FILE = " + py_string(o.model_dir + "/" + m.name + "-checkpoints.safetensors"));
+  py.line("if \"--weights\" in sys.argv[1:]:");
+  py.line("    MODEL_FILE = sys.argv[sys.argv.index(\"--weights\") + 1]");
+  py.line("");
+  py.line("");
+  py.line("def load_safetensors(path):");
+  py.indent(4);
+  py.comment(PyMsg::model_loader_doc);
+  py.line("with open(path, \"rb\") as f:");
+  py.line("    data = f.read()");
+  py.line("size = int.from_bytes(data[:8], \"little\")");
+  py.line("header = json.loads(data[8:8 + size])");
+  py.line("tensors = {}");
+  py.line("for name, info in header.items():");
+  py.line("    if name != \"__metadata__\":");
+  py.line("        begin, end = info[\"data_offsets\"]");
+  py.line("        raw = bytearray(data[8 + size + begin:8 + size + end])");
+  py.line("        tensors[name] = torch.frombuffer(raw, dtype=torch.float32).reshape(info[\"shape\"])");
+  py.line("return tensors");
+  py.indent(-4);
+  py.line("");
+  py.line("");
+  py.line("params = load_safetensors(MODEL_FILE)");
+  char step[32];
+  std::snprintf(step, sizeof step, "step_%04d.", k.step);
+  py.line(std::string("prefix = ") + py_string(step), PyMsg::model_prefix);
+  std::vector<std::string> vocab;
+  for (const std::string& w : m.vocabulary) vocab.push_back(py_string(w));
+  py.line("vocab = " + py_list(vocab, 8));
+  py.line("num_layers = " + std::to_string(m.num_layers));
+}
+
+void write_model_embedding(Script& py) {
+  py.section(PyMsg::model_embedding);
+  py.line("token_ids = torch.tensor([vocab.index(token) for token in tokens])");
+  py.line("tok_emb = params[prefix + \"tok_emb.weight\"][token_ids]");
+  py.line("pos_emb = params[prefix + \"pos_emb.weight\"][:num_tokens]");
+  py.line("x = tok_emb + pos_emb");
+  py.show(PyMsg::h_x0, "x");
+  py.line("residual = [x]");
+  py.line("layer_reports = []");
+}
+
+// One layer's weights inside the loop: the file's nn.Linear weights, transposed.
+void write_model_layer_weights(Script& py) {
+  py.line("p = f\"{prefix}layers.{layer}.\"");
+  py.line("W_query = params[p + \"W_query.weight\"].T", PyMsg::model_layer_weights);
+  py.line("W_key = params[p + \"W_key.weight\"].T");
+  py.line("W_value = params[p + \"W_value.weight\"].T");
+  py.line("W_out = params[p + \"out_proj.weight\"].T");
+  py.line("b_out = params[p + \"out_proj.bias\"]");
+}
+
+void write_model_logits(Script& py, const State& s) {
+  py.section(PyMsg::model_logits);
+  py.line("logits = x @ params[prefix + \"unembed.weight\"].T");
+  py.show(PyMsg::h_logits, "logits");
+  py.line("if JSON:");
+  py.indent(4);
+  py.line("report = {\"tokens\": tokens, \"model\": {\"name\": " + py_string(s.model.name) + ", \"step\": " +
+          std::to_string(s.model.model->checkpoints[static_cast<size_t>(s.model.checkpoint)].step) + "}}");
+  py.line("report[\"token_ids\"] = token_ids.tolist()");
+  py.line("report[\"token_embedding\"] = matrix(tok_emb)");
+  py.line("report[\"position_embedding\"] = matrix(pos_emb)");
+  py.line("report[\"residual\"] = [matrix(r) for r in residual]");
+  py.line("report[\"layers\"] = layer_reports");
+  py.line("report[\"logits\"] = matrix(logits)");
   py.line("print(json.dumps(report, separators=(\",\", \":\")))");
   py.indent(-4);
+}
+
+// The whole model: each layer is this file's single-layer script with explicit
+// weights, in a loop over the layers, X its residual stream.
+std::string model_script(const State& s, const TorchScriptOptions& o) {
+  Script py(o.language);
+  State layer = s;  // what each layer computes: the state's options, explicit weights
+  layer.model = ModelSpec{};
+  layer.embedding.init = EmbeddingInit::values;
+  layer.weights.init = WeightInit::values;
+  const Names n(layer);
+  write_header(py);
+  py.comment(PyMsg::model_intro, {s.model.name, std::to_string(s.model.model->num_layers)});
+  write_helpers(py);
+  write_sizes(py, n);
+  write_model_weights(py, s, o);
+  write_model_embedding(py);
+  py.section(PyMsg::model_layers);
+  py.line("for layer in range(num_layers):");
+  py.indent(4);
+  py.line("if not JSON:");
+  py.line("    print(" + std::string("f") + py_string(py.text(PyMsg::h_layer, {"{layer}"})) + ")");
+  py.line("X = x");
+  write_model_layer_weights(py);
+  write_qkv(py, n);
+  write_scores(py, n);
+  if (n.alibi) write_alibi(py, n);
+  write_mask(py, n);
+  write_softmax_dropout(py, n);
+  write_context_output(py, n);
+  write_json_report(py, n, true);
+  py.line("x = x + output", PyMsg::model_residual);
+  py.line("residual.append(x)");
+  py.indent(-4);
+  write_model_logits(py, s);
+  return py.take();
 }
 
 }  // namespace
 
 std::string torch_script(const State& s, const TorchScriptOptions& options) {
+  if (s.model.active() && s.model.model) return model_script(s, options);
   Script py(options.language);
   const Names n(s);
   write_header(py);

@@ -91,6 +91,26 @@ constexpr PyMsgText kEnglish[] = {
     {PyMsg::h_dropped, "attention weights after dropout:"},
     {PyMsg::h_context, "context vectors:"},
     {PyMsg::h_concat, "the heads concatenated:"},
+    {PyMsg::model_intro,
+     "This state runs the trained model {}: token embeddings and learned positions, {} attention\n"
+     "layers added to the residual stream, and an unembedding to next-token logits."},
+    {PyMsg::model_file,
+     "The model's weights: its checkpoints file, which ships with attnviz (assets/models/ in its\n"
+     "repository and on its web page). Another place: python3 attnviz.py --weights PATH"},
+    {PyMsg::model_loader_doc,
+     "Reads a .safetensors file with the standard library: an 8-byte header length, a JSON\n"
+     "header, then the tensors' bytes (float32, little-endian)."},
+    {PyMsg::model_prefix, "the checkpoint at this training step"},
+    {PyMsg::model_embedding, "x0: each token's embedding plus its position's (learned) embedding"},
+    {PyMsg::model_layers,
+     "The layers, one after the other: each is multi-head attention on the residual stream x,\n"
+     "and its output is added to x (x = x + attention(x)). X below is that layer's input."},
+    {PyMsg::model_layer_weights, "nn.Linear stores (out, in): x @ W needs the transpose"},
+    {PyMsg::model_residual, "the residual stream: the layer's output added to its input"},
+    {PyMsg::model_logits, "Next-token logits: the last residual stream times the unembedding"},
+    {PyMsg::h_x0, "x0, token plus position embeddings:"},
+    {PyMsg::h_layer, "=== layer {} ==="},
+    {PyMsg::h_logits, "logits (one row per position, one column per word of the vocabulary):"},
     {PyMsg::h_output, "output:"},
     {PyMsg::num_kv_heads, "key/value heads (GQA, or MQA when 1), each shared by several query heads"},
     {PyMsg::weights_kv,
@@ -218,6 +238,26 @@ constexpr PyMsgText kChinese[] = {
     {PyMsg::h_dropped, "Dropout 后的注意力权重："},
     {PyMsg::h_context, "上下文向量："},
     {PyMsg::h_concat, "各个头拼接后的结果："},
+    {PyMsg::model_intro,
+     "这个状态运行训练好的模型 {}：词元嵌入和学到的位置嵌入、{} 个注意力层\n"
+     "（输出加回残差流），以及把残差流变成下一个词元 logits 的反嵌入。"},
+    {PyMsg::model_file,
+     "模型的权重：它的检查点文件，随 attnviz 一起提供（仓库和网页的 assets/models/ 中）。\n"
+     "放在别处时：python3 attnviz.py --weights 路径"},
+    {PyMsg::model_loader_doc,
+     "只用标准库读取 .safetensors 文件：8 字节的头部长度、JSON 头部，\n"
+     "然后是各张量的字节（float32，小端序）。"},
+    {PyMsg::model_prefix, "这个训练步数的检查点"},
+    {PyMsg::model_embedding, "x0：每个词元的嵌入加上它所在位置的（学到的）嵌入"},
+    {PyMsg::model_layers,
+     "各层依次计算：每层都对残差流 x 做多头注意力，\n"
+     "并把输出加回 x（x = x + attention(x)）。下面的 X 是这一层的输入。"},
+    {PyMsg::model_layer_weights, "nn.Linear 存的是 (out, in)：x @ W 需要它的转置"},
+    {PyMsg::model_residual, "残差流：这一层的输出加上它的输入"},
+    {PyMsg::model_logits, "下一个词元的 logits：最后的残差流乘以反嵌入矩阵"},
+    {PyMsg::h_x0, "x0，词元嵌入加位置嵌入："},
+    {PyMsg::h_layer, "=== 第 {} 层 ==="},
+    {PyMsg::h_logits, "logits（每个位置一行，词表中每个词一列）："},
     {PyMsg::h_output, "输出："},
     {PyMsg::num_kv_heads, "键/值的头数（GQA；为 1 时即 MQA），每个由几个查询头共用"},
     {PyMsg::weights_kv,

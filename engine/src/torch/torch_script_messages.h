@@ -30,6 +30,9 @@ enum class PyMsg : int {
   json_report,
   h_X, h_param, h_queries, h_keys, h_values, h_scores, h_scaled, h_masked, h_weights, h_dropped,
   h_context, h_concat, h_output, h_q_rot, h_k_rot, h_bias,
+  // a trained model (torch_script.cpp, [SECTION] a trained model)
+  model_intro, model_file, model_loader_doc, model_prefix, model_embedding, model_layers, model_layer_weights,
+  model_residual, model_logits, h_x0, h_layer, h_logits,
   count
 };
 constexpr int kPyMsgCount = static_cast<int>(PyMsg::count);
