@@ -47,10 +47,15 @@ bool AppModel::apply(State state, Change how, uint64_t group) {
   for (const auto& t : engine.tokens()) joined += (joined.empty() ? "" : " ") + t;
   // The Tokens box keeps what was typed while it still gives these tokens
   // ("我爱自然, GPT-2"); otherwise (a preset, a chip edit) it shows them spaced.
-  if (split_text(tokens_text, view.split) != engine.tokens()) tokens_text = joined;
+  if (split_tokens(tokens_text) != engine.tokens()) tokens_text = joined;
   tokens_edited = false;
   if (fonts_collect_glyphs(joined.c_str(), glyphs)) ++glyphs_version;
   return true;
+}
+
+std::vector<std::string> AppModel::split_tokens(std::string_view text) const {
+  if (const TrainedModel* model = engine.stack().model()) return split_for_vocabulary(text, model->vocabulary);
+  return split_text(text, view.split);
 }
 
 void AppModel::refused(const Status& st) {

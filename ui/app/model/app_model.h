@@ -65,6 +65,9 @@ struct AppModel {
   SplitMode split = SplitMode::words_and_chars;  // how (tokenize.h); part of the shared view
   bool split_now = false;              // the Split choice changed: split the box's text again
   bool tokens_edited = false;          // the box's text was edited since the last apply
+  // The box's text as tokens: split as view.split says, or for a trained model's
+  // vocabulary (tokenize.h split_for_vocabulary) when the state runs one.
+  std::vector<std::string> split_tokens(std::string_view text) const;
   std::string error;                   // last rejected edit, shown beside its control
   std::string error_field;
   Status error_status;                 // the engine's refusal behind `error`, and `error` as worded

@@ -1,6 +1,8 @@
 // tokenize.cpp: see tokenize.h.
 #include "app/model/tokenize.h"
 
+#include <algorithm>
+
 #include <cstdint>
 
 namespace attnviz::ui {
@@ -118,6 +120,31 @@ std::vector<std::string> split_text(std::string_view s, SplitMode mode) {
     i += c.len;
   }
   end_word(s.size());
+  return out;
+}
+
+std::vector<std::string> split_for_vocabulary(std::string_view text, const std::vector<std::string>& vocabulary) {
+  auto known = [&](std::string_view w) { return std::find(vocabulary.begin(), vocabulary.end(), w) != vocabulary.end(); };
+  std::vector<std::string> out;
+  for (std::string& piece : split_text(text, SplitMode::whitespace)) {
+    std::vector<std::string> chars;
+    bool all = !known(piece);
+    for (size_t i = 0; all && i < piece.size();) {
+      size_t n = 1;  // one UTF-8 character: the lead byte says how many bytes
+      const unsigned char c = static_cast<unsigned char>(piece[i]);
+      if (c >= 0xF0) n = 4;
+      else if (c >= 0xE0) n = 3;
+      else if (c >= 0xC0) n = 2;
+      chars.push_back(piece.substr(i, n));
+      all = known(chars.back());
+      i += n;
+    }
+    if (all) {
+      for (std::string& ch : chars) out.push_back(std::move(ch));
+    } else {
+      out.push_back(std::move(piece));
+    }
+  }
   return out;
 }
 

@@ -29,4 +29,10 @@ bool split_mode_from_name(std::string_view name, SplitMode* out);
 // The tokens of `text` (UTF-8; an ill-formed byte is kept as part of a word).
 std::vector<std::string> split_text(std::string_view text, SplitMode mode);
 
+// For a trained model's vocabulary (attnviz/model.h): what whitespace separates,
+// and a piece that is not a word of `vocabulary` but whose characters all are is
+// split into them ("<s> abcabc" → <s> a b c a b c). Other pieces stay whole (the
+// engine names the one it does not know).
+std::vector<std::string> split_for_vocabulary(std::string_view text, const std::vector<std::string>& vocabulary);
+
 }  // namespace attnviz::ui

@@ -30,10 +30,17 @@ struct DropoutFieldState {
   bool typing = false;  // the field was active in the last frame
 };
 
+// Parameters → Model: Repeat random tokens (model_controls.cpp).
+struct RepeatState {
+  int n = 24;              // symbols in r (the probe is start + r + r)
+  uint64_t draws = 0;      // presses so far: press k draws r with seed 1000 + k
+};
+
 // The Parameters panel's widgets (panel_params.cpp).
 struct ParamsWidgets {
   ChipEditState chip;         // the token chip being edited
   DropoutFieldState dropout;  // dropout p's exact-value field
+  RepeatState repeat;         // a trained model's Repeat random tokens
 };
 
 // Edit values: the embedding rows before positions (panel_values.cpp embedding_rows).

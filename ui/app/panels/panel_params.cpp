@@ -15,6 +15,7 @@
 #include "app/widgets/fonts.h"
 #include "app/text/i18n.h"
 #include "app/widgets/item_registry.h"
+#include "app/panels/model_controls.h"
 #include "app/panels/panels.h"
 #include "app/model/tokenize.h"
 #include "attnviz/materialize.h"
@@ -147,6 +148,13 @@ struct ChipEdit {
   int move_from = -1, move_to = -1, remove = -1, insert_at = -1, toggle_pad = -1;
 };
 
+// What "+" and Insert put in a new chip: a word in the interface's language, or a
+// trained model's first symbol (a word it knows).
+std::string new_token(const AppModel& m) {
+  const TrainedModel* model = m.engine.stack().model();
+  return model && model->vocabulary.size() > 1 ? model->vocabulary[1] : std::string(tr("new"));
+}
+
 // Applies a chip edit to the draft: tokens, their padding flags and (when the
 // embedding is explicit) their embedding rows move together (engine: retokenize; a
 // new token's row is the one the embedding seed gives it, Edit values says so).
@@ -166,7 +174,7 @@ void apply_chip_edit(AppModel& m, const ChipEdit& e) {
     toks.erase(toks.begin() + e.remove);
     from.erase(from.begin() + e.remove);
   } else if (e.insert_at >= 0) {
-    toks.insert(toks.begin() + e.insert_at, tr("new"));  // a word in the interface's language
+    toks.insert(toks.begin() + e.insert_at, new_token(m));
     from.insert(from.begin() + e.insert_at, -1);
   } else if (e.toggle_pad >= 0) {
     State& w = m.draft;
@@ -191,7 +199,8 @@ void chip_editor(AppModel& m, int i, int* editing, std::string* buf) {
   bool enter = ImGui::InputText("##edit", buf, ImGuiInputTextFlags_EnterReturnsTrue);
   if (!enter && !ImGui::IsItemDeactivated()) return;
   *editing = -1;
-  auto parts = split_text(*buf, SplitMode::whitespace);
+  // A trained model's chip: its words (typed "abc" is a b c); else what spaces separate.
+  auto parts = m.engine.is_model() ? m.split_tokens(*buf) : split_text(*buf, SplitMode::whitespace);
   if (parts.empty()) return;
   // The chip's row and padding flag stay with the part that keeps its text (else the
   // first part: a rename); the other parts are new tokens.
@@ -291,7 +300,7 @@ void token_chips(AppModel& m) {
   item_register("add token");
   tooltip(N_("add a token at the end"));
   apply_chip_edit(m, e);
-  if (e.insert_at >= 0) open_chip_edit(chip, e.insert_at, tr("new"));  // the token apply_chip_edit inserted
+  if (e.insert_at >= 0) open_chip_edit(chip, e.insert_at, new_token(m));  // the token apply_chip_edit inserted
 }
 
 // --- [SECTION] the groups of the panel, top to bottom. What a learner toggles most
@@ -341,7 +350,7 @@ void tokens_group(AppModel& m) {
     m.split_now = false;
     m.tokens_edited = false;
     State& d = m.draft;
-    auto toks = split_text(m.tokens_text, m.view.split);
+    auto toks = m.split_tokens(m.tokens_text);
     if (toks.size() != d.tokens.size()) {  // per-token settings no longer line up
       d.key_padding.clear();
       if (d.embedding.init == EmbeddingInit::values) d.embedding = EmbeddingSpec{EmbeddingInit::torch_randn, d.embedding.seed, {}};
@@ -361,6 +370,7 @@ void tokens_group(AppModel& m) {
   ImGui::EndChild();
   item_register("token chips");
   error_line(m, "key_padding");
+  if (m.engine.is_model()) model_group(m);  // the model's words, its probe, its sizes (model_controls.cpp)
 }
 
 void shapes_group(AppModel& m) {
@@ -674,13 +684,14 @@ void parameters_panel(AppModel& m) {
   // The groups edit m.draft in place; applying it replaces it with the engine's
   // canonical state, so each reads its fields afresh rather than keeping references.
   tokens_group(m);
-  shapes_group(m);
+  const bool model = m.engine.is_model();  // a trained model fixes its shapes, embedding and weights
+  if (!model) shapes_group(m);
   mask_dropout_group(m);
   ImGui::Spacing();
   scaling_group(m);
   variants_group(m);
-  embedding_group(m);
-  weights_group(m);
+  if (!model) embedding_group(m);
+  if (!model) weights_group(m);
   error_line(m, "");
 }
 

@@ -619,6 +619,20 @@ static const CatalogueEntry kZhCN[] = {
      "layers before it.",
      "每个标签页都显示第 %d 层（共 %d 层）。它的输入是残差流 x%d：嵌入加上前面各层的输出。"},
     {"%s, training step %d", "%s，训练第 %d 步"},
+    {"A 2-layer attention-only transformer trained on random symbols that repeat (scripts/train_induction.py).",
+     "一个只有注意力的 2 层 Transformer，用会重复的随机符号训练而成（scripts/train_induction.py）。"},
+    {"training step %d of %d", "训练第 %d 步（共 %d 步）"},
+    {"%d layers · %d heads · d_model %d · %d words · context %d", "%d 层 · %d 个头 · d_model %d · 词表 %d 个 · 上下文 %d"},
+    {"The model fixes its sizes, embeddings and weights. The mask, temperature, window and dropout below apply to "
+     "every layer.",
+     "模型固定了它的尺寸、嵌入和权重。下面的掩码、温度、窗口和 Dropout 作用于每一层。"},
+    {"Repeat random tokens", "重复随机词元"},
+    {"The start token, %d random symbols, then the same %d again: the second half can only be predicted by finding "
+     "the earlier copy, which is what an induction head does.",
+     "起始词元、%d 个随机符号，再把这 %d 个重复一遍：后一半只能靠找到前面出现过的那一份来预测，这正是归纳头做的事。"},
+    {"symbols", "个符号"},
+    {"Vocabulary", "词表"},
+    {"\"%s\" (id %d): click to add it at the end", "“%s”（编号 %d）：点击把它加到末尾"},
     // [SECTION] Model tab (panel_model.cpp)
     // [SECTION] Layers × heads and head scores (panel_compare.cpp, panel_inspector.cpp, inspector_text.cpp)
     // [SECTION] Trained weights (weights_import.cpp, weights_text.cpp)
