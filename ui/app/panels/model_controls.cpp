@@ -26,8 +26,12 @@ void model_summary(const AppModel& m, const TrainedModel& model) {
   ImGui::SameLine();
   const Checkpoint* k = m.engine.stack().checkpoint();
   ImGui::TextDisabled(tr("training step %d of %d"), k ? k->step : 0, model.checkpoints.back().step);
-  ImGui::TextDisabled(tr("%d layers · %d heads · d_model %d · %d words · context %d"), model.num_layers,
-                      model.num_heads, model.d_model, model.vocab_size(), model.context);
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  char sizes[160];
+  std::snprintf(sizes, sizeof sizes, tr("%d layers · %d heads · d_model %d · %d words · context %d"), model.num_layers,
+                model.num_heads, model.d_model, model.vocab_size(), model.context);
+  ImGui::TextWrapped("%s", sizes);  // a narrow panel wraps it rather than cutting it
+  ImGui::PopStyleColor();
   if (ImGui::IsItemHovered()) {
     ImGui::SetTooltip("%s", tr("The model fixes its sizes, embeddings and weights. The mask, temperature, "
                                "window and dropout below apply to every layer."));
@@ -51,8 +55,14 @@ void repeat_control(AppModel& m, const TrainedModel& model) {
     ImGui::SetTooltip(tr("The start token, %d random symbols, then the same %d again: the second half can only be "
                          "predicted by finding the earlier copy, which is what an induction head does."), r.n, r.n);
   }
-  ImGui::SameLine();
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+  // The count beside the button when the two fit, else under it; its label in full either way.
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float label_w = ImGui::CalcTextSize(tr("symbols")).x + st.ItemInnerSpacing.x;
+  const float slider_w = ImGui::GetFontSize() * 5;
+  if (ImGui::GetContentRegionAvail().x - ImGui::GetItemRectSize().x - st.ItemSpacing.x >= slider_w + label_w) {
+    ImGui::SameLine();
+  }
+  ImGui::SetNextItemWidth(slider_w);
   ImGui::SliderInt(L("symbols"), &r.n, 1, max_n);
   item_register("repeat symbols");
 }
