@@ -236,6 +236,18 @@ TEST(Model, AStackWithoutAModelIsItsOneLayer) {
   EXPECT_EQ(stack.num_layers(), 2);
   ASSERT_TRUE(stack.set_state(State{}).ok);
   EXPECT_EQ(attnviz::report_text(stack), attnviz::report_text(p));
+  // From a model to one of its layers' own states (explicit input and weights), lazily as the app runs.
+  LayerStack lazy;
+  lazy.track_demand();
+  ASSERT_TRUE(lazy.set_state(attnviz::model_probe_state(m)).ok);
+  lazy.track_demand();
+  const State layer1 = lazy.layer(1).state();
+  ASSERT_TRUE(lazy.set_state(layer1).ok);
+  lazy.track_demand();
+  EXPECT_EQ(lazy.num_layers(), 1);
+  attnviz::Pipeline q;
+  ASSERT_TRUE(q.set_state(layer1).ok);
+  EXPECT_EQ(attnviz::report_text(lazy), attnviz::report_text(q));
 }
 
 TEST(Model, BadInputNamesTheFieldAndKeepsTheLastState) {

@@ -156,3 +156,32 @@ TEST(ModelControls, TheLayerBarChoosesTheLayerEveryTabReads) {
 
 }  // namespace
 }  // namespace attnviz::ui
+
+namespace attnviz::ui {
+namespace {
+
+// Edit values on a trained model: its values are shown read-only; a click and typing
+// in a cell leave the state what it was (an edit would have turned the layer into a
+// state of its own and dropped the model).
+TEST(ModelControls, EditValuesShowsAModelsValuesReadOnly) {
+  Headless h;
+  NullTextures tex;
+  App app(&tex);
+  frames(h, app, 2);
+  open_model(h, app, {"<s>", "a", "b"});
+  const json before = state_of(app);
+  h.click(app, "Edit values");
+  frames(h, app, 2);
+  ASSERT_TRUE(drawn_now("values read-only"));
+  ASSERT_TRUE(drawn_now("embedding[0][0]"));
+  h.click(app, "embedding[0][0]");
+  press(h, app, ImGuiKey_A, true);
+  ImGui::GetIO().AddInputCharactersUTF8("5");
+  frames(h, app, 1);
+  press(h, app, ImGuiKey_Enter);
+  frames(h, app, 2);
+  EXPECT_EQ(state_of(app), before);
+}
+
+}  // namespace
+}  // namespace attnviz::ui

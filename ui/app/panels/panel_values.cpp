@@ -222,14 +222,25 @@ void apply_value(AppModel& m, State next, const char* what, Stage stage, int i, 
 void values_tab(AppModel& m) {
   if (!m.engine.has_result()) return;
   const Pipeline& p = m.engine.pipeline();
-  ImGui::TextWrapped("%s", tr("Type a number and press Enter. The first edit switches that input from its seed to "
-                              "explicit values (exactly the numbers shown), so nothing else changes."));
+  // A trained model's inputs and weights are its checkpoint's: shown, not edited (an
+  // edit would turn the model's layer into a state of its own and drop the model).
+  const bool model = m.engine.is_model();
+  if (model) {
+    ImGui::TextWrapped(tr("A trained model's values are its own: layer %d's input (the residual stream) and weights "
+                          "are shown here, read-only. Change the tokens, the training step or the options instead."),
+                       m.engine.layer());
+    item_register("values read-only");
+    ImGui::BeginDisabled();
+  } else {
+    ImGui::TextWrapped("%s", tr("Type a number and press Enter. The first edit switches that input from its seed to "
+                                "explicit values (exactly the numbers shown), so nothing else changes."));
+  }
   int i = 0, j = 0;
   float v = 0;
   std::string typed;
   if (ImGui::CollapsingHeader(L("Embedding (rows of X before positions)"), ImGuiTreeNodeFlags_DefaultOpen)) {
     // What a token added now gets (engine: retokenize), said where its row appears.
-    if (p.state().embedding.init == EmbeddingInit::values) {
+    if (p.state().embedding.init == EmbeddingInit::values && !model) {
       ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
       ImGui::TextWrapped("%s", tr_args("A token added now gets the row embedding seed {0} gives it (a token already "
                                        "here: a copy of its row); a row moves and goes with its chip.",
@@ -239,7 +250,7 @@ void values_tab(AppModel& m) {
       item_register("embedding rows of new tokens");
     }
     const Tensor& rows = embedding_rows(m);
-    if (value_grid("embedding", rows, &m.engine.tokens(), &i, &j, &typed) &&
+    if (value_grid("embedding", rows, &m.engine.tokens(), &i, &j, &typed) && !model &&
         read_typed(m, "embedding", i, j, typed, rows.at(i, j), &v)) {
       State next = materialize_embedding(p.state());
       next.embedding.values.mut().at(i, j) = v;
@@ -257,13 +268,15 @@ void values_tab(AppModel& m) {
     char header[64];
     std::snprintf(header, sizeof header, "%s  (%d×%d)", w.name, t->rows, t->cols);
     if (ImGui::CollapsingHeader(header)) {
-      if (value_grid(w.name, *t, nullptr, &i, &j, &typed) && read_typed(m, w.name, i, j, typed, t->at(i, j), &v)) {
+      if (value_grid(w.name, *t, nullptr, &i, &j, &typed) && !model &&
+          read_typed(m, w.name, i, j, typed, t->at(i, j), &v)) {
         State next = materialize_weights(p.state());
         (next.weights.*w.values).mut().at(i, j) = v;  // a bias is (1 × d_out): i is 0
         apply_value(m, std::move(next), w.name, w.stage, i, j, v);
       }
     }
   }
+  if (model) ImGui::EndDisabled();
   if (!m.error.empty() && (m.error_field.rfind("embedding", 0) == 0 || m.error_field.rfind("weights", 0) == 0)) {
     ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(255, 138, 122, 255));
     ImGui::TextWrapped("%s", m.error.c_str());

@@ -619,6 +619,10 @@ static const CatalogueEntry kZhCN[] = {
      "layers before it.",
      "每个标签页都显示第 %d 层（共 %d 层）。它的输入是残差流 x%d：嵌入加上前面各层的输出。"},
     {"%s, training step %d", "%s，训练第 %d 步"},
+    {"A trained model's values are its own: layer %d's input (the residual stream) and weights are shown here, "
+     "read-only. Change the tokens, the training step or the options instead.",
+     "训练好的模型的数值属于模型本身：这里只读地显示第 %d 层的输入（残差流）和权重。"
+     "可以改的是词元、训练步数和各项选项。"},
     {"A 2-layer attention-only transformer trained on random symbols that repeat (scripts/train_induction.py).",
      "一个只有注意力的 2 层 Transformer，用会重复的随机符号训练而成（scripts/train_induction.py）。"},
     {"training step %d of %d", "训练第 %d 步（共 %d 步）"},
