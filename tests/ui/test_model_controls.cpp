@@ -185,3 +185,31 @@ TEST(ModelControls, EditValuesShowsAModelsValuesReadOnly) {
 
 }  // namespace
 }  // namespace attnviz::ui
+
+namespace attnviz::ui {
+namespace {
+
+// A link to a layer the state does not have: a sentence naming view.layer, nothing
+// applied. A link to a layer it has: every tab reads that layer.
+TEST(ModelControls, ALinkToALayerOutOfRangeIsRefusedWholly) {
+  Headless h;
+  NullTextures tex;
+  App app(&tex);
+  frames(h, app, 2);
+  const json before = app.session_json();
+  const json model = {{"model", {{"name", "induction-2l"}}}, {"tokens", {"<s>", "a", "b"}}};
+  json r = app.set_session_text(json({{"v", 1}, {"state", model}, {"view", {{"layer", 2}}}}).dump());
+  EXPECT_FALSE(r.value("ok", true));
+  EXPECT_EQ(r.value("field", ""), "view.layer");
+  EXPECT_NE(r.value("error", "").find("has 2 layer(s)"), std::string::npos) << r.dump();
+  EXPECT_EQ(app.session_json(), before) << "nothing applied";
+  r = app.set_session_text(json({{"v", 1}, {"state", {{"tokens", {"a", "b"}}}}, {"view", {{"layer", 1}}}}).dump());
+  EXPECT_EQ(r.value("field", ""), "view.layer") << "a plain state has one layer";
+  r = app.set_session_text(json({{"v", 1}, {"state", model}, {"view", {{"layer", 1}}}}).dump());
+  EXPECT_TRUE(r.value("ok", false)) << r.dump();
+  frames(h, app, 2);
+  EXPECT_EQ(app.session_json().at("view").at("layer"), 1);
+}
+
+}  // namespace
+}  // namespace attnviz::ui

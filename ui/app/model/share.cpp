@@ -1,6 +1,8 @@
 // share.cpp: see share.h.
 #include "app/model/share.h"
 
+#include "attnviz/model.h"
+
 #include <algorithm>
 #include <atomic>
 
@@ -164,6 +166,15 @@ void apply_view(AppModel& m, const ViewPatch& p) {
   m.view_restoring = 2;  // tab bars select view.tab / view.head instead of reporting theirs
 }
 
+// The layers a payload's state has, read before it is applied: a trained model's
+// (attnviz/model.h), else 1. A state the engine will refuse counts 1; it says why.
+int layers_of(const json& state) {
+  if (!state.is_object() || !state.contains("model") || !state["model"].is_object()) return 1;
+  const json& name = state["model"].value("name", json());
+  const SharedModel model = name.is_string() ? find_model(name.get<std::string>()) : nullptr;
+  return model ? model->num_layers : 1;
+}
+
 // The state as an undoable replace. On failure the controls keep the reason they
 // showed before (the sentence goes to the notice instead).
 bool apply_state(AppModel& m, const json& state, ShareResult* r) {
@@ -248,6 +259,11 @@ ShareResult session_apply_text(AppModel& m, std::string_view text) {
   ViewPatch view;
   ShareResult r = read_view(doc.value("view", json()), &view);
   if (!r.ok) return r;
+  const int layers = layers_of(doc["state"]);
+  if (view.has_layer && view.v.layer >= layers)
+    return fail(tr_args("The link's view.layer is {0}, but its state has {1} layer(s) (0 to {2}).",
+                        {std::to_string(view.v.layer), std::to_string(layers), std::to_string(layers - 1)}),
+                "view.layer");
   if (!apply_state(m, doc["state"], &r)) {
     r.field = "state." + r.field;
     return r;

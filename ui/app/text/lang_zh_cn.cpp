@@ -120,6 +120,8 @@ static const CatalogueEntry kZhCN[] = {
     {"The link's view.tab must be one of stages, data, compare, lines, values, decode, model.",
      "链接中的 view.tab 必须是 stages、data、compare、lines、values、decode、model 之一。"},
     {"The link's view.layer must be a layer number (0, 1, …).", "链接中的 view.layer 必须是层的编号（0、1、…）。"},
+    {"The link's view.layer is {0}, but its state has {1} layer(s) (0 to {2}).",
+     "链接中的 view.layer 是 {0}，但它的状态只有 {1} 层（0 到 {2}）。"},
     {"The link's view.decode_t must be a step number (0, 1, …).", "链接中的 view.decode_t 必须是步的编号（0、1、…）。"},
     {"The link's view.{0} must be a head number (0, 1, …).", "链接中的 view.{0} 必须是头的编号（0、1、…）。"},
     {"The link's view.compare_stage must be one of q_rot, k_rot, scores, scaled, bias, masked, weights, dropped, context.",
