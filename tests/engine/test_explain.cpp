@@ -7,6 +7,7 @@
 
 #include "attnviz/kernels.h"
 #include "attnviz/messages.h"
+#include "attnviz/model.h"
 #include "attnviz/pipeline.h"
 #include "engine_test_util.h"
 
@@ -254,15 +255,21 @@ TEST(Explain, EveryFormulaIsTheTablesLineFilled) {
       R"({"tokens": ["a", "b"], "d_model": 4, "d_out": 4, "num_heads": 2, "num_kv_heads": 1, "positional": "rope"})",
   };
   bool met[attnviz::kFormulaCount] = {};
-  for (const char* text : states) {
-    Pipeline p;
-    run(&p, state_from(text));
+  std::vector<attnviz::State> all;
+  for (const char* text : states) all.push_back(state_from(text));
+  // A trained model's layers (LayerStack::explain): X is the residual stream.
+  all.push_back(state_from(R"({"model": {"name": "induction-2l"}, "tokens": ["<s>", "a", "b", "a"]})"));
+  for (const attnviz::State& st : all) {
+    attnviz::LayerStack stack;
+    ASSERT_TRUE(stack.set_state(st).ok);
+    for (int l = 0; l < stack.num_layers(); ++l)
     for (int k = 0; k < attnviz::kStageCount; ++k) {
       const Stage stage = static_cast<Stage>(k);
-      for (int h = 0; h < (attnviz::stage_is_per_head(stage) ? p.num_heads() : 1); ++h)
+      const std::string text = attnviz::state_to_json(st).dump().substr(0, 200);
+      for (int h = 0; h < (attnviz::stage_is_per_head(stage) ? stack.layer(l).num_heads() : 1); ++h)
         for (int i = 0; i < 5; ++i)
           for (int j = 0; j < 8; ++j) {
-            const Explanation e = p.explain(stage, h, i, j);
+            const Explanation e = stack.explain(l, stage, h, i, j);
             if (!e.ok) continue;
             ASSERT_NE(e.formula_id, attnviz::Formula::none) << text;
             met[static_cast<int>(e.formula_id)] = true;

@@ -347,3 +347,24 @@ TEST(Model, RepeatedTokensAreTorchRandperm) {
 }
 
 }  // namespace
+
+namespace {
+
+// The Inspector's X of a model's layer: the residual stream, with the numbers that add up to it.
+TEST(Model, ALayersInputIsExplainedAsTheResidualStream) {
+  const attnviz::SharedModel m = attnviz::find_model(kModel);
+  LayerStack stack;
+  ASSERT_TRUE(stack.set_state(model_state({"<s>", "q", "q"})).ok);
+  attnviz::Explanation e = stack.explain(0, Stage::X, 0, 1, 5);
+  ASSERT_TRUE(e.ok);
+  EXPECT_EQ(e.formula_id, attnviz::Formula::x_model_embedding);
+  EXPECT_EQ(e.value, stack.token_embedding()->at(1, 5) + stack.position_embedding()->at(1, 5));
+  EXPECT_NE(e.formula.find("embedding of \"q\"[5]"), std::string::npos) << e.formula;
+  e = stack.explain(1, Stage::X, 0, 2, 7);
+  EXPECT_EQ(e.formula_id, attnviz::Formula::x_residual);
+  EXPECT_EQ(e.value, stack.residual(0)->at(2, 7) + stack.layer(0).matrix(Stage::output)->at(2, 7));
+  EXPECT_EQ(e.formula_args[2], "1");
+  EXPECT_EQ(stack.explain(1, Stage::Q, 0, 2, 7).formula_id, attnviz::Formula::projection) << "other stages as a pipeline's";
+}
+
+}  // namespace

@@ -63,8 +63,11 @@ enum class Formula : int {
   output,               // {0} i, {1} j
   output_bias,          // {0} i, {1} j
   output_identity,      // {0} i, {1} j (no output projection)
+  // A trained model's layer input (LayerStack::explain): the residual stream.
+  x_model_embedding,    // {0} i, {1} j, {2} the token, {3} its embedding's value, {4} position i's
+  x_residual,           // {0} i, {1} j, {2} layer l, {3} l − 1, {4} x_{l-1}[i][j], {5} layer l − 1's output[i][j]
 };
-constexpr int kFormulaCount = static_cast<int>(Formula::output_identity) + 1;
+constexpr int kFormulaCount = static_cast<int>(Formula::x_residual) + 1;
 // The English template of f, e.g. "scaled[{0}][{1}] = scores[{0}][{1}] (no scaling)".
 const char* formula_template(Formula f);
 // True when f's template carries English words (an interface translates it);

@@ -121,6 +121,10 @@ class LayerStack {
   const Tensor* position_embedding() const;  // (S × D): pos_emb rows 0..S-1
   const Tensor* residual(int l) const;       // (S × D): l = 0..L, x_l (x_L after the last layer)
   const Tensor* logits() const;              // (S × V)
+  // Cell (i, j) of a stage of layer l (Pipeline::explain); for a model, the
+  // layer's input X is explained as the residual stream x_l: x0 = token +
+  // position embeddings, x_l = x_{l-1} + layer l − 1's output.
+  Explanation explain(int l, Stage stage, int head, int i, int j) const;
   // Changes exactly when residual(l) / logits() change (0 when absent).
   uint64_t residual_version(int l) const;
   uint64_t logits_version() const;

@@ -65,6 +65,10 @@ constexpr Entry kFormulas[] = {
     ENGINE_FORMULA(output, maths, "output[{0}][{1}] = Σ_d concat[{0}][d] · W_o[d][{1}]"),
     ENGINE_FORMULA(output_bias, maths, "output[{0}][{1}] = Σ_d concat[{0}][d] · W_o[d][{1}] + b_o[{1}]"),
     ENGINE_FORMULA(output_identity, words, "output[{0}][{1}] = concat (no output projection)"),
+    ENGINE_FORMULA(x_model_embedding, words,
+                   "x0[{0}][{1}] = embedding of \"{2}\"[{1}] + embedding of position {0}[{1}] = {3} + {4}"),
+    ENGINE_FORMULA(x_residual, words,
+                   "x{2}[{0}][{1}] = x{3}[{0}][{1}] + layer {3}'s output[{0}][{1}] = {4} + {5}"),
 };
 #undef ENGINE_FORMULA
 

@@ -3,6 +3,8 @@
 #include "attnviz/model.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <string>
 #include <atomic>
 #include <cstring>
 #include <numeric>
@@ -161,6 +163,33 @@ uint64_t LayerStack::residual_version(int l) const {
   if (!impl_->model_on || l < 0 || l >= static_cast<int>(impl_->residual.size())) return 0;
   return impl_->residual_ver[static_cast<size_t>(l)];
 }
+namespace {
+std::string cell_text(float v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6f", static_cast<double>(v));
+  return b;
+}
+}  // namespace
+
+Explanation LayerStack::explain(int l, Stage stage, int head, int i, int j) const {
+  Explanation e = layer(l).explain(stage, head, i, j);
+  if (!is_model() || stage != Stage::X || !e.ok) return e;
+  l = std::max(0, std::min(l, num_layers() - 1));
+  const std::string I = std::to_string(i), J = std::to_string(j);
+  if (l == 0) {
+    e.formula_id = Formula::x_model_embedding;
+    e.formula_args = {I, J, impl_->top.tokens[static_cast<size_t>(i)], cell_text(impl_->tok.at(i, j)),
+                      cell_text(impl_->pos.at(i, j))};
+  } else {
+    const Tensor* out = layer(l - 1).matrix(Stage::output);
+    e.formula_id = Formula::x_residual;
+    e.formula_args = {I, J, std::to_string(l), std::to_string(l - 1), cell_text(impl_->residual[static_cast<size_t>(l - 1)].at(i, j)),
+                      cell_text(out->at(i, j))};
+  }
+  e.formula = msg_format(formula_template(e.formula_id), e.formula_args);
+  return e;
+}
+
 uint64_t LayerStack::logits_version() const { return impl_->model_on ? impl_->logits_ver : 0; }
 
 }  // namespace attnviz

@@ -49,6 +49,8 @@ class EngineSession {
   // Changes exactly when that matrix's contents change: panels re-upload a
   // texture only when the version they drew differs.
   uint64_t version(Stage stage, int head) const;
+  // Cell (i, j) of a stage of the layer shown (a model's layer input is its residual stream).
+  Explanation explain(Stage stage, int head, int i, int j) const { return stack_.explain(layer_, stage, head, i, j); }
   // Whether that stage is up to date, asked without computing it (tests).
   bool current(Stage stage, int head) const;
 

@@ -621,6 +621,10 @@ static const CatalogueEntry kZhCN[] = {
      "layers before it.",
      "每个标签页都显示第 %d 层（共 %d 层）。它的输入是残差流 x%d：嵌入加上前面各层的输出。"},
     {"%s, training step %d", "%s，训练第 %d 步"},
+    {"x0[{0}][{1}] = embedding of \"{2}\"[{1}] + embedding of position {0}[{1}] = {3} + {4}",
+     "x0[{0}][{1}] = “{2}”的嵌入[{1}] + 位置 {0} 的嵌入[{1}] = {3} + {4}"},
+    {"x{2}[{0}][{1}] = x{3}[{0}][{1}] + layer {3}'s output[{0}][{1}] = {4} + {5}",
+     "x{2}[{0}][{1}] = x{3}[{0}][{1}] + 第 {3} 层的输出[{0}][{1}] = {4} + {5}"},
     {"A trained model's values are its own: layer %d's input (the residual stream) and weights are shown here, "
      "read-only. Change the tokens, the training step or the options instead.",
      "训练好的模型的数值属于模型本身：这里只读地显示第 %d 层的输入（残差流）和权重。"
