@@ -70,7 +70,6 @@ struct ModelWidgets {
   std::string summary;             // "Where the sequence repeats, …"
   float token_w = 0;               // the widest vocabulary token as drawn
   int token_w_fonts = -1;          // g_fonts.generation token_w was measured with
-  bool glyphs_added = false;       // the subscripts of x₀ … joined the font atlas
   // Which maps the residual stream section shows (token embedding, position
   // embedding, x_0 … x_L, logits: by index); all the residual stream and the logits at first.
   bool show[kModelMapsMax] = {false, false, true, true, true, true, true, true,

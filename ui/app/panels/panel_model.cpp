@@ -87,9 +87,11 @@ std::string summary_sentence(const NextTokenTable& t, const TrainedModel& model)
 
 // Remakes the table when the logits, the tokens or the language change (never per frame).
 void update(AppModel& m, ModelWidgets& w, const TrainedModel& model) {
-  if (w.token_w_fonts != g_fonts.generation) {
+  if (w.token_w_fonts != g_fonts.generation) {  // the rows draw tokens in the mono font
+    ImGui::PushFont(g_fonts.mono);
     w.token_w = 0;
     for (const std::string& s : model.vocabulary) w.token_w = std::max(w.token_w, ImGui::CalcTextSize(s.c_str()).x);
+    ImGui::PopFont();
     w.token_w_fonts = g_fonts.generation;
   }
   const uint64_t lv = m.engine.logits_version();
@@ -101,10 +103,9 @@ void update(AppModel& m, ModelWidgets& w, const TrainedModel& model) {
   w.table_lang = language_generation();
 }
 
-// "x₀", "x₁", … (subscript digits, U+2080 …) into out.
-void x_name(int l, char* out, size_t n) {
-  std::snprintf(out, n, "x\xE2\x82%c", static_cast<char>(0x80 + std::clamp(l, 0, 9)));
-}
+// "x0", "x1", …: the residual stream before layer l (as the layer bar's tooltip
+// names it; subscript digits are in none of the fonts the atlas merges).
+void x_name(int l, char* out, size_t n) { std::snprintf(out, n, "x%d", l); }
 
 // [SECTION] Training ----------------------------------------------------------------------
 
@@ -494,19 +495,36 @@ void predictions_legend() {
   }
 }
 
+void residual_stream(AppModel& m, ModelWidgets& w, const TrainedModel& model);
+
+// The rows (tokens and percentages in DejaVu Sans Mono: I, l and 1 differ), and where the
+// tab is wide enough (1920 px screens) the residual stream's maps beside them.
 void predictions(AppModel& m, ModelWidgets& w, const TrainedModel& model) {
+  ImGui::PushFont(g_fonts.mono);
   const RowGeometry g = geometry(w);
+  ImGui::PopFont();
+  const float need = g.rank_x() + g.rank_w + ImGui::GetStyle().ScrollbarSize + 8;
+  const bool beside = ImGui::GetContentRegionAvail().x - need >= 560.0f;
+  if (beside) ImGui::BeginChild("##predictions column", ImVec2(need, 0));
   predictions_legend();
   predictions_header(g);
   if (ImGui::BeginChild("##predictions", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar)) {
     const int focus = focus_row(m);
+    ImGui::PushFont(g_fonts.mono);
     ImGuiListClipper clip;
     clip.Begin(static_cast<int>(w.table.rows.size()), g.row_h + ImGui::GetStyle().ItemSpacing.y);
     while (clip.Step())
       for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) prediction_row(m, w, g, model, i, focus);
+    ImGui::PopFont();
   }
   ImGui::EndChild();
   item_register("Predictions list");
+  if (!beside) return;
+  ImGui::EndChild();
+  ImGui::SameLine(0, 16);
+  ImGui::BeginGroup();
+  residual_stream(m, w, model);
+  ImGui::EndGroup();
 }
 
 // [SECTION] Residual stream ---------------------------------------------------------------
@@ -647,13 +665,6 @@ void model_tab(AppModel& m) {
     return;
   }
   ModelWidgets& w = m.widgets.model;
-  if (!w.glyphs_added) {  // x₀ … x₉ are outside the atlas's base ranges
-    if (fonts_collect_glyphs("\xE2\x82\x80\xE2\x82\x81\xE2\x82\x82\xE2\x82\x83\xE2\x82\x84\xE2\x82\x85\xE2\x82\x86"
-                             "\xE2\x82\x87\xE2\x82\x88\xE2\x82\x89",
-                             m.glyphs))
-      ++m.glyphs_version;
-    w.glyphs_added = true;
-  }
   update(m, w, *model);
   const float plot_h = std::clamp(ImGui::GetContentRegionAvail().y * 0.27f, 130.0f, 230.0f);
   training(m, *model, plot_h);
