@@ -480,8 +480,11 @@ void predictions_header(const RowGeometry& g) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
   dl->AddText(ImVec2(p.x + g.idx_w - ImGui::CalcTextSize("i").x, p.y), dim, "i");
-  dl->AddText(ImVec2(p.x + g.idx_w + g.gap, p.y), dim, tr("token \xE2\x86\x92 next"));
-  dl->AddText(ImVec2(p.x + g.top_x(), p.y), dim, tr("the model's 5 likeliest next tokens"));
+  const char* first = tr("token \xE2\x86\x92 next");
+  dl->AddText(ImVec2(p.x + g.idx_w + g.gap, p.y), dim, first);
+  // After the first name even where it is wider than the chips under it (the rows are mono, this is not).
+  const float x = std::max(g.top_x(), g.idx_w + g.gap + ImGui::CalcTextSize(first).x + 12.0f);
+  dl->AddText(ImVec2(p.x + x, p.y), dim, tr("the model's 5 likeliest next tokens"));
   ImGui::Dummy(ImVec2(g.rank_x() + g.rank_w, ImGui::GetTextLineHeight()));
 }
 
