@@ -20,6 +20,7 @@ Status EngineSession::set_state(State s) {
   auto t0 = std::chrono::steady_clock::now();
   Status st = stack_.set_state(std::move(s));  // s is not needed again: no copy of its values
   set_layer(layer_);
+  if (st.ok) ++applied_;
   engine_ms_last_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return st;
 }
@@ -34,6 +35,15 @@ MatrixView EngineSession::matrix(Stage stage, int head) const {
   if (!t) return {};
   return MatrixView{t->rows, t->cols, t->data.data()};
 }
+
+namespace {
+MatrixView view_of(const Tensor* t) { return t ? MatrixView{t->rows, t->cols, t->data.data()} : MatrixView{}; }
+}  // namespace
+
+MatrixView EngineSession::token_embedding() const { return view_of(stack_.token_embedding()); }
+MatrixView EngineSession::position_embedding() const { return view_of(stack_.position_embedding()); }
+MatrixView EngineSession::residual(int l) const { return view_of(stack_.residual(l)); }
+MatrixView EngineSession::logits() const { return view_of(stack_.logits()); }
 
 uint64_t EngineSession::version(Stage stage, int head) const { return pipeline().version(stage, head); }
 

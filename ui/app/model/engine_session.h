@@ -59,6 +59,18 @@ class EngineSession {
   // computes any other stage when a panel first reads it (Pipeline::track_demand).
   void new_frame() { stack_.track_demand(); }
 
+  // A trained model's tensors around its layers (attnviz/model.h, LayerStack), empty
+  // without a model. Valid until the state next changes.
+  MatrixView token_embedding() const;     // (S × d_model): tok_emb rows of the tokens
+  MatrixView position_embedding() const;  // (S × d_model): pos_emb rows 0..S-1
+  MatrixView residual(int l) const;       // (S × d_model): x_l, l = 0..num_layers() (x_L after the last)
+  MatrixView logits() const;              // (S × vocabulary): x_L · W_U
+  uint64_t residual_version(int l) const { return stack_.residual_version(l); }
+  uint64_t logits_version() const { return stack_.logits_version(); }
+  // The embeddings have no version of their own; they change only when a state is
+  // applied, and this changes with every state applied (a map re-uploads then).
+  uint64_t embedding_version() const { return applied_; }
+
   const std::vector<std::string>& tokens() const { return stack_.state().tokens; }
   int num_heads() const { return has_result() ? pipeline().num_heads() : 0; }
   double engine_ms_last() const { return engine_ms_last_; }
@@ -66,6 +78,7 @@ class EngineSession {
  private:
   LayerStack stack_;
   int layer_ = 0;
+  uint64_t applied_ = 1;  // embedding_version()
   double engine_ms_last_ = 0.0;
 };
 

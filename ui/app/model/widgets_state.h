@@ -8,6 +8,7 @@
 #include <string>
 
 #include "app/panels/layout.h"      // LayoutRect, kLayoutCount
+#include "app/panels/panel_model.h"  // NextTokenTable
 #include "app/panels/stage_flow.h"  // kFlowCardsMax
 #include "attnviz/tensor.h"
 #include "imgui.h"
@@ -64,6 +65,24 @@ struct StagesWidgets {
   FlowOpText ops[kFlowCardsMax];  // card k's head text
 };
 
+// The Model tab (panel_model.cpp): the predictions, worked out when the logits or the
+// tokens change (not per frame), the sentence that sums them up, and what the learner
+// chose to see.
+constexpr int kModelMapsMax = 16;  // token and position embeddings, x_0 … x_L, logits (L ≤ 12)
+struct ModelWidgets {
+  NextTokenTable table;            // panel_model.h
+  uint64_t table_serial = 0;       // AppModel::state_serial the table was made for
+  uint64_t table_logits = 0;       // ... and EngineSession::logits_version
+  int table_lang = -1;             // language_generation() `summary` is worded in
+  std::string summary;             // "Where the sequence repeats, …"
+  float token_w = 0;               // the widest vocabulary token as drawn
+  int token_w_fonts = -1;          // g_fonts.generation token_w was measured with
+  // Which maps the residual stream section shows (token embedding, position
+  // embedding, x_0 … x_L, logits: by index); all the residual stream and the logits at first.
+  bool show[kModelMapsMax] = {false, false, true, true, true, true, true, true,
+                              true,  true,  true, true, true, true, true, true};
+};
+
 // The three windows' arrangement (panels.cpp, layout.h): the default one for this
 // screen, and fitting a saved one to a new screen size once that size holds.
 struct LayoutState {
@@ -85,6 +104,7 @@ struct Widgets {
   ParamsWidgets params;          // panel_params.cpp
   ValuesWidgets values;          // panel_values.cpp
   StagesWidgets stages;          // panel_stages.cpp
+  ModelWidgets model;            // panel_model.cpp
   LayoutState layout;            // panels.cpp
   PathDialogState open_state;    // File → Open state… (menu_file.cpp)
   PathDialogState open_weights;  // File → Open weights… (weights_import.cpp)
