@@ -71,7 +71,8 @@ struct Tab {
   const char* sub;  // Compare heads' view
 };
 const Tab kTabs[] = {{"Stages", nullptr},           {"Q K V & output", nullptr}, {"Compare heads", "All heads"},
-                     {"Compare heads", "A/B"},       {"Compare heads", "Row statistics"}, {"Decode", nullptr}};
+                     {"Compare heads", "A/B"},       {"Compare heads", "Row statistics"}, {"Decode", nullptr},
+                     {"Model", nullptr}};  // a trained model's states only
 
 struct Box {
   float x0, y0, x1, y1;
@@ -186,6 +187,7 @@ void sweep(const std::vector<Shape>& list) {
       for (const Shape& s : list) {
         ASSERT_TRUE(app.set_state_text(s.state.dump()).value("ok", false)) << s.name;
         for (const Tab& t : kTabs) {
+          if (std::string(t.tab) == "Model" && !s.state.contains("model")) continue;
           h.click(app, t.tab);
           if (t.sub) h.click(app, t.sub);
           for (int i = 0; i < 3; ++i) h.frame(app);

@@ -296,9 +296,9 @@ void draw_panels(AppModel& m) {
         item_register(t.name);
         if (open) {
           if (m.view_restoring == 0) m.view.tab = t.id;
-          // Decode moves its step with ←/→: keyboard navigation must not take them too.
-          ImGui::BeginChild("tab body", ImVec2(0, 0), 0,
-                            t.id == MainTab::decode ? ImGuiWindowFlags_NoNavInputs : ImGuiWindowFlags_None);
+          // Decode and Model move their step with ←/→: keyboard navigation must not take them too.
+          const bool own_arrows = t.id == MainTab::decode || t.id == MainTab::model;
+          ImGui::BeginChild("tab body", ImVec2(0, 0), 0, own_arrows ? ImGuiWindowFlags_NoNavInputs : ImGuiWindowFlags_None);
           t.draw(m);
           ImGui::EndChild();
           ImGui::EndTabItem();
