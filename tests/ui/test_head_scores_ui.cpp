@@ -244,7 +244,7 @@ TEST(HeadsGrid, AClickOnAMapSelectsItsLayerAndHead) {
 }
 
 TEST(HeadsGrid, HoveringAScoreExplainsItWithItsNumbersInBothLanguages) {
-  Headless h(ImVec2(1440, 900));
+  Headless h(ImVec2(1920, 1080));  // room in the Inspector for the table of rows
   attnviz::ui::FontSources fonts;
   ASSERT_TRUE(attnviz::ui::testing::use_real_fonts(fonts));
   NullTextures tex;
@@ -260,7 +260,7 @@ TEST(HeadsGrid, HoveringAScoreExplainsItWithItsNumbersInBothLanguages) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find(std::string("/ 48 = ") + v), std::string::npos) << text;
-  EXPECT_NE(text.find("it is named: previous-token head"), std::string::npos) << text;
+  EXPECT_NE(text.find("chance: previous-token head."), std::string::npos) << text;
   EXPECT_NE(text.find("1 | U | 0 | "), std::string::npos) << "a row per query: i, token, key, A[i, i-1]\n" << text;
 
   std::snprintf(v, sizeof v, "%.3f", score(report, 1, 2, 1));

@@ -389,7 +389,7 @@ static void score_table(const HeadScoreTerms& t, const std::vector<std::string>&
   const float avail = ImGui::GetContentRegionAvail().x;
   inspector_log_table(need, avail);
   const float row_h = ImGui::GetTextLineHeight() + 2 * st.CellPadding.y + 1.0f;
-  const float below = 4 * ImGui::GetTextLineHeightWithSpacing();  // the chance and the verdict stay in view
+  const float below = ImGui::GetTextLineHeightWithSpacing();  // the table is the last thing drawn
   const int visible = std::clamp((int)((ImGui::GetContentRegionAvail().y - below) / row_h) - 2, 3, 10);
   ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
   ImVec2 size(0, 0);
@@ -426,18 +426,20 @@ static void score_table(const HeadScoreTerms& t, const std::vector<std::string>&
 // Whether the score is above chance, and the job the head is named for.
 static void score_verdict(AppModel& m, const ScoreRef& r, double value) {
   const double chance = score_chance(m, r);
-  flow(tr("Uniform attention (each query spreading its weight evenly over the keys it may see) would score %.3f."),
-       chance);
   const int job = score_head_job(m, r);
   const HeadScoreKind k = static_cast<HeadScoreKind>(r.kind);
   if (job == r.kind)
-    flow(tr("%.3f is this head's largest score that is at least %.2f and %.0f \xC3\x97 chance, so it is named: %s."),
-         value, kJobMin, kJobOverChance, head_job_name(k));
+    flow(tr("Chance (uniform attention over the keys each query sees) is %.3f; %.3f is this head's largest score "
+            "\xE2\x89\xA5 %.2f and \xE2\x89\xA5 %.0f \xC3\x97 chance: %s."),
+         chance, value, kJobMin, kJobOverChance, head_job_name(k));
   else if (job >= 0)
-    flow(tr("This head is named for another of its scores: %s."), head_job_name(static_cast<HeadScoreKind>(job)));
+    flow(tr("Chance (uniform attention over the keys each query sees) is %.3f. This head is named for another of "
+            "its scores: %s."),
+         chance, head_job_name(static_cast<HeadScoreKind>(job)));
   else
-    flow(tr("None of this head's scores is at least %.2f and %.0f \xC3\x97 chance: no job is named."), kJobMin,
-         kJobOverChance);
+    flow(tr("Chance (uniform attention over the keys each query sees) is %.3f. No score of this head is "
+            "\xE2\x89\xA5 %.2f and \xE2\x89\xA5 %.0f \xC3\x97 chance: no job is named."),
+         chance, kJobMin, kJobOverChance);
 }
 
 // A head's score (hovered or pinned in Compare heads): what it means, its definition
@@ -451,17 +453,18 @@ static void score_panel(AppModel& m, const ScoreRef& r) {
   }
   const HeadScoreKind k = static_cast<HeadScoreKind>(r.kind);
   const HeadScoreTerms& t = score_terms(m, r);
+  // The numbers first, what the score means after, the rows last (they scroll, and
+  // the Inspector with them): a short Inspector (1280×720) still shows the value and the verdict.
   flow(r.probe ? tr("Layer %d, head %d: its %s score on the probe") : tr("Layer %d, head %d: its %s score on this input"),
        r.layer, r.head, head_score_name(k));
-  flow_text(head_score_meaning(k), true);
-  ImGui::Separator();
   char formula[512];
   head_score_formula(t, formula, sizeof formula);
   flow_text(formula);
+  score_verdict(m, r, t.value);
+  ImGui::Separator();
+  flow_text(head_score_meaning(k), true);
   const TrainedModel* model = m.engine.stack().model();
   score_table(t, r.probe && model ? model->probe : m.engine.tokens());
-  ImGui::Separator();
-  score_verdict(m, r, t.value);
 }
 
 // [SECTION] Panel -----------------------------------------------------------------------

@@ -675,13 +675,17 @@ static const CatalogueEntry kZhCN[] = {
     {"token", "词元"},
     {"keys k", "键 k"},
     {"(the first 64 rows)", "（前 64 行）"},
-    {"Uniform attention (each query spreading its weight evenly over the keys it may see) would score %.3f.",
-     "均匀注意力（每个查询把权重平均分给它能看到的各个键）的这个分数是 %.3f。"},
-    {"%.3f is this head's largest score that is at least %.2f and %.0f \xC3\x97 chance, so it is named: %s.",
-     "%.3f 是这个头的分数中既不小于 %.2f、又不小于均匀注意力 %.0f 倍的最大一个：它被称为%s。"},
-    {"This head is named for another of its scores: %s.", "这个头以另一个分数命名：它是%s。"},
-    {"None of this head's scores is at least %.2f and %.0f \xC3\x97 chance: no job is named.",
-     "这个头没有一个分数既不小于 %.2f、又不小于均匀注意力的 %.0f 倍：不给它命名。"},
+    {"Chance (uniform attention over the keys each query sees) is %.3f; %.3f is this head's largest score "
+     "\xE2\x89\xA5 %.2f and \xE2\x89\xA5 %.0f \xC3\x97 chance: %s.",
+     "随机水平（每个查询把权重平均分给它能看到的键）是 %.3f；%.3f 是这个头 \xE2\x89\xA5 %.2f 且 "
+     "\xE2\x89\xA5 %.0f \xC3\x97 随机水平的分数中最大的一个：%s。"},
+    {"Chance (uniform attention over the keys each query sees) is %.3f. This head is named for another of its "
+     "scores: %s.",
+     "随机水平（每个查询把权重平均分给它能看到的键）是 %.3f。这个头以它的另一个分数命名：%s。"},
+    {"Chance (uniform attention over the keys each query sees) is %.3f. No score of this head is \xE2\x89\xA5 %.2f "
+     "and \xE2\x89\xA5 %.0f \xC3\x97 chance: no job is named.",
+     "随机水平（每个查询把权重平均分给它能看到的键）是 %.3f。这个头没有一个分数 \xE2\x89\xA5 %.2f 且 "
+     "\xE2\x89\xA5 %.0f \xC3\x97 随机水平：不给它命名。"},
     {"Unpin score", "取消固定分数"},
     {"Layer %d, head %d: its %s score on the probe", "第 %d 层，头 %d：它在探针上的%s分数"},
     {"Layer %d, head %d: its %s score on this input", "第 %d 层，头 %d：它在当前输入上的%s分数"},
