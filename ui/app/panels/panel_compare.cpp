@@ -319,6 +319,7 @@ static void one_layer_grid(AppModel& m, CompareCache& c) {
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float spacing = ImGui::GetStyle().ItemSpacing.x + 8.0f;
   const float line = ImGui::GetTextLineHeightWithSpacing();
+  head_scores_prepare(m);
   // Title + column labels + gap, and the head scores' lines at that width; column labels
   // turn upright (as tall as the longest token, heatmap_layout.h) when they do not fit across a cell.
   auto chrome_h = [&](float side, float w) {
@@ -341,7 +342,6 @@ static void one_layer_grid(AppModel& m, CompareCache& c) {
   // fit a laptop screen); zoom a map (wheel) to read its cells.
   cell = std::clamp(cell, 0.5f, 64.0f);  // up to the Stages maps' largest cells
   const float width = std::floor((avail.x - spacing * (cols - 1)) / cols);
-  head_scores_lines(m, width - 8.0f);  // the scores as this frame draws them
   for (int h = 0; h < H; ++h) {
     ImGui::PushID(h);
     ImGui::BeginGroup();

@@ -36,6 +36,7 @@ struct HeadsGridCache {
   ScoreRef terms_ref;
   HeadScoreTerms terms;
   std::vector<HeadsGridDrawnCell> drawn;      // (L·H) what the grid drew last
+  HeadsGridIn measured;                       // the one-layer grid's text widths, this frame
 };
 
 static HeadsGridCache& cache_of(AppModel& m) {
@@ -348,31 +349,34 @@ void head_scores_toggle(AppModel& m) {
 
 // [SECTION] One layer -------------------------------------------------------------------
 
-int head_scores_lines(AppModel& m, float width) {
-  std::vector<HeadsGridDrawnCell>& cells = cache_of(m).drawn;
-  fill_cells(m, grid_scores(m, false), cells);
-  g_drawn = cells;
-  HeadsGridIn in;
+void head_scores_prepare(AppModel& m) {
+  HeadsGridCache& c = cache_of(m);
+  fill_cells(m, grid_scores(m, false), c.drawn);
+  g_drawn = c.drawn;
+  c.measured = HeadsGridIn{};
+  c.measured.pad = 0;
+  measure_cells(c.drawn, c.measured);
+}
+
+// The layout of the scores above a one-layer map `width` wide (head_scores_prepare first).
+static HeadsGridLayout block_layout(AppModel& m, float width) {
+  HeadsGridIn in = cache_of(m).measured;
   in.avail_w = width;
-  in.pad = 0;
-  measure_cells(cells, in);
-  const HeadsGridLayout lay = heads_grid_layout(in);
-  return lay.score_lines + (in.badge_w > 0 ? 1 : 0);
+  return heads_grid_layout(in);
+}
+
+int head_scores_lines(AppModel& m, float width) {
+  return block_layout(m, width).score_lines + (cache_of(m).measured.badge_w > 0 ? 1 : 0);
 }
 
 void head_scores_block(AppModel& m, int head, float width) {
-  const std::vector<HeadsGridDrawnCell>& cells = cache_of(m).drawn;  // filled by head_scores_lines
-  if (head < 0 || head >= (int)cells.size()) return;
-  const HeadsGridDrawnCell& d = cells[(size_t)head];
-  HeadsGridIn in;
-  in.avail_w = width;
-  in.pad = 0;
-  measure_cells(cells, in);
-  const HeadsGridLayout lay = heads_grid_layout(in);
-  const float line = ImGui::GetTextLineHeightWithSpacing();
-  if (in.badge_w > 0) {  // a line for the badge in every head, so the maps line up
+  const HeadsGridCache& c = cache_of(m);
+  if (head < 0 || head >= (int)c.drawn.size()) return;
+  const HeadsGridDrawnCell& d = c.drawn[(size_t)head];
+  const HeadsGridLayout lay = block_layout(m, width);
+  if (c.measured.badge_w > 0) {  // a line for the badge in every head, so the maps line up
     const ImVec2 p = ImGui::GetCursorScreenPos();
-    ImGui::Dummy(ImVec2(width, line));
+    ImGui::Dummy(ImVec2(width, ImGui::GetTextLineHeightWithSpacing()));
     job_badge(d, p);
   }
   score_lines(m, d, lay.scores_per_line, false);

@@ -46,9 +46,11 @@ void head_scores_toggle(AppModel& m);
 // The layers × heads grid, filling the room left.
 void heads_grid(AppModel& m, const GridScale& scale);
 // A one-layer state's grid: head h's scores and job above its map, `width` wide.
-// head_scores_lines says how many lines that takes at that width.
-void head_scores_block(AppModel& m, int head, float width);
+// head_scores_prepare formats and measures every head's scores, once a frame, before
+// the others; head_scores_lines says how many lines the block takes at that width.
+void head_scores_prepare(AppModel& m);
 int head_scores_lines(AppModel& m, float width);
+void head_scores_block(AppModel& m, int head, float width);
 
 // What the grid (either) drew in its last frame, for tests, as inspector_log() is
 // the Inspector's: each head's score texts, the job named (-1: none) and whether it is
