@@ -129,7 +129,9 @@ for (const lang of ['en', 'zh-CN']) {
     text = await inspector(app);
     assert.ok(text.includes(lang === 'en' ? 'weights h3 [' : '注意力权重 weights，头 3 ['), text);
     await app.click('Stages');
-    assert.ok(await app.rect('weights h3'), 'the Stages tab shows head 3');
+    await app.frames(2);
+    const drawn = await app.page.evaluate(() => window.attnviz.heatmapsDrawn());
+    assert.ok(drawn.includes('Q h3') && !drawn.includes('Q h2'), `the Stages tab shows head 3: ${drawn}`);
     await app.close();
   });
 }
