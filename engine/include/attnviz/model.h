@@ -144,6 +144,38 @@ LayerScores head_scores(const LayerStack& stack);
 // state only; empty otherwise).
 LayerScores probe_head_scores(const State& state);
 
+// One of the four scores, by kind (HeadScores' fields, in this order).
+enum class HeadScoreKind : int { previous_token = 0, induction, first_token, duplicate_token };
+constexpr int kHeadScoreKinds = 4;
+double head_score(const HeadScores& s, HeadScoreKind kind);
+
+// The terms behind one score of one head, for explaining it (the Inspector): the
+// query rows the score averages over, for each the keys whose weights it adds and
+// their sum. value = sum / rows.size(), score_head's value to the last bit (the
+// same sums in the same order). Row t's keys are keys[key_begin[t] .. key_begin[t+1]).
+//   previous_token  rows 1..S-1, key i-1        first_token      rows 0..S-1, key 0
+//   duplicate_token rows whose token appeared before, keys j: its earlier copies
+//   induction       the same rows, keys j + 1: what followed each earlier copy
+struct HeadScoreTerms {
+  HeadScoreKind kind = HeadScoreKind::previous_token;
+  int seq_len = 0;                // S
+  std::vector<int> rows;          // (n) the query rows i averaged over, ascending
+  std::vector<int> key_begin;     // (n + 1) offsets into keys
+  std::vector<int> keys;          // the key columns each row adds
+  std::vector<double> terms;      // (n) Σ A[i, k] over row i's keys
+  double sum = 0;                 // Σ terms
+  double value = 0;               // sum / n (0 when n = 0)
+};
+HeadScoreTerms head_score_terms(const Tensor& A, const std::vector<std::string>& tokens, HeadScoreKind kind);
+// The same on the model's standard probe for head `head` of layer `layer`, with the
+// state's options (what probe_head_scores averages; a model state only, else empty).
+HeadScoreTerms probe_head_score_terms(const State& state, int layer, int head, HeadScoreKind kind);
+
+// The scores of uniform attention on these tokens (each query spreading its weight
+// evenly over the keys it may see: 0..i under the causal mask, all S without): the
+// chance level a head's score is read against.
+HeadScores uniform_head_scores(const std::vector<std::string>& tokens, bool causal);
+
 struct Prediction {
   int id = 0;
   float probability = 0;  // softmax of the logits row, float32

@@ -133,3 +133,84 @@ std::string head_scores_report(const LayerStack& stack) {
 }
 
 }  // namespace attnviz
+
+// [SECTION] Explaining a score: its terms, and the chance level
+
+namespace attnviz {
+
+double head_score(const HeadScores& s, HeadScoreKind kind) {
+  switch (kind) {
+    case HeadScoreKind::previous_token: return s.previous_token;
+    case HeadScoreKind::induction: return s.induction;
+    case HeadScoreKind::first_token: return s.first_token;
+    case HeadScoreKind::duplicate_token: return s.duplicate_token;
+  }
+  return 0.0;
+}
+
+// Row i's keys for `kind` (score_head's loops, one row at a time); false when the
+// row does not count (row 0 for previous_token; a first occurrence for the copies).
+static bool row_keys(const std::vector<std::string>& tokens, int i, HeadScoreKind kind, std::vector<int>* keys) {
+  switch (kind) {
+    case HeadScoreKind::previous_token:
+      if (i == 0) return false;
+      keys->push_back(i - 1);
+      return true;
+    case HeadScoreKind::first_token:
+      keys->push_back(0);
+      return true;
+    case HeadScoreKind::duplicate_token:
+    case HeadScoreKind::induction: {
+      bool seen = false;
+      for (int j = 0; j < i; ++j) {
+        if (tokens[static_cast<size_t>(j)] != tokens[static_cast<size_t>(i)]) continue;
+        seen = true;
+        keys->push_back(kind == HeadScoreKind::induction ? j + 1 : j);  // j + 1 <= i
+      }
+      return seen;
+    }
+  }
+  return false;
+}
+
+HeadScoreTerms head_score_terms(const Tensor& A, const std::vector<std::string>& tokens, HeadScoreKind kind) {
+  HeadScoreTerms t;
+  t.kind = kind;
+  const int S = std::min<int>(A.rows, static_cast<int>(tokens.size()));
+  t.seq_len = S;
+  t.key_begin.push_back(0);
+  for (int i = 0; i < S; ++i) {
+    const size_t first = t.keys.size();
+    if (!row_keys(tokens, i, kind, &t.keys)) continue;
+    double term = 0;  // summed as score_head does: in double, key by key
+    for (size_t k = first; k < t.keys.size(); ++k) term += A.at(i, t.keys[k]);
+    t.rows.push_back(i);
+    t.key_begin.push_back(static_cast<int>(t.keys.size()));
+    t.terms.push_back(term);
+    t.sum += term;
+  }
+  t.value = t.rows.empty() ? 0.0 : t.sum / static_cast<double>(t.rows.size());
+  return t;
+}
+
+HeadScoreTerms probe_head_score_terms(const State& state, int layer, int head, HeadScoreKind kind) {
+  if (!state.model.active() || !state.model.model) return {};
+  State probe = state;
+  probe.tokens = state.model.model->probe;
+  probe.key_padding.clear();
+  LayerStack stack;
+  if (!stack.set_state(std::move(probe)).ok || layer < 0 || layer >= stack.num_layers()) return {};
+  const Pipeline& p = stack.layer(layer);
+  const Tensor* A = head >= 0 && head < p.num_heads() ? p.matrix(Stage::weights, head) : nullptr;
+  return A ? head_score_terms(*A, stack.state().tokens, kind) : HeadScoreTerms{};
+}
+
+HeadScores uniform_head_scores(const std::vector<std::string>& tokens, bool causal) {
+  const int S = static_cast<int>(tokens.size());
+  Tensor A(S, S);  // (S × S) row i: 1/(i+1) on keys 0..i (causal), else 1/S everywhere
+  for (int i = 0; i < S; ++i)
+    for (int j = 0; j < S; ++j) A.at(i, j) = causal ? (j <= i ? 1.0f / static_cast<float>(i + 1) : 0.0f) : 1.0f / static_cast<float>(S);
+  return score_head(A, tokens);
+}
+
+}  // namespace attnviz

@@ -34,6 +34,7 @@ struct ResultKey {
 
 struct DecodeCache;   // panel_decode.cpp: the KV-cache step shown, keyed by state, head and step
 struct ExplainCache;  // panel_inspector.cpp: the Explanation shown, keyed by cell and result
+struct HeadsGridCache;  // panel_heads_grid.cpp: head scores and a score's terms, keyed by state
 
 // How a state change came about (AppModel::apply): a control's edit (merged into one
 // undo step while that control stays active), a whole replacement (paste, link,
@@ -98,6 +99,7 @@ struct AppModel {
   std::shared_ptr<LinesCache> lines_cache;
   std::shared_ptr<DecodeCache> decode_cache;
   std::shared_ptr<ExplainCache> explain_cache;
+  std::shared_ptr<HeadsGridCache> heads_grid_cache;
   Widgets widgets;  // what the panels' widgets keep between frames (widgets_state.h)
 
   // --- sharing and history (share.h, history.h, menu_edit.cpp)

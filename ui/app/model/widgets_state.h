@@ -9,6 +9,7 @@
 
 #include "app/panels/layout.h"      // LayoutRect, kLayoutCount
 #include "app/panels/panel_model.h"  // NextTokenTable
+#include "app/model/view.h"         // CellRef
 #include "app/panels/stage_flow.h"  // kFlowCardsMax
 #include "attnviz/tensor.h"
 #include "imgui.h"
@@ -99,6 +100,29 @@ struct PathDialogState {
   std::string path;      // the path typed, kept for the next opening
 };
 
+// A head's score, as Compare heads' grid shows it and the Inspector explains it.
+struct ScoreRef {
+  bool valid = false;
+  int layer = 0, head = 0;
+  int kind = 0;        // attnviz::HeadScoreKind: previous_token, induction, first_token, duplicate_token
+  bool probe = false;  // on the model's standard probe, else on the current input
+  bool operator==(const ScoreRef& o) const {
+    return valid == o.valid && (!valid || (layer == o.layer && head == o.head && kind == o.kind && probe == o.probe));
+  }
+  bool operator!=(const ScoreRef& o) const { return !(*this == o); }
+};
+
+// Compare heads → the grid's head scores (panel_heads_grid.cpp): which scores it
+// shows, and the score the Inspector explains. The grid is drawn after the Inspector,
+// so a hover is seen in the next frame (hover_frame: when it was last hovered).
+struct HeadsGridWidgets {
+  bool on_probe = false;  // scores on the probe (what each head learned), else on this input
+  ScoreRef hovered;       // the score under the mouse, in frame hover_frame
+  int hover_frame = -10;
+  ScoreRef pinned;        // a clicked score: the Inspector keeps explaining it
+  CellRef pinned_cell;    // view.pinned when `pinned` was set: pinning a cell afterwards unpins the score
+};
+
 // All of it: AppModel::widgets.
 struct Widgets {
   ParamsWidgets params;          // panel_params.cpp
@@ -108,6 +132,7 @@ struct Widgets {
   LayoutState layout;            // panels.cpp
   PathDialogState open_state;    // File → Open state… (menu_file.cpp)
   PathDialogState open_weights;  // File → Open weights… (weights_import.cpp)
+  HeadsGridWidgets heads_grid;   // Compare heads' head scores (panel_heads_grid.cpp)
 };
 
 }  // namespace attnviz::ui

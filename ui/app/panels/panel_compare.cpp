@@ -4,7 +4,8 @@
 //
 // [SECTION] index
 //   CompareCache       retained analysis results, rebuilt only when versions change
-//   All heads          small multiples of one stage, click selects the head
+//   All heads          small multiples of one stage, click selects the head; a trained
+//                      model's layers × heads grid with head scores (panel_heads_grid.cpp)
 //   A/B                two heads, their difference, and the heads × heads divergence
 //   Row statistics     entropy, max weight and argmax key of every query row, per head
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include "app/widgets/item_registry.h"
 #include "app/widgets/map_label.h"
 #include "app/model/links.h"
+#include "app/panels/panel_heads_grid.h"
 #include "app/panels/panels.h"
 #include "imgui_internal.h"  // the table's inner window: where its rows show, scroll bars excluded
 #include "app/panels/stage_flow.h"
@@ -175,8 +177,12 @@ static void stage_combo(AppModel& m) {
 // head's matrix of that stage changed.
 static void update_grid_range(AppModel& m, CompareCache& c, Stage stage) {
   const int H = m.engine.num_heads();
+  // A trained model's grid shows every layer: one scale for all of them.
+  const LayerStack& st = m.engine.stack();
+  const int l0 = m.engine.is_model() ? 0 : m.engine.layer(), l1 = m.engine.is_model() ? st.num_layers() : l0 + 1;
   uint64_t v = mix_versions(0x6A1D, (uint64_t)stage);
-  for (int h = 0; h < H; ++h) v = mix_versions(v, m.engine.version(stage, h));
+  for (int l = l0; l < l1; ++l)
+    for (int h = 0; h < H; ++h) v = mix_versions(v, st.layer(l).version(stage, h));
   const Pipeline& p = m.engine.pipeline();
   if (stage == Stage::dropped && p.dropout_active() && p.dropout_scale() > 0)
     v = mix_versions(v, (uint64_t)(p.dropout_scale() * 1e6f));
@@ -190,11 +196,12 @@ static void update_grid_range(AppModel& m, CompareCache& c, Stage stage) {
     c.grid_hi = p.dropout_active() && p.dropout_scale() > 0 ? p.dropout_scale() : 1.0f;
   } else {
     float a = 0.0f;
-    for (int h = 0; h < H; ++h) {
-      MatrixView mv = m.engine.matrix(stage, h);
-      for (size_t k = 0, n = (size_t)mv.rows * mv.cols; mv.data && k < n; ++k)
-        if (std::isfinite(mv.data[k])) a = std::max(a, std::fabs(mv.data[k]));
-    }
+    for (int l = l0; l < l1; ++l)
+      for (int h = 0; h < H; ++h) {
+        const Tensor* t = st.layer(l).matrix(stage, h);
+        for (size_t k = 0, n = t ? t->data.size() : 0; k < n; ++k)
+          if (std::isfinite(t->data[k])) a = std::max(a, std::fabs(t->data[k]));
+      }
     if (a == 0.0f) a = 1.0f;
     c.grid_lo = -a;
     c.grid_hi = a;
@@ -269,18 +276,24 @@ static void grid_map(AppModel& m, const CompareCache& c, Stage stage, int h, flo
   }
 }
 
-static void all_heads(AppModel& m, CompareCache& c) {
+// The grid's controls: the stage, the colour bar and its scale, the head scores'
+// choice, and what a click does.
+static void all_heads_header(AppModel& m, CompareCache& c) {
   const int H = m.engine.num_heads();
   stage_combo(m);
-  const Stage stage = m.view.compare_stage;  // as the combo left it
-  update_grid_range(m, c, stage);
+  update_grid_range(m, c, m.view.compare_stage);  // the stage as the combo left it
   ImGui::SameLine(0, 16);
   ImGui::AlignTextToFramePadding();
   grid_colour_bar(c, c.grid_signed ? Colormap::rdbu : m.view.weights_cmap);
   ImGui::SameLine(0, 16);
   ImGui::TextDisabled("%s", c.grid_signed ? tr("one scale for every head, white = 0") : tr("one scale for every head"));
+  head_scores_toggle(m);
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("%s", tr("Click a map to select that head (the Stages tab follows); hover a cell for its value."));
+  if (m.engine.is_model())
+    ImGui::TextWrapped("%s", tr("Rows are layers, columns heads. Click a head to show it in every tab; hover a score "
+                                "for how it is computed, click it to keep it in the Inspector."));
+  else
+    ImGui::TextWrapped("%s", tr("Click a map to select that head (the Stages tab follows); hover a cell for its value."));
   {
     const State& st = m.engine.pipeline().state();
     const int G = st.kv_heads();
@@ -290,7 +303,13 @@ static void all_heads(AppModel& m, CompareCache& c) {
                          G, H, H / G, H / G);
   }
   ImGui::PopStyleColor();
+}
 
+// A one-layer state's heads: each head's scores above its map, as many maps a row as
+// give the largest cells.
+static void one_layer_grid(AppModel& m, CompareCache& c) {
+  const int H = m.engine.num_heads();
+  const Stage stage = m.view.compare_stage;
   // Columns: the count that gives the largest cells, filling the width and the height.
   MatrixView v0 = m.engine.matrix(stage, 0);
   const int R = std::max(v0.rows, 1), C = std::max(v0.cols, 1);
@@ -300,18 +319,20 @@ static void all_heads(AppModel& m, CompareCache& c) {
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float spacing = ImGui::GetStyle().ItemSpacing.x + 8.0f;
   const float line = ImGui::GetTextLineHeightWithSpacing();
-  // Title + column labels + gap; column labels turn upright (as tall as the longest
-  // token, heatmap_layout.h) when they do not fit across a cell.
-  auto chrome_h = [&](float side) {
-    return line + (token_w + 4.0f <= side ? line : std::min(token_w, 110.0f) + 6.0f) + 14.0f;
+  head_scores_prepare(m);
+  // Title + column labels + gap, and the head scores' lines at that width; column labels
+  // turn upright (as tall as the longest token, heatmap_layout.h) when they do not fit across a cell.
+  auto chrome_h = [&](float side, float w) {
+    return line * (1 + head_scores_lines(m, w)) + (token_w + 4.0f <= side ? line : std::min(token_w, 110.0f) + 6.0f) +
+           14.0f;
   };
   int cols = 1;
   float cell = 0;
   for (int k = 1; k <= H; ++k) {
     const int rows = (H + k - 1) / k;
     const float w = (avail.x - spacing * (k - 1)) / k;
-    float side = std::min((w - label_w) / C, (avail.y / rows - chrome_h(1e9f)) / R);
-    side = std::min(side, (avail.y / rows - chrome_h(side)) / R);
+    float side = std::min((w - label_w) / C, (avail.y / rows - chrome_h(1e9f, w)) / R);
+    side = std::min(side, (avail.y / rows - chrome_h(side, w)) / R);
     if (side > cell * 1.05f) {  // clearly larger (relative: cells may be under a pixel)
       cell = side;
       cols = k;
@@ -324,6 +345,7 @@ static void all_heads(AppModel& m, CompareCache& c) {
   for (int h = 0; h < H; ++h) {
     ImGui::PushID(h);
     ImGui::BeginGroup();
+    head_scores_block(m, h, width - 8.0f);
     grid_map(m, c, stage, h, std::min(width - 8.0f, label_w + cell * C + 2.0f), cell);
     ImGui::EndGroup();
     if (h == m.view.head) {  // the selected head: a frame around its map
@@ -336,6 +358,20 @@ static void all_heads(AppModel& m, CompareCache& c) {
     if ((h + 1) % cols != 0 && h + 1 < H) ImGui::SameLine(0, spacing + std::max(0.0f, width - used));
     else ImGui::Dummy(ImVec2(0, 4));
   }
+}
+
+static void all_heads(AppModel& m, CompareCache& c) {
+  all_heads_header(m, c);
+  if (!m.engine.is_model()) {
+    one_layer_grid(m, c);
+    return;
+  }
+  GridScale scale;
+  scale.stage = m.view.compare_stage;
+  scale.lo = c.grid_lo;
+  scale.hi = c.grid_hi;
+  scale.cmap = c.grid_signed ? Colormap::rdbu : m.view.weights_cmap;
+  heads_grid(m, scale);
 }
 
 // [SECTION] A/B -------------------------------------------------------------------------
@@ -565,7 +601,9 @@ void compare_tab(AppModel& m) {
     static const Sub subs[] = {
         {N_("All heads"), all_heads}, {N_("A/B"), ab_view}, {N_("Row statistics"), row_statistics}};
     for (const Sub& s : subs) {
-      bool open = ImGui::BeginTabItem(L(s.name));  // the ID stays English: the selected view is kept
+      // A model's All heads is its layers × heads grid, under the same ID.
+      const bool grid = s.draw == all_heads && m.engine.is_model();
+      bool open = ImGui::BeginTabItem(grid ? L("Layers \xC3\x97 heads###All heads") : L(s.name));  // the ID stays English: the selected view is kept
       item_register(s.name);
       if (open) {
         ImGui::BeginChild("compare body");

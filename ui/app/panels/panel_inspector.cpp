@@ -5,6 +5,7 @@
 //   Text        drawing wrapped lines (the wrapping, numbers and the log: inspector_text.h)
 //   Dot table   the terms of a dot product, one row per term
 //   Stages      what each stage's cell is made of
+//   Head scores what a head's score means and its terms (Compare heads' grid)
 //   Panel       the header and the body
 //
 // Layout rules (issue 21): no number is ever split across lines (text wraps only at
@@ -25,9 +26,11 @@
 #include "app/text/inspector_text.h"
 #include "app/widgets/item_registry.h"
 #include "app/model/links.h"
+#include "app/panels/panel_heads_grid.h"
 #include "app/panels/panels.h"
 #include "app/panels/stage_flow.h"
 #include "attnviz/explain.h"
+#include "attnviz/model.h"
 #include "attnviz/pipeline.h"
 #include "imgui.h"
 
@@ -346,6 +349,124 @@ static void explain_body(const AppModel& m, const Explanation& e, const CellRef&
   flow(tr("value = %s"), f(e.value, 8));
 }
 
+// [SECTION] Head scores -----------------------------------------------------------------
+
+// Row t's keys as text: "2" or "2, 9" (at most a few; "…" after).
+static const char* keys_text(const HeadScoreTerms& t, size_t row, char* buf, size_t n) {
+  int len = 0;
+  buf[0] = '\0';
+  for (int k = t.key_begin[row], e = t.key_begin[row + 1]; k < e && len + 12 < (int)n; ++k) {
+    if (k - t.key_begin[row] == 4) {
+      std::snprintf(buf + len, n - (size_t)len, ", \xE2\x80\xA6");
+      break;
+    }
+    len += std::snprintf(buf + len, n - (size_t)len, k > t.key_begin[row] ? ", %d" : "%d", t.keys[(size_t)k]);
+  }
+  return buf;
+}
+
+// The score's terms, one row per query row: i, its token, the keys it adds, their sum.
+static void score_table(const HeadScoreTerms& t, const std::vector<std::string>& tokens) {
+  const int n = (int)t.rows.size(), shown = std::min(n, 64);
+  if (n == 0) return;
+  const char* head[4] = {"i", tr("token"), tr("keys k"), NO_TR("\xCE\xA3 A[i, k]")};
+  float w[4];
+  for (int c = 0; c < 4; ++c) w[c] = ImGui::CalcTextSize(head[c]).x;
+  char cell[4][48];
+  auto fill = [&](int r) {
+    const int i = t.rows[(size_t)r];
+    std::snprintf(cell[0], sizeof cell[0], "%d", i);
+    std::snprintf(cell[1], sizeof cell[1], "%s", i < (int)tokens.size() ? tokens[(size_t)i].c_str() : "?");
+    keys_text(t, (size_t)r, cell[2], sizeof cell[2]);
+    std::snprintf(cell[3], sizeof cell[3], "%.4f", t.terms[(size_t)r]);
+  };
+  for (int r = 0; r < shown; ++r) {
+    fill(r);
+    for (int c = 0; c < 4; ++c) w[c] = std::max(w[c], ImGui::CalcTextSize(cell[c]).x);
+  }
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float need = w[0] + w[1] + w[2] + w[3] + 8 * st.CellPadding.x + 5.0f;
+  const float avail = ImGui::GetContentRegionAvail().x;
+  inspector_log_table(need, avail);
+  const float row_h = ImGui::GetTextLineHeight() + 2 * st.CellPadding.y + 1.0f;
+  const float below = ImGui::GetTextLineHeightWithSpacing();  // the table is the last thing drawn
+  const int visible = std::clamp((int)((ImGui::GetContentRegionAvail().y - below) / row_h) - 2, 3, 10);
+  ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
+  ImVec2 size(0, 0);
+  if (shown > visible) {
+    flags |= ImGuiTableFlags_ScrollY;
+    size.y = row_h * (visible + 1.5f);
+  }
+  if (need > avail) {
+    flags |= ImGuiTableFlags_ScrollX;
+    if (size.y == 0) size.y = row_h * (shown + 1) + st.ScrollbarSize + 2.0f;
+  }
+  if (!ImGui::BeginTable("score terms", 4, flags, size)) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  for (int c = 0; c < 4; ++c) ImGui::TableSetupColumn(head[c], ImGuiTableColumnFlags_WidthFixed, w[c]);
+  ImGui::TableHeadersRow();
+  char line[200];
+  std::snprintf(line, sizeof line, "%s | %s | %s | %s", head[0], head[1], head[2], head[3]);
+  inspector_log_line(line, line + std::strlen(line), 0);
+  for (int r = 0; r < shown; ++r) {
+    fill(r);
+    ImGui::TableNextRow();
+    for (int c = 0; c < 4; ++c) {
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(cell[c]);
+    }
+    std::snprintf(line, sizeof line, "%s | %s | %s | %s", cell[0], cell[1], cell[2], cell[3]);
+    inspector_log_line(line, line + std::strlen(line), 0);
+  }
+  ImGui::EndTable();
+  item_registry().add("inspector terms", ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
+  if (shown < n) flow_text(tr("(the first 64 rows)"), true);
+}
+
+// Whether the score is above chance, and the job the head is named for.
+static void score_verdict(AppModel& m, const ScoreRef& r, double value) {
+  const double chance = score_chance(m, r);
+  const int job = score_head_job(m, r);
+  const HeadScoreKind k = static_cast<HeadScoreKind>(r.kind);
+  if (job == r.kind)
+    flow(tr("Chance (uniform attention over the keys each query sees) is %.3f; %.3f is this head's largest score "
+            "\xE2\x89\xA5 %.2f and \xE2\x89\xA5 %.0f \xC3\x97 chance: %s."),
+         chance, value, kJobMin, kJobOverChance, head_job_name(k));
+  else if (job >= 0)
+    flow(tr("Chance (uniform attention over the keys each query sees) is %.3f. This head is named for another of "
+            "its scores: %s."),
+         chance, head_job_name(static_cast<HeadScoreKind>(job)));
+  else
+    flow(tr("Chance (uniform attention over the keys each query sees) is %.3f. No score of this head is "
+            "\xE2\x89\xA5 %.2f and \xE2\x89\xA5 %.0f \xC3\x97 chance: no job is named."),
+         chance, kJobMin, kJobOverChance);
+}
+
+// A head's score (hovered or pinned in Compare heads): what it means, its definition
+// with this head's numbers, the rows that make it, and how it compares with chance.
+static void score_panel(AppModel& m, const ScoreRef& r) {
+  HeadsGridWidgets& w = m.widgets.heads_grid;
+  if (w.pinned == r) {
+    if (ImGui::SmallButton(L("Unpin score"))) w.pinned = ScoreRef{};
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", tr("pinned"));
+  }
+  const HeadScoreKind k = static_cast<HeadScoreKind>(r.kind);
+  const HeadScoreTerms& t = score_terms(m, r);
+  // The numbers first, what the score means after, the rows last (they scroll, and
+  // the Inspector with them): a short Inspector (1280×720) still shows the value and the verdict.
+  flow(r.probe ? tr("Layer %d, head %d: its %s score on the probe") : tr("Layer %d, head %d: its %s score on this input"),
+       r.layer, r.head, head_score_name(k));
+  char formula[512];
+  head_score_formula(t, formula, sizeof formula);
+  flow_text(formula);
+  score_verdict(m, r, t.value);
+  ImGui::Separator();
+  flow_text(head_score_meaning(k), true);
+  const TrainedModel* model = m.engine.stack().model();
+  score_table(t, r.probe && model ? model->probe : m.engine.tokens());
+}
+
 // [SECTION] Panel -----------------------------------------------------------------------
 
 // The focused cell's header: its stage as a learner reads it ("weights h0" /
@@ -393,6 +514,11 @@ const Explanation& explanation_of(AppModel& m, const CellRef& c) {
 
 void inspector_panel(AppModel& m) {
   inspector_log_begin();
+  ScoreRef score;
+  if (score_focus(m, &score)) {  // a head's score, hovered or pinned in Compare heads
+    score_panel(m, score);
+    return;
+  }
   const CellRef& c = m.focus();
   if (!c.valid || !m.engine.has_result()) {
     flow_text(tr("Hover over any cell of any heatmap to see how its number was computed. Click to pin it; click the "

@@ -12,6 +12,7 @@
 
 #include "app/text/i18n.h"
 #include "attnviz/explain.h"
+#include "attnviz/model.h"
 #include "imgui.h"
 
 namespace attnviz::ui {
@@ -178,6 +179,70 @@ int inspector_formula(const Pipeline&, const Explanation& e, char* buf, size_t n
   // every language.
   const char* tmpl = formula_template(e.formula_id);
   return fill_template(formula_has_words(e.formula_id) ? tr(tmpl) : tmpl, e.formula_args, buf, n);
+}
+
+// [SECTION] Head scores -----------------------------------------------------------------
+
+static int kind_index(HeadScoreKind k) { return std::clamp(static_cast<int>(k), 0, kHeadScoreKinds - 1); }
+
+const char* head_score_name(HeadScoreKind k) {
+  static const char* const names[] = {N_("previous-token"), N_("induction"), N_("first-token"), N_("duplicate-token")};
+  return tr(names[kind_index(k)]);
+}
+
+const char* head_score_short(HeadScoreKind k) {
+  static const char* const names[] = {N_("prev"), N_("ind"), N_("first"), N_("dup")};
+  return tr(names[kind_index(k)]);
+}
+
+const char* head_job_name(HeadScoreKind k) {
+  static const char* const names[] = {N_("previous-token head"), N_("induction head"), N_("first-token head"),
+                                      N_("duplicate-token head")};
+  return tr(names[kind_index(k)]);
+}
+
+const char* head_score_meaning(HeadScoreKind k) {
+  static const char* const text[] = {
+      N_("How much each token attends to the token just before it. A previous-token head scores near 1: it writes "
+         "each position's predecessor into the residual stream, where an induction head of a later layer reads it."),
+      N_("On a repeat, how much each token attends to the token that followed its earlier copy. An induction head "
+         "scores near 1: having seen A B … A, it looks at B, and so the model predicts B."),
+      N_("How much weight each token puts on the first token. Heads often park their weight there when their job "
+         "does not apply at a position."),
+      N_("How much each token attends to the earlier copies of itself."),
+  };
+  return tr(text[kind_index(k)]);
+}
+
+int head_score_formula(const HeadScoreTerms& t, char* buf, size_t n) {
+  char sum[32], value[32];
+  std::snprintf(sum, sizeof sum, "%.3f", t.sum);
+  std::snprintf(value, sizeof value, "%.3f", t.value);
+  const int rows = static_cast<int>(t.rows.size());
+  switch (t.kind) {
+    case HeadScoreKind::previous_token:
+      return std::snprintf(buf, n, tr("previous-token = mean of A[i, i\xE2\x88\x92" "1] over i = 1\xE2\x80\xA6%d = %s / %d = %s"),
+                           t.seq_len - 1, sum, rows, value);
+    case HeadScoreKind::first_token:
+      return std::snprintf(buf, n, tr("first-token = mean of A[i, 0] over i = 0\xE2\x80\xA6%d = %s / %d = %s"),
+                           t.seq_len - 1, sum, rows, value);
+    case HeadScoreKind::duplicate_token:
+    case HeadScoreKind::induction:
+      break;
+  }
+  const bool ind = t.kind == HeadScoreKind::induction;
+  if (rows == 0)
+    return std::snprintf(buf, n, tr("%s = 0: no token of this input appeared before (nothing repeats)."),
+                         head_score_name(t.kind));
+  if (ind)
+    return std::snprintf(buf, n,
+                         tr("induction = mean over the %d rows whose token appeared before of \xCE\xA3 A[i, j + 1] over its "
+                            "earlier copies j = %s / %d = %s"),
+                         rows, sum, rows, value);
+  return std::snprintf(buf, n,
+                       tr("duplicate-token = mean over the %d rows whose token appeared before of \xCE\xA3 A[i, j] over "
+                          "its earlier copies j = %s / %d = %s"),
+                       rows, sum, rows, value);
 }
 
 }  // namespace attnviz::ui

@@ -8,6 +8,8 @@
 namespace attnviz {
 class Pipeline;
 struct Explanation;
+struct HeadScoreTerms;
+enum class HeadScoreKind : int;
 }  // namespace attnviz
 
 namespace attnviz::ui {
@@ -33,6 +35,20 @@ const char* inspector_wrap(const char* begin, const char* end, float width);
 // Formula: the English template is the catalogue's key, the values fill it), so in
 // English it is Explanation::formula character for character. Returns the length.
 int inspector_formula(const Pipeline& p, const Explanation& e, char* buf, size_t n);
+
+// Head scores (Compare heads, attnviz/model.h), in the interface's language:
+//   head_score_name       "previous-token", "induction", "first-token", "duplicate-token"
+//   head_score_short      "prev", "ind", "first", "dup": the grid's compact labels
+//   head_job_name         "previous-token head", "induction head", ...
+//   head_score_meaning    what the score measures and what a head that scores high does
+const char* head_score_name(HeadScoreKind k);
+const char* head_score_short(HeadScoreKind k);
+const char* head_job_name(HeadScoreKind k);
+const char* head_score_meaning(HeadScoreKind k);
+// The score's definition with this head's numbers, from its terms (head_score_terms),
+// e.g. "previous-token = mean of A[i, i−1] over i = 1…48 = 33.408 / 48 = 0.696"; the
+// value with 3 decimals, as the grid shows it. Returns the length, like snprintf.
+int head_score_formula(const HeadScoreTerms& t, char* buf, size_t n);
 
 // What the Inspector drew in the last frame, for tests: every text line and table
 // row in order, one per '\n' (table cells separated by " | "), and how wide the

@@ -692,6 +692,74 @@ static const CatalogueEntry kZhCN[] = {
     {"%s, row %d (%s), column %d: %.4f", "%s，第 %d 行（%s），第 %d 列：%.4f"},
     {"Tick a map above to show it.", "勾选上方的图即可显示。"},
     // [SECTION] Layers × heads and head scores (panel_compare.cpp, panel_inspector.cpp, inspector_text.cpp)
+    {"Layers \xC3\x97 heads", "层 \xC3\x97 头"},
+    {"Rows are layers, columns heads. Click a head to show it in every tab; hover a score for how it is computed, "
+     "click it to keep it in the Inspector.",
+     "每行是一层，每列是一个头。点击一个头，每个标签页都会显示它；悬停在分数上可看它怎样算出，点击分数可把它留在检查器里。"},
+    {"Head scores:", "头的分数："},
+    {"on this input (hover a score for how it is computed)", "在当前输入上（悬停在分数上可看它怎样算出）"},
+    {"on this input", "在当前输入上"},
+    {"on the probe", "在探针上"},
+    {"What each head does on the tokens shown.", "每个头在当前这些词元上做什么。"},
+    {"What each head learned: its scores on the model's probe, a start token, %d random symbols, then the same %d "
+     "again.",
+     "每个头学到了什么：它在模型探针上的分数。探针是一个起始词元、%d 个随机符号，再把这 %d 个重复一遍。"},
+    {"Click: show layer %d, head %d in every tab", "点击：每个标签页都显示第 %d 层的头 %d"},
+    {"layer %d, head %d: [%d][%d] = %.4f\nclick: show this layer and head, this cell pinned",
+     "第 %d 层，头 %d：[%d][%d] = %.4f\n点击：显示这一层和这个头，并固定这个单元格"},
+    {"previous-token", "前一个词元"},
+    {"induction", "归纳"},
+    {"first-token", "首个词元"},
+    {"duplicate-token", "重复词元"},
+    {"prev", "前一个"},
+    {"ind", "归纳"},
+    {"first", "首个"},
+    {"dup", "重复"},
+    {"previous-token head", "前一个词元头"},
+    {"induction head", "归纳头"},
+    {"first-token head", "首个词元头"},
+    {"duplicate-token head", "重复词元头"},
+    {"How much each token attends to the token just before it. A previous-token head scores near 1: it writes each "
+     "position's predecessor into the residual stream, where an induction head of a later layer reads it.",
+     "每个词元对紧挨在它前面的词元的注意力有多大。前一个词元头的这个分数接近 1：它把每个位置的前一个词元写进残差流，"
+     "后面某一层的归纳头再从那里读取。"},
+    {"On a repeat, how much each token attends to the token that followed its earlier copy. An induction head scores "
+     "near 1: having seen A B \xE2\x80\xA6 A, it looks at B, and so the model predicts B.",
+     "在重复的部分，每个词元对它上一次出现时后面紧跟的那个词元的注意力有多大。归纳头的这个分数接近 1："
+     "看到 A B \xE2\x80\xA6 A 之后，它关注 B，于是模型预测出 B。"},
+    {"How much weight each token puts on the first token. Heads often park their weight there when their job does "
+     "not apply at a position.",
+     "每个词元放在第一个词元上的权重有多大。当一个头的工作在某个位置用不上时，它常常把权重停放在那里。"},
+    {"How much each token attends to the earlier copies of itself.", "每个词元对它自己此前出现过的副本的注意力有多大。"},
+    {"previous-token = mean of A[i, i\xE2\x88\x92" "1] over i = 1\xE2\x80\xA6%d = %s / %d = %s",
+     "前一个词元分数 = A[i, i\xE2\x88\x92" "1] 在 i = 1\xE2\x80\xA6%d 上的平均 = %s / %d = %s"},
+    {"first-token = mean of A[i, 0] over i = 0\xE2\x80\xA6%d = %s / %d = %s",
+     "首个词元分数 = A[i, 0] 在 i = 0\xE2\x80\xA6%d 上的平均 = %s / %d = %s"},
+    {"%s = 0: no token of this input appeared before (nothing repeats).",
+     "%s分数 = 0：这段输入里没有哪个词元在前面出现过（没有重复）。"},
+    {"induction = mean over the %d rows whose token appeared before of \xCE\xA3 A[i, j + 1] over its earlier copies j "
+     "= %s / %d = %s",
+     "归纳分数 = 在词元此前出现过的 %d 行上，对它此前各个副本 j 求和 \xCE\xA3 A[i, j + 1]，再取平均 = %s / %d = %s"},
+    {"duplicate-token = mean over the %d rows whose token appeared before of \xCE\xA3 A[i, j] over its earlier copies "
+     "j = %s / %d = %s",
+     "重复词元分数 = 在词元此前出现过的 %d 行上，对它此前各个副本 j 求和 \xCE\xA3 A[i, j]，再取平均 = %s / %d = %s"},
+    {"token", "词元"},
+    {"keys k", "键 k"},
+    {"(the first 64 rows)", "（前 64 行）"},
+    {"Chance (uniform attention over the keys each query sees) is %.3f; %.3f is this head's largest score "
+     "\xE2\x89\xA5 %.2f and \xE2\x89\xA5 %.0f \xC3\x97 chance: %s.",
+     "随机水平（每个查询把权重平均分给它能看到的键）是 %.3f；%.3f 是这个头 \xE2\x89\xA5 %.2f 且 "
+     "\xE2\x89\xA5 %.0f \xC3\x97 随机水平的分数中最大的一个：%s。"},
+    {"Chance (uniform attention over the keys each query sees) is %.3f. This head is named for another of its "
+     "scores: %s.",
+     "随机水平（每个查询把权重平均分给它能看到的键）是 %.3f。这个头以它的另一个分数命名：%s。"},
+    {"Chance (uniform attention over the keys each query sees) is %.3f. No score of this head is \xE2\x89\xA5 %.2f "
+     "and \xE2\x89\xA5 %.0f \xC3\x97 chance: no job is named.",
+     "随机水平（每个查询把权重平均分给它能看到的键）是 %.3f。这个头没有一个分数 \xE2\x89\xA5 %.2f 且 "
+     "\xE2\x89\xA5 %.0f \xC3\x97 随机水平：不给它命名。"},
+    {"Unpin score", "取消固定分数"},
+    {"Layer %d, head %d: its %s score on the probe", "第 %d 层，头 %d：它在探针上的%s分数"},
+    {"Layer %d, head %d: its %s score on this input", "第 %d 层，头 %d：它在当前输入上的%s分数"},
     // [SECTION] Trained weights (weights_import.cpp, weights_text.cpp)
     {"Open weights…", "打开训练好的权重…"},
     {"Trained W_q, W_k, W_v (and W_o, biases) from a .safetensors or .npz file, or from\n.npy files chosen together. "
