@@ -503,7 +503,7 @@ const Explanation& explanation_of(AppModel& m, const CellRef& c) {
   const uint64_t v = m.engine.version(c.stage, c.head);
   if (x.computed && x.cell == c && x.result == key && x.version == v)
     return x.e;
-  x.e = m.engine.pipeline().explain(c.stage, c.head, c.row, c.col);
+  x.e = m.engine.explain(c.stage, c.head, c.row, c.col);  // a model layer's X: its residual stream
   x.cell = c;
   x.result = key;
   x.version = v;
