@@ -28,9 +28,11 @@
 #include <iostream>
 #include <new>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -111,6 +113,26 @@ bool read_input(const std::string& path, std::string* text, std::string* error) 
   return ok;
 }
 
+// Writes all of `text` to standard output, unbuffered, and says whether it could.
+// A pipe can refuse part of a write for a moment (EAGAIN): under node with worker
+// threads (the wasm-mt build) standard output is a non-blocking pipe, and a
+// report larger than the pipe's 64 KiB was cut there. The rest is written once
+// the reader has taken some.
+bool write_stdout(std::string_view text) {
+  std::fflush(stdout);
+  while (!text.empty()) {
+    const ssize_t n = ::write(STDOUT_FILENO, text.data(), text.size());
+    if (n > 0) {
+      text.remove_prefix(static_cast<size_t>(n));
+    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+      ::usleep(1000);
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
 using CommandFn = int (*)(int argc, char** argv);  // argv[0] is the subcommand
 
 // Reads and parses the state in FILE (or standard input for "-"); on failure
@@ -142,10 +164,8 @@ int cmd_run(int argc, char** argv) {
   attnviz::LayerStack stack;  // one layer, or a trained model's every layer
   const attnviz::Status st = stack.set_state(std::move(state));
   if (!st.ok) return report_refusal(kExitBadInput, st);
-  const std::string out = attnviz::report_text(stack);
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  std::fputc('\n', stdout);
-  return std::fflush(stdout) == 0 ? kExitOk : kExitInternal;
+  const std::string out = attnviz::report_text(stack) + "\n";
+  return write_stdout(out) ? kExitOk : kExitInternal;
 }
 
 // What job each head learned (attnviz/model.h, head scores): on the state's
@@ -160,9 +180,7 @@ int cmd_head_scores(int argc, char** argv) {
   attnviz::LayerStack stack;
   const attnviz::Status st = stack.set_state(std::move(state));
   if (!st.ok) return report_refusal(kExitBadInput, st);
-  const std::string out = attnviz::head_scores_report(stack);
-  std::printf("%s\n", out.c_str());
-  return std::fflush(stdout) == 0 ? kExitOk : kExitInternal;
+  return write_stdout(attnviz::head_scores_report(stack) + "\n") ? kExitOk : kExitInternal;
 }
 
 // The state as a PyTorch script that computes the same stages (docs/engine.md,
@@ -193,9 +211,7 @@ int cmd_export_torch(int argc, char** argv) {
   attnviz::State state;
   int code = kExitOk;
   if (!read_state(path, &state, &code)) return code;
-  const std::string out = attnviz::torch_script(state, options);
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  return std::fflush(stdout) == 0 ? kExitOk : kExitInternal;
+  return write_stdout(attnviz::torch_script(state, options)) ? kExitOk : kExitInternal;
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
@@ -212,10 +228,11 @@ int cmd_convert(int argc, char** argv) {
   const std::string out_path = argv[2];
   const std::string bytes = ends_with(out_path, ".safetensors") ? attnviz::state_to_safetensors(state)
                                                                  : attnviz::state_to_json(state).dump(2) + "\n";
-  std::FILE* f = out_path == "-" ? stdout : std::fopen(out_path.c_str(), "wb");
+  if (out_path == "-") return write_stdout(bytes) ? kExitOk : report_error(kExitInternal, "could not write the state", "");
+  std::FILE* f = std::fopen(out_path.c_str(), "wb");
   if (!f) return report_error(kExitBadInput, "cannot write \"" + out_path + "\": " + std::strerror(errno), "");
   const bool wrote = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  const bool closed = f == stdout ? std::fflush(f) == 0 : std::fclose(f) == 0;
+  const bool closed = std::fclose(f) == 0;
   if (!wrote || !closed) return report_error(kExitInternal, "could not write \"" + out_path + "\"", "");
   return kExitOk;
 }

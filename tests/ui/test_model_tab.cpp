@@ -192,7 +192,7 @@ bool inside(const Rect& a, const Rect& b) {
 Rect rect_of(const json& j) { return {j.value("x", 0.f), j.value("y", 0.f), j.value("w", 0.f), j.value("h", 0.f)}; }
 
 TEST(ModelTab, ResidualStreamMapsFitTheViewsWindowInBothLanguages) {
-  for (const ImVec2 size : {ImVec2(1280, 720), ImVec2(1920, 1080)})
+  for (const ImVec2 size : {ImVec2(1280, 720), ImVec2(1440, 900), ImVec2(1920, 1080)})
     for (const char* lang : {"en", "zh-CN"}) {
       SCOPED_TRACE(std::string(lang) + " at " + std::to_string(static_cast<int>(size.x)));
       Headless h(size);
