@@ -14,6 +14,7 @@
 #include <fstream>
 #include <random>
 
+#include "temp_dir.h"
 #include "attnviz/state.h"
 #include "attnviz/state_json.h"
 #include "attnviz/torch_script.h"
@@ -261,7 +262,7 @@ TEST(Import, GoodFileAppliesBadFilesKeepTheStateWithASentence) {
 
   // From disk (the desktop's Open state… and drops).
   namespace fs = std::filesystem;
-  fs::path dir = fs::temp_directory_path() / "attnviz-test-import";
+  fs::path dir = attnviz::ui::testing::test_temp_dir("attnviz-test-import");
   fs::create_directories(dir);
   good["causal"] = false;
   std::ofstream(dir / "s.json") << good.dump(2);

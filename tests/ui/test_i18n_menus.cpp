@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 
+#include "temp_dir.h"
 #include "../engine/weights_test_util.h"
 #include "app/app.h"
 #include "app/text/i18n.h"
@@ -110,7 +111,7 @@ TEST_F(I18nMenus, OpenStateDialogInChinese) {
 }
 
 TEST_F(I18nMenus, WeightsDialogInChinese) {
-  const fs::path dir = fs::temp_directory_path() / "attnviz-test-i18n-weights";
+  const fs::path dir = attnviz::ui::testing::test_temp_dir("attnviz-test-i18n-weights");
   fs::create_directories(dir);
   std::vector<attnviz::testing::StTensor> ts;
   for (int l = 0; l < 2; ++l) {  // two layers: the Layer combo shows too

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "temp_dir.h"
 #include "../engine/weights_test_util.h"
 #include "app/app.h"
 #include "app/panels/export.h"
@@ -93,7 +94,7 @@ TEST(StateFileUi, ABadStateFileKeepsTheStateWithItsSentence) {
 }
 
 TEST(StateFileUi, FromDiskAStateFileOpensAsTheStateAndWeightsStillOpenTheDialog) {
-  const fs::path dir = fs::temp_directory_path() / "attnviz-test-state-file-ui";
+  const fs::path dir = attnviz::ui::testing::test_temp_dir("attnviz-test-state-file-ui");
   fs::create_directories(dir);
   const State s = explicit_state();
   std::ofstream(dir / "mine.safetensors", std::ios::binary) << state_to_safetensors(s);
@@ -208,7 +209,7 @@ TEST(StateFileUi, Timing100MBThroughTheApp) {
     k += 0.1f;
   }
   for (SharedTensor* t : {&s.weights.b_q, &s.weights.b_k, &s.weights.b_v, &s.weights.b_o}) *t = Tensor(1, 2560, 0.01f);
-  const fs::path dir = fs::temp_directory_path() / "attnviz-test-state-file-timing";
+  const fs::path dir = attnviz::ui::testing::test_temp_dir("attnviz-test-state-file-timing");
   fs::create_directories(dir);
   std::ofstream(dir / "big.safetensors", std::ios::binary) << state_to_safetensors(s);
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "temp_dir.h"
 #include "../engine/weights_test_util.h"
 #include "app/text/i18n.h"
 #include "app/panels/weights_import.h"
@@ -25,7 +26,7 @@ std::vector<float> ramp(size_t n, float scale) {
 }
 
 TEST(WeightsImport, DialogProposesAndApplyIsOneUndoStep) {
-  const fs::path dir = fs::temp_directory_path() / "attnviz-test-weights";
+  const fs::path dir = attnviz::ui::testing::test_temp_dir("attnviz-test-weights");
   fs::create_directories(dir);
   // GPT-2 style, two layers: c_attn (d × 3d) and c_proj, d = 6.
   std::vector<attnviz::testing::StTensor> ts;
@@ -85,7 +86,7 @@ TEST(WeightsImport, DialogProposesAndApplyIsOneUndoStep) {
 // once the heads are chosen, lets the learner pick either, and Apply sets
 // num_kv_heads.
 TEST(WeightsImport, LlamaGqaProposesKvHeadsAndApplies) {
-  const fs::path dir = fs::temp_directory_path() / "attnviz-test-weights-gqa";
+  const fs::path dir = attnviz::ui::testing::test_temp_dir("attnviz-test-weights-gqa");
   fs::create_directories(dir);
   const std::string p = "model.layers.0.self_attn.";
   std::ofstream(dir / "llama.safetensors", std::ios::binary)
@@ -139,7 +140,7 @@ TEST(WeightsImport, LlamaGqaProposesKvHeadsAndApplies) {
 // One .npy can fill one role: the dialog says what to do. Several chosen (or
 // dropped) together are one import, each tensor named by its file's stem.
 TEST(WeightsImport, OneNpySaysWhatToDoSeveralTogetherApply) {
-  const fs::path dir = fs::temp_directory_path() / "attnviz-test-weights-npy";
+  const fs::path dir = attnviz::ui::testing::test_temp_dir("attnviz-test-weights-npy");
   fs::create_directories(dir);
   using attnviz::testing::f32_bytes;
   using attnviz::testing::npy;
@@ -192,7 +193,7 @@ TEST(WeightsImport, OneNpySaysWhatToDoSeveralTogetherApply) {
 // A file that was not opened leaves its sentence under the menu bar; opening the
 // next one takes it away, so it does not sit over the dialog.
 TEST(WeightsImport, AnotherFileClearsThePreviousFilesError) {
-  const fs::path dir = fs::temp_directory_path() / "attnviz-test-weights-notice";
+  const fs::path dir = attnviz::ui::testing::test_temp_dir("attnviz-test-weights-notice");
   fs::create_directories(dir);
   const std::string good = attnviz::testing::safetensors_f32(
       {{"W_q", {3, 2}, ramp(6, 1)}, {"W_k", {3, 2}, ramp(6, 1)}, {"W_v", {3, 2}, ramp(6, 1)}});
@@ -220,7 +221,7 @@ TEST(WeightsImport, AnotherFileClearsThePreviousFilesError) {
 // The "used as" column shows the whole of what a fused tensor is used as
 // ("W_q (1/3), W_k (2/3), W_v (3/3)") at 1280×720 and 1440×900.
 TEST(WeightsImport, UsedAsFitsItsColumn) {
-  const fs::path dir = fs::temp_directory_path() / "attnviz-test-weights-usedas";
+  const fs::path dir = attnviz::ui::testing::test_temp_dir("attnviz-test-weights-usedas");
   fs::create_directories(dir);
   const std::string p = "model.encoder.layers.0.self_attn.";
   std::ofstream(dir / "mha.safetensors", std::ios::binary)
