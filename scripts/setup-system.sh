@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs attnviz's system dependencies from Debian's packages, idempotently.
 # Fast when everything is present: it checks dpkg before touching apt.
-# Usage: scripts/setup-system.sh [group...]   groups: build web test bench (default: all)
+# Usage: scripts/setup-system.sh [group...]   groups: build web test bench python (default: all)
 set -euo pipefail
 
 groups=("$@")
@@ -11,7 +11,11 @@ pkgs_build=(cmake g++ make pkg-config libsdl2-dev libgl-dev libgtest-dev nlohman
             fonts-dejavu-core fonts-droid-fallback xz-utils)
 pkgs_web=(emscripten nodejs)
 pkgs_test=(chromium xvfb xauth python3-torch python3-numpy libopenblas0-pthread
-           clang-14 libclang-rt-14-dev)  # clang: libFuzzer for scripts/fuzz.sh
+           clang-14 libclang-rt-14-dev  # clang: libFuzzer for scripts/fuzz.sh
+           python3-build python3-venv python3-pip python3-setuptools python3-wheel python3-fonttools
+           python3-nbclient python3-nbconvert python3-nbformat python3-ipykernel python3-pytest)
+# python: `make python` (the wheel: setuptools, python3-build; fonts subset with fonttools)
+pkgs_python=(python3-build python3-venv python3-pip python3-setuptools python3-wheel python3-fonttools python3-numpy)
 pkgs_bench=(python3-torch libopenblas0-pthread)
 
 want=()

@@ -14,6 +14,8 @@
 #   fuzz          the state-decoder fuzzer: corpus replayed, then FUZZ_SECONDS (60)
 #   e2e           the browser tests (node:test + playwright-core + Debian's chromium),
 #                 E2E_CONCURRENCY files at a time (default 2)
+#   notebook      the Python package: wheel, venv, pytest, the example notebooks run
+#                 and converted, their pages opened offline (scripts/test-notebooks.sh)
 # Exit status: the suite's own.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,6 +44,8 @@ run() {
         --test-reporter=spec --test-reporter-destination=stdout \
         --test-reporter=junit --test-reporter-destination="$reports/e2e.xml" \
         ${E2E_FILES:-tests/e2e/} ;;
+    notebook)
+      scripts/test-notebooks.sh ;;
     *) echo "suite.sh: unknown suite '$name'" >&2; return 2 ;;
   esac
 }
@@ -58,7 +62,7 @@ cpu=$(tail -n 1 "$tmp_times" | awk '{ split($1, u, /[ms]/); split($2, s, /[ms]/)
 rm -f "$tmp_times"
 # Not for e2e: Chromium's GPU and renderer processes are not all waited for by
 # their parent, so their CPU would be missing (test-all.sh prints the machine's).
-[ "$name" = e2e ] && cpu=""
+[ "$name" = e2e ] || [ "$name" = notebook ] && cpu=""
 echo "$seconds $cpu" > "$reports/$name.seconds"
 if [ "$code" -ne 0 ]; then
   echo "== $name: FAILED (exit $code) after ${seconds}s; its output:"

@@ -2,8 +2,8 @@
 """Adds up the JUnit reports in a folder and prints "N passed, N failed" last.
 
 Suites: native, wasm, wasm-mt, native-asan and native-tsan (ctest trees:
-build/native, build/wasm, build/wasm-mt, build/asan, build/tsan), e2e (node:test) and fuzz
-(scripts/fuzz.sh, one case).
+build/native, build/wasm, build/wasm-mt, build/asan, build/tsan), e2e (node:test), fuzz
+(scripts/fuzz.sh, one case) and notebook (pytest's and node:test's reports).
 Each suite's line ends with its wall time (NAME.seconds, written by
 scripts/suite.sh), and a line before the last gives each tree's build time
 (builds.txt, written by scripts/timed.sh), so the next slow part is visible.
@@ -41,8 +41,9 @@ def failure_excerpts(path, lines=8):
 
 
 CTEST_SUITES = ("native", "wasm", "wasm-mt", "native-asan", "native-tsan")
-SINGLE_SUITES = (("e2e", "e2e.xml", "the browser tests did not run"),
-                 ("fuzz", "fuzz.xml", "the fuzzer did not run"))
+SINGLE_SUITES = (("e2e", ("e2e.xml",), "the browser tests did not run"),
+                 ("fuzz", ("fuzz.xml",), "the fuzzer did not run"),
+                 ("notebook", ("notebook-python.xml", "notebook.xml"), "the notebook tests did not run"))
 
 
 def format_seconds(s):
@@ -103,14 +104,15 @@ def main(folder):
             gtest_failed[os.path.splitext(f[len(suite) + 1:])[0]] = counts["failed"] > before
         count(os.path.join(folder, ctest), counts, gtest_failed)
         add(suite, counts)
-    for suite, name, missing in SINGLE_SUITES:
+    for suite, names, missing in SINGLE_SUITES:
         counts = {"passed": 0, "failed": 0, "skipped": 0}
-        path = os.path.join(folder, name)
-        if os.path.exists(path):
-            count(path, counts)
-        else:
-            print(f"{suite}: no report ({missing})")
-            counts["failed"] = 1
+        for name in names:
+            path = os.path.join(folder, name)
+            if os.path.exists(path):
+                count(path, counts)
+            else:
+                print(f"{suite}: no report {name} ({missing})")
+                counts["failed"] += 1
         add(suite, counts)
     for f in files:
         if f.endswith(".xml"):

@@ -2,13 +2,14 @@
 
 1. a fresh venv (--system-site-packages: Debian's torch, numpy, ipykernel) with the
    built wheel installed, as a learner would (pip, no network, no dependencies fetched);
-2. the Python unit tests (tests/python/test_*.py) run by that venv's Python;
+2. the Python unit tests (tests/python/test_*.py) run by that venv's Python (pytest,
+   from Debian, writes their JUnit report: --junit PATH);
 3. every examples/*.ipynb and the README's "In a notebook" demo, with the checks of
    notebook_checks.py appended, executed by nbclient in that venv's kernel, then
    converted to HTML by nbconvert: build/python/run/<name>.{ipynb,html}.
 
 tests/python/notebooks.test.mjs then opens the HTML in Chromium, offline.
-Usage: /usr/bin/python3 tests/python/run_notebooks.py [--wheel PATH]
+Usage: /usr/bin/python3 tests/python/run_notebooks.py [--wheel PATH] [--junit PATH]
 """
 from __future__ import annotations
 
@@ -38,7 +39,8 @@ def make_venv(wheel):
     py = os.path.join(VENV, "bin", "python")
     sh(py, "-m", "pip", "install", "--quiet", "--no-index", "--no-deps", "--disable-pip-version-check", wheel)
     # The kernel notebooks run in is this venv's Python (its own kernelspec, found first).
-    sh(py, "-m", "ipykernel", "install", "--sys-prefix", "--name", "python3", stdout=subprocess.DEVNULL)
+    sh(py, "-Xfrozen_modules=off", "-m", "ipykernel", "install", "--sys-prefix", "--name", "python3",
+       stdout=subprocess.DEVNULL)
     return py
 
 
@@ -66,11 +68,14 @@ def main():
     print("venv + wheel: %.1f s" % (time.time() - t0), flush=True)
     # The venv's Python runs what follows: it sees the installed package, not python/.
     env = dict(os.environ, PYDEVD_DISABLE_FILE_VALIDATION="1", JUPYTER_PATH=os.path.join(VENV, "share", "jupyter"))
-    sh(py, "-m", "unittest", "discover", "-s", os.path.dirname(__file__), "-p", "test_*.py", env=env, cwd=ROOT)
-    print("unit tests: %.1f s" % (time.time() - t0), flush=True)
+    junit = sys.argv[sys.argv.index("--junit") + 1] if "--junit" in sys.argv else os.path.join(OUT, "python-tests.xml")
+    tests = subprocess.run([py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml=" + os.path.abspath(junit),
+                            os.path.dirname(__file__)], env=env, cwd=ROOT)
+    print("unit tests: %.1f s (pytest exit %d)" % (time.time() - t0, tests.returncode), flush=True)
     sh(py, "-c", "import runpy; runpy.run_path(%r, run_name='execute')" % os.path.abspath(__file__),
        env=env, cwd=ROOT)
     print("notebooks executed and converted: %.1f s" % (time.time() - t0), flush=True)
+    return tests.returncode
 
 
 def execute_all():
@@ -93,6 +98,6 @@ def execute_all():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
 elif __name__ == "execute":
     execute_all()
