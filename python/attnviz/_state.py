@@ -26,14 +26,27 @@ MAX_WIDTH = 4096           # d_model, d_out
 MAX_HEADS = 64
 MAX_INFLATED = 16 << 20    # a link may expand to at most this (web/site/attnviz-share.js)
 
-# Where explicit matrices live in a state, as (path, tensor name in a state file).
-_MATRIX_PATHS = [(("embedding", "values"), "embedding.values")] + [
+# Where explicit matrices live in a state, as (path, tensor name in a state file):
+# the top level's, and each captured layer's ("layers": docs/engine.md, "Captured layers").
+_ONE_LAYER = [(("embedding", "values"), "embedding.values")] + [
     (("weights", k), "weights." + k) for k in ("W_q", "W_k", "W_v", "W_o", "b_q", "b_k", "b_v", "b_o")]
+
+
+def _matrix_paths(d):
+    paths = list(_ONE_LAYER)
+    layers = d.get("layers") if isinstance(d, dict) else None
+    if isinstance(layers, list):
+        for i in range(len(layers)):
+            paths += [(("layers", i) + p, "layers.%d.%s" % (i, n)) for p, n in _ONE_LAYER]
+    return paths
 
 
 def _get(d, path):
     for p in path:
-        if not isinstance(d, dict) or p not in d:
+        if isinstance(p, int):
+            if not isinstance(d, list) or p >= len(d):
+                return None
+        elif not isinstance(d, dict) or p not in d:
             return None
         d = d[p]
     return d
@@ -68,7 +81,7 @@ class State:
         if isinstance(d, State):
             d = d.dict
         self.dict = copy.deepcopy(d) if d is not None else {}
-        for path, name in _MATRIX_PATHS:
+        for path, name in _matrix_paths(self.dict):
             v = _get(self.dict, path)
             if v is not None and not isinstance(v, str):
                 m = _as_matrix(v, name)
@@ -82,14 +95,14 @@ class State:
         return list(self.dict.get("tokens", ["Once", "upon", "a", "time", "there"]))
 
     def num_floats(self) -> int:
-        return sum(np.asarray(_get(self.dict, p)).size for p, _ in _MATRIX_PATHS
+        return sum(np.asarray(_get(self.dict, p)).size for p, _ in _matrix_paths(self.dict)
                    if isinstance(_get(self.dict, p), np.ndarray))
 
     # --- a state file: the state's JSON in the metadata, its matrices as F32 tensors
     def to_safetensors(self) -> bytes:
         d = copy.deepcopy(self.dict)
         header, blobs, offset = {}, [], 0
-        for path, name in _MATRIX_PATHS:
+        for path, name in _matrix_paths(d):
             v = _get(d, path)
             if not isinstance(v, np.ndarray):
                 continue
@@ -118,7 +131,7 @@ class State:
             return None  # trained weights, not a state
         d = json.loads(meta["attnviz_state"])
         base = 8 + n
-        for path, name in _MATRIX_PATHS:
+        for path, name in _matrix_paths(d):
             v = _get(d, path)
             if isinstance(v, str):
                 info = header[v]

@@ -141,9 +141,14 @@ class Capture(unittest.TestCase, Close):
             w = layer.module(layer.x, layer.x, layer.x, attn_mask=mask, need_weights=True,
                              average_attn_weights=False)[1]
             self.assertWeights(st, w, layer.name)
-        both = attnviz.state_of(cap).dict
+        both_state = attnviz.state_of(cap)
+        both = both_state.dict
         self.assertEqual([L["name"] for L in both["layers"]], cap.names())
         self.assertNotIn("weights", both)
+        packed = both_state.to_safetensors()
+        self.assertIn(b'"layers.1.weights.W_q"', packed[:4096])
+        self.assertEqual(attnviz.State.from_safetensors(packed), both_state)
+        self.assertEqual(attnviz.State.from_link(both_state.link()), both_state)
         self.assertIs(cap["blocks.1.attn"], cap[1])
         with self.assertRaises(attnviz.AttnvizError) as e:
             cap["blocks.2.attn"]
