@@ -49,7 +49,7 @@ def state_of(obj, x=None, tokens=None, **options) -> State:
     if hasattr(obj, "named_parameters"):
         if x is None:
             raise msg.error("shape", name="x", got="nothing", expected="(S, d_model)",
-                            why="a module is shown on its input")
+                            why=("a module is shown on its input", "模块要在它的输入上显示"))
         st, _ = module_state(obj, x, tokens, **options)
         return State(st)
     raise msg.error("show_what", kind=type(obj).__name__)

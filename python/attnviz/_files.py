@@ -91,7 +91,8 @@ def tensors_state(tensors, label, x=None, tokens=None, layer=None, num_heads=Non
     if X is not None:
         if X.shape[1] != d:
             raise msg.error("shape", name="x", got=tuple(X.shape), expected=(X.shape[0], d),
-                            why="%s's W_q reads d_model = %d" % (prefix or label, d))
+                            why=("%s's W_q reads d_model = %d" % (prefix or label, d),
+                                 "%s 的 W_q 读入 d_model = %d" % (prefix or label, d)))
         if X.shape[0] > MAX_TOKENS:
             raise msg.error("too_long", n=X.shape[0], limit=MAX_TOKENS)
         st["embedding"] = {"values": X}

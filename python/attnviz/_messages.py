@@ -124,10 +124,12 @@ class AttnvizError(ValueError):
 
 
 def error(code, **values):
+    """The AttnvizError of a code; a value given as (English, 中文) is a phrase in both."""
     en, zh = TEXT[code]
-    en = en.format(**values)
-    zh_text = zh.format(**values) if _lang.get() == "zh-CN" else None
-    return AttnvizError(code, en, zh_text)
+    pick = lambda k: {n: (v[k] if isinstance(v, tuple) and len(v) == 2 and all(isinstance(x, str) for x in v) else v)
+                      for n, v in values.items()}  # noqa: E731
+    zh_text = zh.format(**pick(1)) if _lang.get() == "zh-CN" else None
+    return AttnvizError(code, en.format(**pick(0)), zh_text)
 
 
 class language:

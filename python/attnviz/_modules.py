@@ -90,10 +90,10 @@ def _named_tensors(module):
 def _check_mha(m):
     if getattr(m, "bias_k", None) is not None:
         raise msg.error("unsupported_option", kind="nn.MultiheadAttention", option="add_bias_kv",
-                        why="a learned key and value appended to the sequence")
+                        why=("a learned key and value appended to the sequence", "在序列后追加一个学到的键和值"))
     if getattr(m, "add_zero_attn", False):
         raise msg.error("unsupported_option", kind="nn.MultiheadAttention", option="add_zero_attn",
-                        why="a zero key and value appended to the sequence")
+                        why=("a zero key and value appended to the sequence", "在序列后追加一个全零的键和值"))
 
 
 def _module_options(m, p: Parts, given_heads):
@@ -159,10 +159,10 @@ def _check_parts(p: Parts):
     kvw = p.W_k.shape[1]
     for nm, w, want in (("W_k", p.W_k, (d, kvw)), ("W_v", p.W_v, (d, kvw))):
         if w.shape != want:
-            raise msg.error("shape", name=nm, got=tuple(w.shape), expected=want, why="as W_k, d_model × K/V width")
+            raise msg.error("shape", name=nm, got=tuple(w.shape), expected=want, why=("as W_k, d_model × K/V width", "与 W_k 相同：d_model × K/V 宽度"))
     if p.W_o is not None and p.W_o.shape != (width, width):
         raise msg.error("shape", name="W_o", got=tuple(p.W_o.shape), expected=(width, width),
-                        why="d_out × d_out")
+                        why=("d_out × d_out", "d_out × d_out"))
     for nm, v in (("d_model", d), ("d_out", width)):
         if v > MAX_WIDTH:
             raise msg.error("too_wide", name=nm, value=v, limit=MAX_WIDTH)
@@ -191,7 +191,7 @@ def pick_sequence(x, batch_index=None, seq_first=False):
             raise msg.error("batch_index", index=batch_index, last=n - 1)
         a = a[batch_index]
     if a.ndim != 2:
-        raise msg.error("shape", name="x", got=tuple(a.shape), expected="(S, d_model)", why="one row per token")
+        raise msg.error("shape", name="x", got=tuple(a.shape), expected="(S, d_model)", why=("one row per token", "每个词元一行"))
     return a
 
 
@@ -217,7 +217,7 @@ def _mask_is_causal(mask, S):
     if blocked.ndim == 3:
         blocked = blocked[0]
     if blocked.shape != (S, S):
-        raise msg.error("shape", name="attn_mask", got=tuple(blocked.shape), expected=(S, S), why="S × S")
+        raise msg.error("shape", name="attn_mask", got=tuple(blocked.shape), expected=(S, S), why=("S × S", "S × S"))
     if not blocked.any():
         return False
     if np.array_equal(blocked, np.triu(np.ones((S, S), dtype=bool), 1)):
@@ -250,7 +250,8 @@ def module_state(module, x, tokens=None, *, causal=None, key_padding_mask=None, 
     S, d = X.shape
     if d != p.W_q.shape[0]:
         raise msg.error("shape", name="x", got=(S, d), expected=(S, p.W_q.shape[0]),
-                        why="the module's input width, d_model = %d" % p.W_q.shape[0])
+                        why=("the module's input width, d_model = %d" % p.W_q.shape[0],
+                             "模块的输入宽度 d_model = %d" % p.W_q.shape[0]))
     if S > MAX_TOKENS:
         raise msg.error("too_long", n=S, limit=MAX_TOKENS)
     is_causal = p.causal

@@ -173,7 +173,7 @@ class State:
         except Exception as e:  # damaged base64, deflate or JSON: one sentence for all
             raise msg.error("link_damaged", why=str(e)) from None
         if not isinstance(session, dict) or not isinstance(session.get("state"), dict):
-            raise msg.error("link_damaged", why="no state in it")
+            raise msg.error("link_damaged", why=("no state in it", "里面没有状态"))
         return cls(session["state"])
 
     def __repr__(self):
