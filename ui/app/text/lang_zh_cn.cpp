@@ -621,6 +621,14 @@ static const CatalogueEntry kZhCN[] = {
      "layers before it.",
      "每个标签页都显示第 %d 层（共 %d 层）。它的输入是残差流 x%d：嵌入加上前面各层的输出。"},
     {"%s, training step %d", "%s，训练第 %d 步"},
+    {"Every tab shows layer %d of %d: %s. Its input is what your model handed this attention module (captured with a "
+     "forward hook); its weights are the module's own.",
+     "每个标签页都显示第 %d 层（共 %d 层）：%s。它的输入是你的模型交给这个注意力模块的隐藏状态（用前向钩子捕获），"
+     "权重是该模块自己的。"},
+    {"Layer %d: %s", "第 %d 层：%s"},
+    {"each of the %d layers: its captured input (edit its cells in Edit values)",
+     "%d 层中的每一层：它捕获到的输入（可在“编辑数值”中逐格修改）"},
+    {"each layer's own, captured from your model", "每层各自的权重，从你的模型捕获"},
     {"x0[{0}][{1}] = embedding of \"{2}\"[{1}] + embedding of position {0}[{1}] = {3} + {4}",
      "x0[{0}][{1}] = “{2}”的嵌入[{1}] + 位置 {0} 的嵌入[{1}] = {3} + {4}"},
     {"x{2}[{0}][{1}] = x{3}[{0}][{1}] + layer {3}'s output[{0}][{1}] = {4} + {5}",
@@ -705,6 +713,7 @@ static const CatalogueEntry kZhCN[] = {
      "again.",
      "每个头学到了什么：它在模型探针上的分数。探针是一个起始词元、%d 个随机符号，再把这 %d 个重复一遍。"},
     {"Click: show layer %d, head %d in every tab", "点击：每个标签页都显示第 %d 层的头 %d"},
+    {"Click: show layer %d (%s), head %d in every tab", "点击：每个标签页都显示第 %d 层（%s）的头 %d"},
     {"layer %d, head %d: [%d][%d] = %.4f\nclick: show this layer and head, this cell pinned",
      "第 %d 层，头 %d：[%d][%d] = %.4f\n点击：显示这一层和这个头，并固定这个单元格"},
     {"previous-token", "前一个词元"},
