@@ -5,8 +5,9 @@
 //                             by its first bytes), print the report (one JSON object)
 //   attnviz-cli head-scores FILE|-   each layer's each head's scores (previous-token,
 //                             induction, first-token, duplicate-token) as one JSON line
-//   attnviz-cli export-torch FILE|- [--lang L]   read a session state, print it as a PyTorch
-//                             script (attnviz/torch_script.h; comments in language L: en, zh-CN)
+//   attnviz-cli export-torch FILE|- [--lang L] [--layer N]   read a session state, print it as a
+//                             PyTorch script (attnviz/torch_script.h; comments in language L: en,
+//                             zh-CN; of captured layers, layer N's attention, 0 by default)
 //   attnviz-cli convert IN OUT  write the state in IN as OUT: a .safetensors state file when
 //                             OUT ends in .safetensors (attnviz/state_file.h), else JSON
 //   attnviz-cli version       print {"name", "version", "state_version"} as one JSON line
@@ -21,7 +22,9 @@
 //
 // Subcommands are rows of kCommands below: a new one (e.g. `bench`) is a
 // function with the CommandFn signature plus one row.
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -186,7 +189,9 @@ int cmd_head_scores(int argc, char** argv) {
 // The state as a PyTorch script that computes the same stages (docs/engine.md,
 // "PyTorch script"); `python3 script.py --json` prints this state's report.
 int cmd_export_torch(int argc, char** argv) {
-  const std::string usage = "usage: attnviz-cli export-torch FILE (or - for standard input) [--lang LANG]";
+  const std::string usage =
+      "usage: attnviz-cli export-torch FILE (or - for standard input) [--lang LANG] [--layer N]";
+  int layer = -1;
   attnviz::TorchScriptOptions options;
   const char* path = nullptr;
   for (int i = 1; i < argc; ++i) {
@@ -201,6 +206,13 @@ int cmd_export_torch(int argc, char** argv) {
                             "there are no comments in language \"" + options.language + "\" (known: " + known + ")",
                             "--lang");
       }
+    } else if (arg == "--layer") {
+      char* end = nullptr;
+      const long n = i + 1 < argc ? std::strtol(argv[i + 1], &end, 10) : -1;
+      if (i + 1 >= argc || end == argv[i + 1] || *end != '\0' || n < 0 || n >= attnviz::Limits::kMaxLayers)
+        return report_error(kExitBadInput, "--layer needs a layer number from 0; " + usage, "--layer");
+      layer = static_cast<int>(n);
+      ++i;
     } else if (path == nullptr && (arg == "-" || arg.rfind("--", 0) != 0)) {
       path = argv[i];
     } else {
@@ -211,6 +223,11 @@ int cmd_export_torch(int argc, char** argv) {
   attnviz::State state;
   int code = kExitOk;
   if (!read_state(path, &state, &code)) return code;
+  if (layer > 0 && layer >= static_cast<int>(state.layers.size())) {
+    const std::string have = state.captured() ? std::to_string(state.layers.size()) + " captured layers" : "one layer";
+    return report_error(kExitBadInput, "--layer " + std::to_string(layer) + ": this state has " + have, "--layer");
+  }
+  options.layer = std::max(layer, 0);
   return write_stdout(attnviz::torch_script(state, options)) ? kExitOk : kExitInternal;
 }
 
@@ -255,7 +272,7 @@ struct Command {
 const Command kCommands[] = {
     {"run", "run FILE|-", cmd_run},
     {"head-scores", "head-scores FILE|-", cmd_head_scores},
-    {"export-torch", "export-torch FILE|- [--lang LANG]", cmd_export_torch},
+    {"export-torch", "export-torch FILE|- [--lang LANG] [--layer N]", cmd_export_torch},
     {"convert", "convert IN OUT", cmd_convert},
     {"version", "version", cmd_version},
     {"bench", "bench --tokens S --d-model D --heads H [--causal] [--reps N] [--d-out D2] [--seed N]",

@@ -28,6 +28,9 @@ State materialize_weights(const State& s);
 //   embedding seed draws for it among `tokens`: nn.Embedding's row for its place in
 //   the vocabulary (the distinct tokens in order of first appearance), exactly what
 //   the seeded embedding would give it. Every other field is s's.
+// - with captured layers (State::layers), the same for every layer's input, each
+//   with its own rows and its own embedding seed (123 after JSON): the layers keep
+//   S rows each, a kept token its row in every layer.
 // from's entries out of range count as -1; a from shorter than tokens, as -1s.
 State retokenize(const State& s, std::vector<std::string> tokens, const std::vector<int>& from);
 

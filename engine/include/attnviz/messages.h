@@ -110,6 +110,14 @@ enum class Msg : int {
   model_too_long,             // {0} model, {1} its context, {2} tokens given
   model_fixed_field,          // {0} field, {1} model, {2} the value the model fixes
   model_sets_it,              // {0} field, {1} model
+  // --- captured layers (state.cpp, state_json.cpp)
+  layers_not_list,            // {0} what was given (a phrase)
+  layers_count,               // {0} entries given, {1} the limit
+  layers_with_model,          //
+  layers_and_top_level,       // {0} field (embedding or weights)
+  layer_part_missing,         // {0} field (layers[i].embedding.values, layers[i].weights)
+  layer_name_too_long,        // {0} field, {1} its length in bytes, {2} the limit
+  layers_too_much_memory,     // {0} layers, {1} memory, {2} tokens, {3} heads, {4} d_model, {5} d_out, {6} the limit
   // --- running a state (pipeline.cpp, report.cpp)
   no_memory_for_state,    //
   could_not_apply,        // {0} the library's own words (English)

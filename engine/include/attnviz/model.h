@@ -17,6 +17,10 @@
 // LayerStack runs any state: without a model it is one layer, the state's own
 // pipeline; with one, a pipeline per layer. An edit recomputes only what
 // changed, layer after layer (each Pipeline compares its input row by row).
+// A state of captured layers (State::layers, a learner's own model hooked) is a
+// pipeline per layer too, each on its own explicit input and weights
+// (captured_layer_state): no residual stream, no logits (attnviz cannot run the
+// learner's norms and MLPs between them).
 #pragma once
 
 #include <cstdint>
@@ -110,10 +114,14 @@ class LayerStack {
   bool has_result() const;
   const State& state() const;   // the state as given (the model's, for a model)
   bool is_model() const;
-  int num_layers() const;       // 1 without a model
+  bool is_captured() const;     // a state of captured layers (State::layers)
+  int num_layers() const;       // 1 without a model or captured layers
+  // A captured layer's name as the state gives it ("transformer.h.0.attn"); empty
+  // otherwise (a model's layers, one layer, a captured layer without a name).
+  const std::string& layer_name(int l) const;
   const Pipeline& layer(int l) const;  // l clamped to [0, num_layers)
 
-  // Model states only (nullptr otherwise):
+  // Model states only (nullptr otherwise; captured layers have none of these):
   const TrainedModel* model() const;
   const Checkpoint* checkpoint() const;
   const std::vector<int>& token_ids() const;  // (S)
@@ -186,7 +194,8 @@ std::vector<Prediction> top_predictions(const LayerStack& stack, int i, int k);
 // {"layers": [{"heads": [{"previous_token", "induction", "first_token", "duplicate_token"}]}]}
 std::string head_scores_text(const LayerScores& scores);
 // What `attnviz-cli head-scores` and window.attnviz.headScores() give: the
-// scores on the stack's tokens, and for a model state "probe": the same on its probe.
+// scores on the stack's tokens, and for a model state "probe": the same on its probe;
+// for captured layers "names": each layer's name (LayerStack::layer_name).
 std::string head_scores_report(const LayerStack& stack);
 
 }  // namespace attnviz

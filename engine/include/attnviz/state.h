@@ -44,10 +44,14 @@ struct Limits {
   static constexpr double kMinTemperature = 1e-6;
   static constexpr double kMaxTemperature = 1e6;
   static constexpr int kMaxWindow = 1 << 20;    // window (a window ≥ S masks nothing)
-  // JSON nesting (objects and lists inside each other). A state needs 4
-  // (state → weights → W_q → row); deeper text is refused while it is parsed,
+  // JSON nesting (objects and lists inside each other). A state needs 6
+  // (state → layers → layer → weights → W_q → row); deeper text is refused while it is parsed,
   // before anything recursive could exhaust the stack (5 MiB in wasm).
   static constexpr int kMaxJsonDepth = 32;
+  // Captured layers (State::layers): how many, and a layer's name in UTF-8 bytes.
+  // Every layer is a pipeline of its own, so kMaxPipelineBytes bounds them together.
+  static constexpr int kMaxLayers = 64;
+  static constexpr size_t kMaxLayerNameBytes = 256;
 };
 
 enum class EmbeddingInit { torch_randn, values };
@@ -103,6 +107,16 @@ struct ModelSpec {
   bool active() const { return !name.empty(); }
 };
 
+// One attention layer captured from a learner's own model (JSON "layers": [...];
+// docs/engine.md, "Captured layers"): the module's input hidden states, hooked,
+// and its weights. Both are explicit values (embedding.init and weights.init are
+// `values`); the sizes and every option are the state's, shared by all layers.
+struct CapturedLayer {
+  std::string name;         // the module's name ("transformer.h.0.attn"); may be empty
+  EmbeddingSpec embedding;  // values: (S × d_model), the layer's input X
+  WeightSpec weights;       // values: W_q, W_k, W_v (d_model × d_out) ..., x·W orientation
+};
+
 struct State {
   int version = Limits::kStateVersion;
   std::vector<std::string> tokens = {"Once", "upon", "a", "time", "there"};  // S of them
@@ -128,12 +142,22 @@ struct State {
                           // (and j − i ≥ window without the causal mask); 0: no window
   DropoutSpec dropout;
   ModelSpec model;        // a trained model (its sizes, weights, embeddings), or none
+  // Captured layers: L ≥ 1 independent attention layers, each with its own input and
+  // weights (then `embedding` and `weights` above are unused, and not written); empty:
+  // one layer, from `embedding` and `weights`. Never together with a model.
+  std::vector<CapturedLayer> layers;
 
   int seq_len() const { return static_cast<int>(tokens.size()); }
   int head_dim() const { return num_heads > 0 ? d_out / num_heads : 0; }
   int kv_heads() const { return num_kv_heads > 0 ? num_kv_heads : num_heads; }  // G
   int kv_dim() const { return kv_heads() * head_dim(); }  // width of K and V: G · head_dim
+  bool captured() const { return !layers.empty(); }
 };
+
+// Layer l of a state of captured layers, as a one-layer state: s's options with
+// layer l's input and weights as its explicit embedding and weights (shared, not
+// copied) and no layers. What LayerStack runs for layer l. l is clamped to the layers.
+State captured_layer_state(const State& s, int l);
 
 // The meaning checks parse_state() ends with; Pipeline::set_state() runs it too.
 Status validate_state(const State& s);

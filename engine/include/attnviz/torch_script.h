@@ -110,6 +110,10 @@ struct TorchScriptOptions {
   // A trained model's state (attnviz/model.h): where the script looks for the
   // model's checkpoints file by default (relative to where it runs; --weights overrides).
   std::string model_dir = "assets/models";
+  // A state of captured layers (State::layers): the layer whose attention the script
+  // computes, alone, on its captured input and weights (a comment says so); clamped
+  // to the layers. The layers between are the learner's model's, not attnviz's.
+  int layer = 0;
 };
 
 // The script for `s`, which must be valid (validate_state(s).ok: a state from

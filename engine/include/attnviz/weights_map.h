@@ -80,7 +80,8 @@ std::vector<int> head_choices(int d_out, int kv_dim = 0);
 // num_heads, num_kv_heads (kv_heads_for; 0 when it is num_heads), qkv_bias /
 // out_proj / out_bias and explicit weights; tokens, mask, dropout and the rest
 // stay; explicit embedding values that no longer fit d_model go back to seeded
-// (torch_randn, the same seed). Validated.
+// (torch_randn, the same seed). A state of captured layers becomes one layer on
+// layer 0's input (captured_layer_state). Validated.
 Error apply_mapping(const Mapping& m, const std::vector<TensorInfo>& tensors,
                     const std::vector<std::vector<float>>& data, const State& base, int num_heads, State* out);
 

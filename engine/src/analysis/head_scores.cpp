@@ -18,6 +18,7 @@
 #include <numeric>
 
 #include "attnviz/kernels.h"
+#include <nlohmann/json.hpp>
 
 namespace attnviz {
 
@@ -127,6 +128,12 @@ namespace attnviz {
 
 std::string head_scores_report(const LayerStack& stack) {
   std::string out = head_scores_text(head_scores(stack));
+  if (stack.is_captured()) {  // the layers' names beside their scores
+    nlohmann::json names = nlohmann::json::array();
+    for (int l = 0; l < stack.num_layers(); ++l) names.push_back(stack.layer_name(l));
+    out.pop_back();
+    return out + ",\"names\":" + names.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "}";
+  }
   if (!stack.is_model()) return out;
   out.pop_back();
   return out + ",\"probe\":" + head_scores_text(probe_head_scores(stack.state())) + "}";

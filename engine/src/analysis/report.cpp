@@ -115,7 +115,19 @@ std::string report_text(const Pipeline& p) {
   return out;
 }
 
+// Captured layers: {"tokens", "layers": [{"name", then layer l's own report}]}.
+static std::string captured_report_text(const LayerStack& stack) {
+  std::string out = "{\"tokens\":" + json(stack.state().tokens).dump() + ",\"layers\":[";
+  for (int l = 0; l < stack.num_layers(); ++l) {
+    const std::string layer = report_text(stack.layer(l));  // "{...}"
+    out += (l ? ",{\"name\":" : "{\"name\":") + json(stack.layer_name(l)).dump(-1, ' ', false, json::error_handler_t::replace);
+    out += layer.size() > 2 ? "," + layer.substr(1) : "}";
+  }
+  return out + "]}";
+}
+
 std::string report_text(const LayerStack& stack) {
+  if (stack.is_captured()) return captured_report_text(stack);
   if (!stack.is_model()) return report_text(stack.layer(0));
   const State& s = stack.state();
   const TrainedModel& m = *stack.model();
@@ -138,10 +150,11 @@ Status run_state_json(const nlohmann::json& state, nlohmann::json* report_out) {
     State s;
     Status st = parse_state(state, &s);
     if (!st.ok) return st;
-    LayerStack stack;  // one layer, or a trained model's every layer
+    LayerStack stack;  // one layer, a trained model's every layer, or captured layers
     st = stack.set_state(std::move(s));
     if (!st.ok) return st;
-    nlohmann::json report = stack.is_model() ? nlohmann::json::parse(report_text(stack)) : report_json(stack.layer(0));
+    nlohmann::json report = stack.is_model() || stack.is_captured() ? nlohmann::json::parse(report_text(stack))
+                                                                     : report_json(stack.layer(0));
     if (report_out != nullptr) *report_out = std::move(report);
     return Status::success();
   } catch (const std::bad_alloc&) {

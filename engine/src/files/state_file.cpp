@@ -22,44 +22,60 @@ using nlohmann::json;
 // --- [SECTION] The explicit matrices a state writes
 
 struct Explicit {
-  const char* name;       // the tensor's name in the file: the matrix's JSON path
-  const char* key;        // its key in the state JSON's object (embedding or weights)
+  std::string name;       // the tensor's name in the file: the matrix's JSON path ("layers.3.weights.W_q")
+  int layer;              // the captured layer it belongs to, -1 for the state's own
+  const char* group;      // "embedding" or "weights": its object in the state JSON
+  const char* key;        // its key in that object
   const SharedTensor* t;  // (rows × cols)
   bool bias;              // written with shape [cols]
 };
 
-// Those the state's flags use, in file order (state_to_json writes the same ones).
+// An input and weights (the state's own, layer -1, or a captured layer's) in file order.
+void add_explicit(const State& s, int layer, const EmbeddingSpec& e, const WeightSpec& w, std::vector<Explicit>* out) {
+  const std::string prefix = layer < 0 ? "" : "layers." + std::to_string(layer) + ".";
+  auto add = [&](const char* group, const char* key, const SharedTensor* t, bool bias) {
+    out->push_back({prefix + group + "." + key, layer, group, key, t, bias});
+  };
+  if (e.init == EmbeddingInit::values) add("embedding", "values", &e.values, false);
+  if (w.init != WeightInit::values) return;
+  add("weights", "W_q", &w.W_q, false);
+  add("weights", "W_k", &w.W_k, false);
+  add("weights", "W_v", &w.W_v, false);
+  if (s.out_proj) add("weights", "W_o", &w.W_o, false);
+  if (s.qkv_bias) {
+    add("weights", "b_q", &w.b_q, true);
+    add("weights", "b_k", &w.b_k, true);
+    add("weights", "b_v", &w.b_v, true);
+  }
+  if (s.out_proj && s.out_bias) add("weights", "b_o", &w.b_o, true);
+}
+
+// Those the state's flags use, in file order (state_to_json writes the same ones):
+// the state's own, or layer after layer.
 std::vector<Explicit> explicit_matrices(const State& s) {
   std::vector<Explicit> out;
-  if (s.embedding.init == EmbeddingInit::values) out.push_back({"embedding.values", "values", &s.embedding.values, false});
-  if (s.weights.init != WeightInit::values) return out;
-  const WeightSpec& w = s.weights;
-  out.push_back({"weights.W_q", "W_q", &w.W_q, false});
-  out.push_back({"weights.W_k", "W_k", &w.W_k, false});
-  out.push_back({"weights.W_v", "W_v", &w.W_v, false});
-  if (s.out_proj) out.push_back({"weights.W_o", "W_o", &w.W_o, false});
-  if (s.qkv_bias) {
-    out.push_back({"weights.b_q", "b_q", &w.b_q, true});
-    out.push_back({"weights.b_k", "b_k", &w.b_k, true});
-    out.push_back({"weights.b_v", "b_v", &w.b_v, true});
-  }
-  if (s.out_proj && s.out_bias) out.push_back({"weights.b_o", "b_o", &w.b_o, true});
+  if (!s.captured()) add_explicit(s, -1, s.embedding, s.weights, &out);
+  for (size_t l = 0; l < s.layers.size(); ++l)
+    add_explicit(s, static_cast<int>(l), s.layers[l].embedding, s.layers[l].weights, &out);
   return out;
 }
 
 uint64_t floats_of(const SharedTensor& t) { return static_cast<uint64_t>(t->rows) * static_cast<uint64_t>(t->cols); }
 
+void empty_inputs(EmbeddingSpec* e, WeightSpec* w) {
+  e->values = Tensor();
+  for (SharedTensor* t : {&w->W_q, &w->W_k, &w->W_v, &w->W_o, &w->b_q, &w->b_k, &w->b_v, &w->b_o}) *t = Tensor();
+}
+
 // The state JSON with every explicit matrix's numbers replaced by its tensor's name.
 std::string state_text_naming(const State& s, const std::vector<Explicit>& mats) {
   State shell = s;  // shares the matrices; emptied below, so no number becomes text
-  shell.embedding.values = Tensor();
-  for (SharedTensor* t : {&shell.weights.W_q, &shell.weights.W_k, &shell.weights.W_v, &shell.weights.W_o,
-                          &shell.weights.b_q, &shell.weights.b_k, &shell.weights.b_v, &shell.weights.b_o})
-    *t = Tensor();
+  empty_inputs(&shell.embedding, &shell.weights);
+  for (CapturedLayer& c : shell.layers) empty_inputs(&c.embedding, &c.weights);
   json j = state_to_json(shell);
   for (const Explicit& e : mats) {
-    json& owner = std::strncmp(e.name, "embedding.", 10) == 0 ? j["embedding"] : j["weights"];
-    owner[e.key] = e.name;
+    json& top = e.layer < 0 ? j : j["layers"][static_cast<size_t>(e.layer)];
+    top[e.group][e.key] = e.name;
   }
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }

@@ -386,7 +386,8 @@ Error apply_mapping(const Mapping& m, const std::vector<TensorInfo>& tensors,
   if (kv_heads == 0) {
     return Error::make(Problem::heads_kv_invalid, {std::to_string(num_heads), std::to_string(s.d_out), std::to_string(s.kv_dim)});
   }
-  State st = base;
+  // Captured layers: the imported weights make one layer, on layer 0's input.
+  State st = captured_layer_state(base, 0);
   auto take = [&](Role role, SharedTensor* shared) -> Error {
     const RoleChoice& c = m[role];
     if (c.tensor < 0) {

@@ -1,5 +1,6 @@
-// LayerStack: a state's attention layer, or a trained model's layers one after
-// the other with the residual stream between them (attnviz/model.h).
+// LayerStack: a state's attention layer, a trained model's layers one after the
+// other with the residual stream between them, or a state's captured layers side by
+// side, each on its own input (attnviz/model.h).
 #include "attnviz/model.h"
 
 #include <algorithm>
@@ -34,6 +35,7 @@ struct LayerStack::Impl {
   // (explicit matrices can be megabytes: no second copy); `top` is used with one.
   State top;
   bool model_on = false;
+  bool captured_on = false;             // top.layers: a pipeline a captured layer
   std::vector<Pipeline> layers;         // one per layer
   std::vector<int> ids;                 // (S)
   Tensor tok, pos;                      // (S × D) each
@@ -47,8 +49,31 @@ struct LayerStack::Impl {
     return top.model.model->checkpoints[static_cast<size_t>(top.model.checkpoint)];
   }
   Status run_model();
+  Status run_captured();
   State layer_state(int l) const;
+  void resize_layers(int L);
 };
+
+// L pipelines (lazy mode carried); the ones kept keep their results, so an edit of
+// one captured layer recomputes that layer only.
+void LayerStack::Impl::resize_layers(int L) {
+  if (static_cast<int>(layers.size()) == L) return;
+  layers.resize(static_cast<size_t>(L));
+  if (lazy) {
+    for (Pipeline& p : layers) p.track_demand();
+  }
+}
+
+// Every captured layer's pipeline on its own state (captured_layer_state): each
+// compares its input and weights with what it ran before and recomputes only that.
+Status LayerStack::Impl::run_captured() {
+  resize_layers(static_cast<int>(top.layers.size()));
+  for (size_t l = 0; l < layers.size(); ++l) {
+    const Status st = layers[l].set_state(captured_layer_state(top, static_cast<int>(l)));
+    if (!st.ok) return st;
+  }
+  return Status::success();
+}
 
 // Layer l's own state: the model state's options, the residual stream x_l as
 // its explicit input, the checkpoint's weights (shared, not copied).
@@ -114,8 +139,8 @@ LayerStack::~LayerStack() = default;
 
 Status LayerStack::set_state(State state) {
   Impl& I = *impl_;
-  if (!state.model.active()) {
-    if (I.model_on || I.layers.size() != 1) {
+  if (!state.model.active() && !state.captured()) {
+    if (I.model_on || I.captured_on || I.layers.size() != 1) {
       // From a model back to one layer: a fresh pipeline (its lazy mode carried).
       std::vector<Pipeline> one(1);
       if (I.lazy) one[0].track_demand();
@@ -123,6 +148,7 @@ Status LayerStack::set_state(State state) {
       if (!st.ok) return st;
       I.layers = std::move(one);
       I.model_on = false;
+      I.captured_on = false;
       I.top = State{};
       return st;
     }
@@ -130,8 +156,17 @@ Status LayerStack::set_state(State state) {
   }
   const Status st = validate_state(state);
   if (!st.ok) return st;
+  if (state.captured()) {
+    if (I.model_on) I.layers.clear();  // a model's pipelines ran other weights: start afresh
+    I.top = std::move(state);
+    I.model_on = false;
+    I.captured_on = true;
+    return I.run_captured();
+  }
+  if (I.captured_on) I.layers.clear();
   I.top = std::move(state);
   I.model_on = true;
+  I.captured_on = false;
   return I.run_model();
 }
 
@@ -141,8 +176,17 @@ void LayerStack::track_demand() {
 }
 
 bool LayerStack::has_result() const { return impl_->model_on || impl_->layers[0].has_result(); }
-const State& LayerStack::state() const { return impl_->model_on ? impl_->top : impl_->layers[0].state(); }
+const State& LayerStack::state() const {
+  return impl_->model_on || impl_->captured_on ? impl_->top : impl_->layers[0].state();
+}
 bool LayerStack::is_model() const { return impl_->model_on; }
+bool LayerStack::is_captured() const { return impl_->captured_on; }
+const std::string& LayerStack::layer_name(int l) const {
+  static const std::string kNone;
+  const State& s = impl_->top;
+  if (!impl_->captured_on || l < 0 || l >= static_cast<int>(s.layers.size())) return kNone;
+  return s.layers[static_cast<size_t>(l)].name;
+}
 int LayerStack::num_layers() const { return static_cast<int>(impl_->layers.size()); }
 const Pipeline& LayerStack::layer(int l) const {
   const int n = num_layers();

@@ -61,9 +61,13 @@ Status guarded_apply(F&& f) {
 
 }  // namespace
 
-// A trained model's state has a pipeline per layer: LayerStack (attnviz/model.h)
-// runs it. One pipeline would compute the state's unused seeded weights instead.
-static Status model_refusal() {
+// A trained model's state, or one of captured layers, has a pipeline per layer:
+// LayerStack (attnviz/model.h) runs it. One pipeline would compute the state's unused
+// seeded weights instead.
+static Status model_refusal(const State& state) {
+  if (state.captured())
+    return Status::refusal(Msg::could_not_apply, "layers",
+                           {"a state of captured layers runs in a LayerStack (attnviz/model.h), a pipeline per layer"});
   return Status::refusal(Msg::could_not_apply, "model",
                          {"a trained model's state runs in a LayerStack (attnviz/model.h), a pipeline per layer"});
 }
@@ -71,14 +75,14 @@ static Status model_refusal() {
 Status Pipeline::set_state(const State& state) {
   Status st = validate_state(state);
   if (!st.ok) return st;
-  if (state.model.active()) return model_refusal();
+  if (state.model.active() || state.captured()) return model_refusal(state);
   return guarded_apply([&] { impl_->apply(State(state)); });  // the copy may run out of memory too
 }
 
 Status Pipeline::set_state(State&& state) {
   Status st = validate_state(state);
   if (!st.ok) return st;
-  if (state.model.active()) return model_refusal();
+  if (state.model.active() || state.captured()) return model_refusal(state);
   return guarded_apply([&] { impl_->apply(std::move(state)); });
 }
 

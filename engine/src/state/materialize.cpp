@@ -38,6 +38,40 @@ State materialize_weights(const State& s) {
   return out;
 }
 
+namespace {
+
+// The explicit rows of `e` (n of them) for out's tokens: src[i] the old row of token
+// i, or -1 for a new token, which takes the row of a kept token of its text, else
+// the row e's seed draws for it among out's tokens (retokenize's rule).
+void retokenize_rows(const State& out, const std::vector<int>& src, int n, EmbeddingSpec* e) {
+  const Tensor& old = e->values;
+  if (e->init != EmbeddingInit::values || old.rows != n) return;
+  const int m = out.seq_len(), dm = old.cols;
+  Tensor rows(m, dm);
+  Tensor drawn;  // the seeded X of the new tokens, drawn when a new token needs it
+  for (int i = 0; i < m; ++i) {
+    int take = src[i];
+    for (int k = 0; take < 0 && k < m; ++k)
+      if (src[k] >= 0 && out.tokens[k] == out.tokens[i]) take = src[k];
+    if (take >= 0) {
+      std::memcpy(rows.row(i), old.row(take), sizeof(float) * dm);
+      continue;
+    }
+    if (drawn.empty()) {
+      State seeded = out;
+      seeded.layers.clear();
+      seeded.embedding = EmbeddingSpec{EmbeddingInit::torch_randn, e->seed, {}};
+      seeded.d_model = dm;
+      seeded.positional = Positional::none;
+      detail::build_x(seeded, &drawn);
+    }
+    std::memcpy(rows.row(i), drawn.row(i), sizeof(float) * dm);
+  }
+  e->values = std::move(rows);
+}
+
+}  // namespace
+
 State retokenize(const State& s, std::vector<std::string> tokens, const std::vector<int>& from) {
   const int n = s.seq_len(), m = static_cast<int>(tokens.size());
   std::vector<int> src(static_cast<size_t>(m), -1);
@@ -52,29 +86,8 @@ State retokenize(const State& s, std::vector<std::string> tokens, const std::vec
     if (std::find(out.key_padding.begin(), out.key_padding.end(), uint8_t{0}) == out.key_padding.end())
       out.key_padding.clear();
   }
-  const Tensor& old = s.embedding.values;
-  if (s.embedding.init != EmbeddingInit::values || old.rows != n) return out;
-  const int dm = old.cols;
-  Tensor rows(m, dm);
-  Tensor drawn;  // the seeded X of the new tokens, drawn when a new token needs it
-  for (int i = 0; i < m; ++i) {
-    int take = src[i];
-    for (int k = 0; take < 0 && k < m; ++k)
-      if (src[k] >= 0 && out.tokens[k] == out.tokens[i]) take = src[k];
-    if (take >= 0) {
-      std::memcpy(rows.row(i), old.row(take), sizeof(float) * dm);
-      continue;
-    }
-    if (drawn.empty()) {
-      State seeded = out;
-      seeded.embedding = EmbeddingSpec{EmbeddingInit::torch_randn, s.embedding.seed, {}};
-      seeded.d_model = dm;
-      seeded.positional = Positional::none;
-      detail::build_x(seeded, &drawn);
-    }
-    std::memcpy(rows.row(i), drawn.row(i), sizeof(float) * dm);
-  }
-  out.embedding.values = std::move(rows);
+  retokenize_rows(out, src, n, &out.embedding);
+  for (CapturedLayer& c : out.layers) retokenize_rows(out, src, n, &c.embedding);  // every layer's input alike
   return out;
 }
 

@@ -104,9 +104,9 @@ constexpr Entry kMessages[] = {
     ENGINE_MSG(field_not_utf8_at, "{0} is not valid UTF-8 text (at line {1}, column {2})"),
     ENGINE_MSG(text_not_utf8_at, "the text is not valid UTF-8 text (at line {0}, column {1})"),
     ENGINE_MSG(not_json_at, "this is not valid JSON (problem at line {0}, column {1})"),
-    ENGINE_MSG(nested_too_deep, "the JSON is nested more than {0} levels deep; a session state needs at most 4"),
+    ENGINE_MSG(nested_too_deep, "the JSON is nested more than {0} levels deep; a session state needs at most 6"),
     ENGINE_MSG(nested_too_deep_in,
-               "the JSON is nested more than {0} levels deep inside {1}; a session state needs at most 4"),
+               "the JSON is nested more than {0} levels deep inside {1}; a session state needs at most 6"),
     ENGINE_MSG(not_json, "this is not valid JSON"),
     ENGINE_MSG(not_json_because, "this is not valid JSON: {0}"),
     // --- state files (state_file.cpp)
@@ -148,6 +148,18 @@ constexpr Entry kMessages[] = {
     ENGINE_MSG(model_too_long, "model {0} reads at most {1} tokens (its context), but there are {2}"),
     ENGINE_MSG(model_fixed_field, "{0} is fixed by model {1} at {2}"),
     ENGINE_MSG(model_sets_it, "{0} comes from model {1}, so a state that runs it cannot set it"),
+    // --- captured layers (state.cpp, state_json.cpp)
+    ENGINE_MSG(layers_not_list, "layers must be a list of captured layers (objects with embedding and weights), not {0}"),
+    ENGINE_MSG(layers_count, "layers has {0} entries; a state holds 1 to {1} captured layers"),
+    ENGINE_MSG(layers_with_model, "layers cannot be given with model: a trained model's layers are its own"),
+    ENGINE_MSG(layers_and_top_level,
+               "{0} cannot be given with layers: each captured layer gives its own (layers[i].{0})"),
+    ENGINE_MSG(layer_part_missing,
+               "{0} is missing: each captured layer gives its input (embedding.values) and its weights as numbers"),
+    ENGINE_MSG(layer_name_too_long, "{0} is {1} bytes long; a layer's name may be at most {2} bytes"),
+    ENGINE_MSG(layers_too_much_memory,
+               "these {0} layers need about {1} of memory together ({2} tokens, {3} heads, d_model {4}, d_out {5}); "
+               "the limit is {6}: use fewer layers or fewer tokens"),
     // --- running a state (pipeline.cpp, report.cpp)
     ENGINE_MSG(no_memory_for_state,
                "there is not enough memory for this state: use fewer tokens, heads or dimensions"),

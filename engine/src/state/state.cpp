@@ -48,7 +48,11 @@ const char* weight_layout_name(WeightLayout l) {
   return l == WeightLayout::per_head ? "per_head" : "fused";
 }
 
-uint64_t estimate_pipeline_bytes(const State& s) {
+namespace {
+
+// One layer's pipeline: x_values / w_values when its X / weights are explicit (a copy
+// kept in its State).
+uint64_t estimate_one_layer(const State& s, bool x_values, bool w_values) {
   // 64-bit on purpose: size_t is 32 bits in the WebAssembly build.
   const uint64_t S = s.tokens.size();
   const uint64_t dm = static_cast<uint64_t>(s.d_model > 0 ? s.d_model : 0);
@@ -72,10 +76,27 @@ uint64_t estimate_pipeline_bytes(const State& s) {
     floats += n;
     if (!stage_rows_are_positions(info.stage)) params += n;  // W_*, b_*
   }
-  if (s.embedding.init == EmbeddingInit::values) floats += S * dm;  // kept in the State copy
-  if (s.weights.init == WeightInit::values) floats += params;
+  if (x_values) floats += S * dm;  // kept in the State copy
+  if (w_values) floats += params;
   floats += S * S + 2 * S;                           // scratch for change detection
   return floats * sizeof(float) + H * S * S;         // + the dropout keep mask (bytes)
+}
+
+}  // namespace
+
+uint64_t estimate_pipeline_bytes(const State& s) {
+  if (s.captured()) return s.layers.size() * estimate_one_layer(s, true, true);  // a pipeline a layer
+  return estimate_one_layer(s, s.embedding.init == EmbeddingInit::values, s.weights.init == WeightInit::values);
+}
+
+State captured_layer_state(const State& s, int l) {
+  State out = s;
+  if (!s.captured()) return out;
+  const size_t k = static_cast<size_t>(std::max(0, std::min(l, static_cast<int>(s.layers.size()) - 1)));
+  out.embedding = s.layers[k].embedding;
+  out.weights = s.layers[k].weights;
+  out.layers.clear();
+  return out;
 }
 
 namespace {
@@ -196,7 +217,17 @@ Status validate_sizes(const State& s) {
     return Status::refusal(Msg::kv_heads_per_head, "num_kv_heads",
                            {std::to_string(s.num_heads), std::to_string(s.kv_heads())});
   }
+  if (s.layers.size() > static_cast<size_t>(Limits::kMaxLayers)) {
+    return Status::refusal(Msg::layers_count, "layers",
+                           {std::to_string(s.layers.size()), std::to_string(Limits::kMaxLayers)});
+  }
   const uint64_t bytes = estimate_pipeline_bytes(s);
+  if (bytes > Limits::kMaxPipelineBytes && s.captured()) {
+    return Status::refusal(Msg::layers_too_much_memory, "layers",
+                           {std::to_string(s.layers.size()), gib(bytes), std::to_string(s.tokens.size()),
+                            std::to_string(s.num_heads), std::to_string(s.d_model), std::to_string(s.d_out),
+                            gib(Limits::kMaxPipelineBytes)});
+  }
   if (bytes > Limits::kMaxPipelineBytes) {
     return Status::refusal(Msg::too_much_memory, "tokens",
                            {gib(bytes), std::to_string(s.tokens.size()), std::to_string(s.num_heads),
@@ -279,39 +310,74 @@ Status validate_model(const State& s) {
 
 }  // namespace
 
+namespace {
+
+// An explicit input and weights (the state's own, or a captured layer's: prefix
+// "layers[2]."), against the state's sizes and flags.
+Status validate_inputs(const State& s, const EmbeddingSpec& e, const WeightSpec& w, const std::string& prefix) {
+  Status st;
+  if (e.init == EmbeddingInit::values) {
+    st = check_matrix(e.values, s.seq_len(), s.d_model, prefix + "embedding.values", "tokens", "d_model");
+    if (!st.ok) return st;
+  }
+  if (w.init != WeightInit::values) return Status::success();
+  const struct {
+    const SharedTensor* t;
+    int rows, cols;
+    const char* name;
+    const char* rm;
+    const char* cm;
+    bool needed;
+  } checks[] = {
+      {&w.W_q, s.d_model, s.d_out, "weights.W_q", "d_model", "d_out", true},
+      {&w.W_k, s.d_model, s.kv_dim(), "weights.W_k", "d_model", detail::kv_width_name(s), true},
+      {&w.W_v, s.d_model, s.kv_dim(), "weights.W_v", "d_model", detail::kv_width_name(s), true},
+      {&w.W_o, s.d_out, s.d_out, "weights.W_o", "d_out", "d_out", s.out_proj},
+      {&w.b_q, 1, s.d_out, "weights.b_q", "1", "d_out", s.qkv_bias},
+      {&w.b_k, 1, s.kv_dim(), "weights.b_k", "1", detail::kv_width_name(s), s.qkv_bias},
+      {&w.b_v, 1, s.kv_dim(), "weights.b_v", "1", detail::kv_width_name(s), s.qkv_bias},
+      {&w.b_o, 1, s.d_out, "weights.b_o", "1", "d_out", s.out_proj && s.out_bias},
+  };
+  for (const auto& c : checks) {
+    if (!c.needed) continue;
+    st = check_matrix(*c.t, c.rows, c.cols, prefix + c.name, c.rm, c.cm);
+    if (!st.ok) return st;
+  }
+  return Status::success();
+}
+
+// Captured layers: never with a model; each a name of valid UTF-8 within the limit,
+// its explicit input and weights of the state's sizes (so S rows in every layer).
+Status validate_layers(const State& s) {
+  if (s.model.active()) return Status::refusal(Msg::layers_with_model, "layers");
+  for (size_t l = 0; l < s.layers.size(); ++l) {
+    const CapturedLayer& c = s.layers[l];
+    const std::string prefix = "layers[" + std::to_string(l) + "].";
+    if (c.name.size() > Limits::kMaxLayerNameBytes) {
+      return Status::refusal(Msg::layer_name_too_long, prefix + "name",
+                             {prefix + "name", std::to_string(c.name.size()), std::to_string(Limits::kMaxLayerNameBytes)});
+    }
+    if (!valid_utf8(c.name)) return Status::refusal(Msg::token_not_utf8, prefix + "name", {prefix + "name"});
+    if (c.embedding.init != EmbeddingInit::values) {
+      return Status::refusal(Msg::layer_part_missing, prefix + "embedding.values", {prefix + "embedding.values"});
+    }
+    if (c.weights.init != WeightInit::values) {
+      return Status::refusal(Msg::layer_part_missing, prefix + "weights", {prefix + "weights"});
+    }
+    const Status st = validate_inputs(s, c.embedding, c.weights, prefix);
+    if (!st.ok) return st;
+  }
+  return Status::success();
+}
+
+}  // namespace
+
 Status validate_state(const State& s) {
   Status st = detail::validate_sizes(s);
   if (!st.ok) return st;
   const int S = s.seq_len();
-  if (s.embedding.init == EmbeddingInit::values) {
-    st = check_matrix(s.embedding.values, S, s.d_model, "embedding.values", "tokens", "d_model");
-    if (!st.ok) return st;
-  }
-  if (s.weights.init == WeightInit::values) {
-    const WeightSpec& w = s.weights;
-    const struct {
-      const SharedTensor* t;
-      int rows, cols;
-      const char* name;
-      const char* rm;
-      const char* cm;
-      bool needed;
-    } checks[] = {
-        {&w.W_q, s.d_model, s.d_out, "weights.W_q", "d_model", "d_out", true},
-        {&w.W_k, s.d_model, s.kv_dim(), "weights.W_k", "d_model", detail::kv_width_name(s), true},
-        {&w.W_v, s.d_model, s.kv_dim(), "weights.W_v", "d_model", detail::kv_width_name(s), true},
-        {&w.W_o, s.d_out, s.d_out, "weights.W_o", "d_out", "d_out", s.out_proj},
-        {&w.b_q, 1, s.d_out, "weights.b_q", "1", "d_out", s.qkv_bias},
-        {&w.b_k, 1, s.kv_dim(), "weights.b_k", "1", detail::kv_width_name(s), s.qkv_bias},
-        {&w.b_v, 1, s.kv_dim(), "weights.b_v", "1", detail::kv_width_name(s), s.qkv_bias},
-        {&w.b_o, 1, s.d_out, "weights.b_o", "1", "d_out", s.out_proj && s.out_bias},
-    };
-    for (const auto& c : checks) {
-      if (!c.needed) continue;
-      st = check_matrix(*c.t, c.rows, c.cols, c.name, c.rm, c.cm);
-      if (!st.ok) return st;
-    }
-  }
+  st = s.captured() ? validate_layers(s) : validate_inputs(s, s.embedding, s.weights, "");
+  if (!st.ok) return st;
   if (!(s.temperature >= Limits::kMinTemperature && s.temperature <= Limits::kMaxTemperature)) {
     return Status::refusal(Msg::temperature_range, "temperature", {number_text(s.temperature)});
   }
@@ -357,6 +423,21 @@ bool same_weights(const State& a, const State& b) {
   return detail::same_explicit_weights(a, b);
 }
 
+// The captured layers as state_to_json writes them: names, inputs, weights (a and b
+// agree on the flags). Without layers, the state's own embedding and weights.
+bool same_inputs(const State& a, const State& b) {
+  if (a.layers.size() != b.layers.size()) return false;
+  if (!a.captured()) return same_embedding(a, b) && same_weights(a, b);
+  for (size_t l = 0; l < a.layers.size(); ++l) {
+    const CapturedLayer& x = a.layers[l];
+    const CapturedLayer& y = b.layers[l];
+    if (x.name != y.name || x.embedding.init != y.embedding.init || x.weights.init != y.weights.init) return false;
+    if (!tensors_bitwise_equal(x.embedding.values, y.embedding.values)) return false;
+    if (!detail::same_weight_values(a, x.weights, y.weights)) return false;
+  }
+  return true;
+}
+
 // rope is written when RoPE is on or either field differs from its default.
 bool rope_written(const State& s) {
   return s.positional == Positional::rope || s.rope.base != RopeSpec{}.base || s.rope.style != RopeSpec{}.style;
@@ -375,12 +456,14 @@ bool operator==(const State& a, const State& b) {
       a.num_kv_heads == b.num_kv_heads && a.alibi == b.alibi && a.window == b.window &&
       a.dropout.p == b.dropout.p && a.dropout.training == b.dropout.training && a.dropout.seed == b.dropout.seed &&
       a.tokens == b.tokens && a.model.name == b.model.name && a.model.checkpoint == b.model.checkpoint;
-  return same_fields && same_embedding(a, b) && same_weights(a, b);
+  return same_fields && same_inputs(a, b);
 }
 
 bool detail::same_explicit_weights(const State& a, const State& b) {
-  const WeightSpec& x = a.weights;
-  const WeightSpec& y = b.weights;
+  return same_weight_values(a, a.weights, b.weights);
+}
+
+bool detail::same_weight_values(const State& a, const WeightSpec& x, const WeightSpec& y) {
   const bool op = a.out_proj, qb = a.qkv_bias, ob = a.out_proj && a.out_bias;
   return tensors_bitwise_equal(x.W_q, y.W_q) && tensors_bitwise_equal(x.W_k, y.W_k) &&
          tensors_bitwise_equal(x.W_v, y.W_v) && (!op || tensors_bitwise_equal(x.W_o, y.W_o)) &&

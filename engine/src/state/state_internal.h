@@ -34,6 +34,8 @@ Status parse_state_named(const nlohmann::json& j, const NamedTensorFn& named, St
 // The explicit matrices a's flags use (a and b agree on the flags), bit for bit,
 // a shared one unread: State's == and the pipeline's same_param_inputs.
 bool same_explicit_weights(const State& a, const State& b);
+// The same for two weight specs (a captured layer's) under a's flags.
+bool same_weight_values(const State& a, const WeightSpec& x, const WeightSpec& y);
 
 // state_json_conversions(): state_to_json and parse_state add one each call.
 extern std::atomic<uint64_t> g_state_json_conversions;

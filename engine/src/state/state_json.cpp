@@ -6,6 +6,10 @@
 // before it reads any value array, so arrays are read only when their
 // expected shape is known to be within the limits.
 //
+// [SECTION] Captured layers: "layers", each layer's name, input and weights, read
+// after the sizes are checked with every layer counted.
+// [SECTION] State → JSON
+//
 // Errors inside the parser are thrown as ParseError and turned into a Status
 // at the entry points; nothing escapes. Values quoted in sentences go through
 // detail::preview() (short, valid UTF-8, never a recursive dump).
@@ -261,6 +265,44 @@ void parse_embedding(const json& j, State* s, const detail::NamedTensorFn* named
   s->embedding.seed = read_seed(*e, "seed", 123, "embedding");
 }
 
+// The explicit matrices of a weights object `w` at `at` ("weights", "layers[2].weights"),
+// of the shapes s's sizes give; those s's flags need are required.
+void parse_weight_values(const json& w, const std::string& at, const State& s, const detail::NamedTensorFn* named,
+                         WeightSpec* spec) {
+  spec->init = WeightInit::values;
+  const int dm = s.d_model, dout = s.d_out;
+  auto matrix = [&](const char* name, int rows, int cols, const char* rm, const char* cm,
+                    bool needed, SharedTensor* dst) {
+    const json* v = find(w, name);
+    const std::string field = at + "." + name;
+    if (v == nullptr) {
+      if (needed) fail(Msg::weight_missing, field, {field});
+      return;
+    }
+    read_explicit(*v, field, named, dst, [&] { return read_matrix(*v, rows, cols, field, rm, cm); });
+  };
+  auto vector = [&](const char* name, int n, const char* nn, bool needed, SharedTensor* dst) {
+    const json* v = find(w, name);
+    const std::string field = at + "." + name;
+    if (v == nullptr) {
+      if (needed) fail(Msg::weight_missing, field, {field});
+      return;
+    }
+    read_explicit(*v, field, named, dst, [&] { return read_vector(*v, n, field, nn); });
+  };
+  // K and V are G · head_dim wide (d_out unless num_kv_heads < num_heads).
+  const int kv = s.kv_dim();
+  const char* kvn = detail::kv_width_name(s);
+  matrix("W_q", dm, dout, "d_model", "d_out", true, &spec->W_q);
+  matrix("W_k", dm, kv, "d_model", kvn, true, &spec->W_k);
+  matrix("W_v", dm, kv, "d_model", kvn, true, &spec->W_v);
+  matrix("W_o", dout, dout, "d_out", "d_out", s.out_proj, &spec->W_o);
+  vector("b_q", dout, "d_out", s.qkv_bias, &spec->b_q);
+  vector("b_k", kv, kvn, s.qkv_bias, &spec->b_k);
+  vector("b_v", kv, kvn, s.qkv_bias, &spec->b_v);
+  vector("b_o", dout, "d_out", s.out_proj && s.out_bias, &spec->b_o);
+}
+
 void parse_weights(const json& j, State* s, const detail::NamedTensorFn* named) {
   const json* w = find(j, "weights");
   if (w == nullptr) return;
@@ -287,38 +329,59 @@ void parse_weights(const json& j, State* s, const detail::NamedTensorFn* named) 
   if (find(*w, "init") != nullptr || find(*w, "seed") != nullptr) {
     fail(Msg::weights_values_and_seed, std::string("weights.") + first_matrix, {first_matrix});
   }
-  spec.init = WeightInit::values;
-  const int dm = s->d_model, dout = s->d_out;
-  auto matrix = [&](const char* name, int rows, int cols, const char* rm, const char* cm,
-                    bool needed, SharedTensor* dst) {
-    const json* v = find(*w, name);
-    const std::string field = std::string("weights.") + name;
-    if (v == nullptr) {
-      if (needed) fail(Msg::weight_missing, field, {field});
-      return;
-    }
-    read_explicit(*v, field, named, dst, [&] { return read_matrix(*v, rows, cols, field, rm, cm); });
-  };
-  auto vector = [&](const char* name, int n, const char* nn, bool needed, SharedTensor* dst) {
-    const json* v = find(*w, name);
-    const std::string field = std::string("weights.") + name;
-    if (v == nullptr) {
-      if (needed) fail(Msg::weight_missing, field, {field});
-      return;
-    }
-    read_explicit(*v, field, named, dst, [&] { return read_vector(*v, n, field, nn); });
-  };
-  // K and V are G · head_dim wide (d_out unless num_kv_heads < num_heads).
-  const int kv = s->kv_dim();
-  const char* kvn = detail::kv_width_name(*s);
-  matrix("W_q", dm, dout, "d_model", "d_out", true, &spec.W_q);
-  matrix("W_k", dm, kv, "d_model", kvn, true, &spec.W_k);
-  matrix("W_v", dm, kv, "d_model", kvn, true, &spec.W_v);
-  matrix("W_o", dout, dout, "d_out", "d_out", s->out_proj, &spec.W_o);
-  vector("b_q", dout, "d_out", s->qkv_bias, &spec.b_q);
-  vector("b_k", kv, kvn, s->qkv_bias, &spec.b_k);
-  vector("b_v", kv, kvn, s->qkv_bias, &spec.b_v);
-  vector("b_o", dout, "d_out", s->out_proj && s->out_bias, &spec.b_o);
+  parse_weight_values(*w, "weights", *s, named, &spec);
+}
+
+// [SECTION] Captured layers: "layers": [{"name", "embedding": {"values"}, "weights": {W_q ...}}]
+
+// The list and its length, before the sizes are checked (the memory estimate counts
+// every layer); each layer's contents come after, in parse_layers.
+void parse_layer_count(const json& j, State* s) {
+  const json* v = find(j, "layers");
+  if (v == nullptr) return;
+  if (!v->is_array()) fail(Msg::layers_not_list, "layers", {type_name(*v)});
+  if (v->empty() || v->size() > static_cast<size_t>(Limits::kMaxLayers)) {
+    fail(Msg::layers_count, "layers", {std::to_string(v->size()), std::to_string(Limits::kMaxLayers)});
+  }
+  if (s->model.active()) fail(Msg::layers_with_model, "layers", {});
+  for (const char* key : {"embedding", "weights"}) {
+    if (find(j, key) != nullptr) fail(Msg::layers_and_top_level, key, {key});
+  }
+  s->layers.resize(v->size());
+}
+
+// Layer l: its name, its input (explicit values only) and its weights (explicit only).
+void parse_layer(const json& v, const std::string& at, State* s, const detail::NamedTensorFn* named,
+                 CapturedLayer* out) {
+  if (!v.is_object()) fail(Msg::must_be_object, at, {at, type_name(v)});
+  reject_unknown(v, {"name", "embedding", "weights"}, at);
+  if (const json* name = find(v, "name")) {
+    if (!name->is_string()) fail(Msg::token_not_string, at + ".name", {at + ".name", type_name(*name)});
+    out->name = name->get<std::string>();
+  }
+  const json* e = find(v, "embedding");
+  if (e == nullptr) fail(Msg::layer_part_missing, at + ".embedding.values", {at + ".embedding.values"});
+  if (!e->is_object()) fail(Msg::must_be_object, at + ".embedding", {at + ".embedding", type_name(*e)});
+  reject_unknown(*e, {"values"}, at + ".embedding");
+  const json* values = find(*e, "values");
+  const std::string vf = at + ".embedding.values";
+  if (values == nullptr) fail(Msg::layer_part_missing, vf, {vf});
+  out->embedding.init = EmbeddingInit::values;
+  read_explicit(*values, vf, named, &out->embedding.values, [&] {
+    return read_matrix(*values, s->seq_len(), s->d_model, vf, Msg::one_per_token, "d_model");
+  });
+  const json* w = find(v, "weights");
+  if (w == nullptr) fail(Msg::layer_part_missing, at + ".weights", {at + ".weights"});
+  if (!w->is_object()) fail(Msg::must_be_object, at + ".weights", {at + ".weights", type_name(*w)});
+  reject_unknown(*w, {"W_q", "W_k", "W_v", "W_o", "b_q", "b_k", "b_v", "b_o"}, at + ".weights");
+  parse_weight_values(*w, at + ".weights", *s, named, &out->weights);
+}
+
+void parse_layers(const json& j, State* s, const detail::NamedTensorFn* named) {
+  const json* v = find(j, "layers");
+  if (v == nullptr) return;
+  for (size_t l = 0; l < v->size(); ++l)
+    parse_layer((*v)[l], "layers[" + std::to_string(l) + "]", s, named, &s->layers[l]);
 }
 
 // positional, and rope's base and style (read whatever positional is: the
@@ -436,7 +499,7 @@ void parse_all(const json& j, State* s, const detail::NamedTensorFn* named) {
   reject_unknown(j, {"version", "tokens", "d_model", "d_out", "num_heads", "embedding", "positional",
                      "weights", "qkv_bias", "out_proj", "out_bias", "scale", "temperature",
                      "causal", "key_padding", "mask_fill", "safe_softmax", "dropout", "rope",
-                     "num_kv_heads", "alibi", "window", "model"},
+                     "num_kv_heads", "alibi", "window", "model", "layers"},
                  "");
   *s = State{};
   parse_model(j, s);
@@ -448,12 +511,14 @@ void parse_all(const json& j, State* s, const detail::NamedTensorFn* named) {
   s->qkv_bias = read_bool(j, "qkv_bias", s->qkv_bias, "");
   s->out_proj = read_bool(j, "out_proj", s->out_proj, "");
   s->out_bias = read_bool(j, "out_bias", s->out_bias, "");
+  parse_layer_count(j, s);
   // Sizes first: value arrays below are read only within the limits.
   Status st = detail::validate_sizes(*s);
   if (!st.ok) throw ParseError{st};
   parse_embedding(j, s, named);
   parse_positional(j, s);
   parse_weights(j, s, named);
+  parse_layers(j, s, named);
   const std::string scale = read_choice(j, "scale", "head_dim", {"head_dim", "d_out", "none"}, "");
   s->scale = scale == "head_dim" ? ScaleMode::head_dim
              : scale == "d_out"  ? ScaleMode::d_out
@@ -510,6 +575,26 @@ std::atomic<uint64_t> detail::g_state_json_conversions{0};
 
 uint64_t state_json_conversions() { return detail::g_state_json_conversions.load(std::memory_order_relaxed); }
 
+namespace {
+
+// Explicit weights as JSON: the matrices s's flags use.
+nlohmann::json weight_values_json(const State& s, const WeightSpec& w) {
+  nlohmann::json wj = nlohmann::json::object();
+  wj["W_q"] = detail::tensor_to_json_rows(w.W_q.view());
+  wj["W_k"] = detail::tensor_to_json_rows(w.W_k.view());
+  wj["W_v"] = detail::tensor_to_json_rows(w.W_v.view());
+  if (s.out_proj) wj["W_o"] = detail::tensor_to_json_rows(w.W_o.view());
+  if (s.qkv_bias) {
+    wj["b_q"] = detail::tensor_to_json_vector(w.b_q.view());
+    wj["b_k"] = detail::tensor_to_json_vector(w.b_k.view());
+    wj["b_v"] = detail::tensor_to_json_vector(w.b_v.view());
+  }
+  if (s.out_proj && s.out_bias) wj["b_o"] = detail::tensor_to_json_vector(w.b_o.view());
+  return wj;
+}
+
+}  // namespace
+
 nlohmann::json state_to_json(const State& s) {
   using nlohmann::json;
   detail::g_state_json_conversions.fetch_add(1, std::memory_order_relaxed);
@@ -524,8 +609,8 @@ nlohmann::json state_to_json(const State& s) {
   j["d_model"] = s.d_model;
   j["d_out"] = s.d_out;
   j["num_heads"] = s.num_heads;
-  if (s.model.active()) {
-    // the model's own embeddings and weights (not written)
+  if (s.model.active() || s.captured()) {
+    // the model's own embeddings and weights, or each captured layer's (below)
   } else if (s.embedding.init == EmbeddingInit::values) {
     j["embedding"] = {{"values", detail::tensor_to_json_rows(s.embedding.values.view())}};
   } else {
@@ -533,25 +618,23 @@ nlohmann::json state_to_json(const State& s) {
   }
   j["positional"] = positional_name(s.positional);
   const WeightSpec& w = s.weights;
-  if (s.model.active()) {
-    // as above
+  if (s.model.active() || s.captured()) {
+    // as above; a captured layer's own are under "layers"
   } else if (w.init == WeightInit::values) {
-    json wj = json::object();
-    wj["W_q"] = detail::tensor_to_json_rows(w.W_q.view());
-    wj["W_k"] = detail::tensor_to_json_rows(w.W_k.view());
-    wj["W_v"] = detail::tensor_to_json_rows(w.W_v.view());
-    if (s.out_proj) wj["W_o"] = detail::tensor_to_json_rows(w.W_o.view());
-    if (s.qkv_bias) {
-      wj["b_q"] = detail::tensor_to_json_vector(w.b_q.view());
-      wj["b_k"] = detail::tensor_to_json_vector(w.b_k.view());
-      wj["b_v"] = detail::tensor_to_json_vector(w.b_v.view());
-    }
-    if (s.out_proj && s.out_bias) wj["b_o"] = detail::tensor_to_json_vector(w.b_o.view());
-    j["weights"] = std::move(wj);
+    j["weights"] = weight_values_json(s, w);
   } else {
     j["weights"] = {{"init", weight_init_name(w.init)},
                     {"seed", w.seed},
                     {"layout", weight_layout_name(w.layout)}};
+  }
+  if (s.captured()) {
+    json layers = json::array();
+    for (const CapturedLayer& c : s.layers) {
+      layers.push_back({{"name", c.name},
+                        {"embedding", {{"values", detail::tensor_to_json_rows(c.embedding.values.view())}}},
+                        {"weights", weight_values_json(s, c.weights)}});
+    }
+    j["layers"] = std::move(layers);
   }
   j["qkv_bias"] = s.qkv_bias;
   j["out_proj"] = s.out_proj;

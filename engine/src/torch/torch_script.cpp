@@ -17,6 +17,7 @@
 
 #include "attnviz/model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -267,11 +268,16 @@ struct Names {
   std::string context_all() const { return multi ? "concat" : "context_vec"; }
 };
 
-void write_header(Script& py) {
+void write_header(Script& py, const State* captured = nullptr, int layer = 0) {
   py.line("#!/usr/bin/env python3");
   py.comment(PyMsg::intro);
   py.comment(PyMsg::usage);
   py.comment(PyMsg::made_by, {kEngineVersion, std::to_string(Limits::kStateVersion)});
+  if (captured != nullptr) {  // a state of captured layers: which one this script is
+    const std::string& name = captured->layers[static_cast<size_t>(layer)].name;
+    py.comment(PyMsg::captured_layer,
+               {std::to_string(captured->layers.size()), std::to_string(layer), name.empty() ? "-" : name});
+  }
   py.line("import json");
   py.line("import math");
   py.line("import sys");
@@ -837,11 +843,16 @@ std::string model_script(const State& s, const TorchScriptOptions& o) {
 
 }  // namespace
 
-std::string torch_script(const State& s, const TorchScriptOptions& options) {
-  if (s.model.active() && s.model.model) return model_script(s, options);
+std::string torch_script(const State& state, const TorchScriptOptions& options) {
+  if (state.model.active() && state.model.model) return model_script(state, options);
+  // Captured layers: the chosen layer's attention, alone (its state as one layer).
+  const int L = static_cast<int>(state.layers.size());
+  const int layer = std::max(0, std::min(options.layer, L - 1));
+  const State s = state.captured() ? captured_layer_state(state, layer) : State();
+  const State& one = state.captured() ? s : state;
   Script py(options.language);
-  const Names n(s);
-  write_header(py);
+  const Names n(one);
+  write_header(py, state.captured() ? &state : nullptr, layer);
   write_helpers(py);
   write_sizes(py, n);
   write_embedding(py, n);

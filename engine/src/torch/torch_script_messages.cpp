@@ -108,6 +108,10 @@ constexpr PyMsgText kEnglish[] = {
     {PyMsg::model_layer_weights, "nn.Linear stores (out, in): x @ W needs the transpose"},
     {PyMsg::model_residual, "the residual stream: the layer's output added to its input"},
     {PyMsg::model_logits, "Next-token logits: the last residual stream times the unembedding"},
+    {PyMsg::captured_layer,
+     "This state holds {} attention layers captured from your own model; this script computes\n"
+     "layer {} ({}) alone: its captured input X and its weights. The layers between (norms, MLPs,\n"
+     "residual adds) are your model's own; export another layer for its script."},
     {PyMsg::h_x0, "x0, token plus position embeddings:"},
     {PyMsg::h_layer, "=== layer {} ==="},
     {PyMsg::h_logits, "logits (one row per position, one column per word of the vocabulary):"},
@@ -255,6 +259,10 @@ constexpr PyMsgText kChinese[] = {
     {PyMsg::model_layer_weights, "nn.Linear 存的是 (out, in)：x @ W 需要它的转置"},
     {PyMsg::model_residual, "残差流：这一层的输出加上它的输入"},
     {PyMsg::model_logits, "下一个词元的 logits：最后的残差流乘以反嵌入矩阵"},
+    {PyMsg::captured_layer,
+     "这个状态含有从你自己的模型捕获的 {} 个注意力层；这个脚本只计算\n"
+     "第 {} 层（{}）：它捕获到的输入 X 和它的权重。层与层之间的部分（归一化、MLP、\n"
+     "残差相加）属于你的模型；导出其他层可得到它们的脚本。"},
     {PyMsg::h_x0, "x0，词元嵌入加位置嵌入："},
     {PyMsg::h_layer, "=== 第 {} 层 ==="},
     {PyMsg::h_logits, "logits（每个位置一行，词表中每个词一列）："},

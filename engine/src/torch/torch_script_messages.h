@@ -33,6 +33,8 @@ enum class PyMsg : int {
   // a trained model (torch_script.cpp, [SECTION] a trained model)
   model_intro, model_file, model_loader_doc, model_prefix, model_embedding, model_layers, model_layer_weights,
   model_residual, model_logits, h_x0, h_layer, h_logits,
+  // captured layers (torch_script.cpp, torch_script): the one layer a script computes
+  captured_layer,
   count
 };
 constexpr int kPyMsgCount = static_cast<int>(PyMsg::count);

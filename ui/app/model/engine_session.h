@@ -1,8 +1,8 @@
 // engine_session.h: the app's one door into the engine. It owns the validated
 // session state and the engine's staged Pipeline, and hands panels read-only views.
 // Panels never compute attention; they read MatrixViews and Explanations from here.
-// A state that runs a trained model has a pipeline per layer (attnviz/model.h,
-// LayerStack): pipeline(), matrix() and version() read the layer the view shows
+// A state that runs a trained model, or holds captured layers, has a pipeline per
+// layer (attnviz/model.h, LayerStack): pipeline(), matrix() and version() read the layer the view shows
 // (set_layer, from View::layer each frame), so every tab works on any layer.
 #pragma once
 #include <cstdint>
@@ -38,7 +38,13 @@ class EngineSession {
   const Pipeline& pipeline() const { return stack_.layer(layer_); }
   const LayerStack& stack() const { return stack_; }
   bool is_model() const { return stack_.is_model(); }
+  bool is_captured() const { return stack_.is_captured(); }
   int num_layers() const { return stack_.num_layers(); }
+  // Layers to choose among: a trained model's, or captured layers (State::layers)
+  // when there are 2 or more. The layer bar and the layers × heads grid show then.
+  bool layered() const { return stack_.is_model() || stack_.num_layers() > 1; }
+  // A captured layer's name ("transformer.h.0.attn"), empty otherwise.
+  const std::string& layer_name(int l) const { return stack_.layer_name(l); }
   int layer() const { return layer_; }
   // The layer the views read from now on, clamped to the layers there are.
   void set_layer(int l) { layer_ = l < 0 ? 0 : (l >= stack_.num_layers() ? stack_.num_layers() - 1 : l); }

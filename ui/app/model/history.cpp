@@ -14,13 +14,18 @@ size_t state_fields_bytes(const State& s) {
 
 namespace {
 
-// Calls f on each explicit matrix a state holds (used by its flags or not: a
-// matrix kept while out_proj is off is memory all the same).
+// Calls f on each explicit matrix an input and weights hold (used by the flags or
+// not: a matrix kept while out_proj is off is memory all the same).
+template <class F>
+void each_input_matrix(const EmbeddingSpec& e, const WeightSpec& w, F&& f) {
+  for (const SharedTensor* t : {&e.values, &w.W_q, &w.W_k, &w.W_v, &w.W_o, &w.b_q, &w.b_k, &w.b_v, &w.b_o}) f(*t);
+}
+
+// ... of a state: its own, and every captured layer's.
 template <class F>
 void each_matrix(const State& s, F&& f) {
-  const WeightSpec& w = s.weights;
-  for (const SharedTensor* t : {&s.embedding.values, &w.W_q, &w.W_k, &w.W_v, &w.W_o, &w.b_q, &w.b_k, &w.b_v, &w.b_o})
-    f(*t);
+  each_input_matrix(s.embedding, s.weights, f);
+  for (const CapturedLayer& c : s.layers) each_input_matrix(c.embedding, c.weights, f);
 }
 
 }  // namespace

@@ -167,8 +167,11 @@ void apply_view(AppModel& m, const ViewPatch& p) {
 }
 
 // The layers a payload's state has, read before it is applied: a trained model's
-// (attnviz/model.h), else 1. A state the engine will refuse counts 1; it says why.
+// (attnviz/model.h), its captured layers, else 1. A state the engine will refuse
+// counts 1; it says why.
 int layers_of(const json& state) {
+  if (state.is_object() && state.contains("layers") && state["layers"].is_array() && !state["layers"].empty())
+    return static_cast<int>(state["layers"].size());
   if (!state.is_object() || !state.contains("model") || !state["model"].is_object()) return 1;
   const json& name = state["model"].value("name", json());
   const SharedModel model = name.is_string() ? find_model(name.get<std::string>()) : nullptr;

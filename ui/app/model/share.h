@@ -28,7 +28,7 @@ namespace attnviz::ui {
 struct AppModel;
 
 constexpr int kShareFormat = 1;          // the "v" this build writes and reads
-constexpr int kShareMaxDepth = 64;       // JSON nesting accepted (a state needs 4)
+constexpr int kShareMaxDepth = 64;       // JSON nesting accepted (a state needs 6: state → layers → layer → weights → W_q → row)
 // The longest link the page puts in the address bar (attnviz-share.js MAX_HASH_WRITE).
 constexpr double kShareMaxAddressChars = 1 << 20;
 // Characters of link a state's explicit float32 value takes, on average: its shortest

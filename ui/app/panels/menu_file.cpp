@@ -140,6 +140,7 @@ json import_paths(AppModel& m, const std::vector<std::string>& paths) {
 std::string torch_script_in_language(const AppModel& m) {
   TorchScriptOptions o;
   o.language = lang_code(language());  // a language without a table gets English
+  o.layer = m.engine.layer();           // captured layers: the layer shown, alone
   return torch_script(m.engine.state(), o);
 }
 

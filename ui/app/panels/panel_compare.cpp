@@ -177,9 +177,10 @@ static void stage_combo(AppModel& m) {
 // head's matrix of that stage changed.
 static void update_grid_range(AppModel& m, CompareCache& c, Stage stage) {
   const int H = m.engine.num_heads();
-  // A trained model's grid shows every layer: one scale for all of them.
+  // A grid of layers (a trained model's, captured ones) shows every layer: one scale for all of them.
   const LayerStack& st = m.engine.stack();
-  const int l0 = m.engine.is_model() ? 0 : m.engine.layer(), l1 = m.engine.is_model() ? st.num_layers() : l0 + 1;
+  const bool all = m.engine.layered();
+  const int l0 = all ? 0 : m.engine.layer(), l1 = all ? st.num_layers() : l0 + 1;
   uint64_t v = mix_versions(0x6A1D, (uint64_t)stage);
   for (int l = l0; l < l1; ++l)
     for (int h = 0; h < H; ++h) v = mix_versions(v, st.layer(l).version(stage, h));
@@ -289,7 +290,7 @@ static void all_heads_header(AppModel& m, CompareCache& c) {
   ImGui::TextDisabled("%s", c.grid_signed ? tr("one scale for every head, white = 0") : tr("one scale for every head"));
   head_scores_toggle(m);
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
-  if (m.engine.is_model())
+  if (m.engine.layered())
     ImGui::TextWrapped("%s", tr("Rows are layers, columns heads. Click a head to show it in every tab; hover a score "
                                 "for how it is computed, click it to keep it in the Inspector."));
   else
@@ -362,7 +363,7 @@ static void one_layer_grid(AppModel& m, CompareCache& c) {
 
 static void all_heads(AppModel& m, CompareCache& c) {
   all_heads_header(m, c);
-  if (!m.engine.is_model()) {
+  if (!m.engine.layered()) {
     one_layer_grid(m, c);
     return;
   }
@@ -601,8 +602,8 @@ void compare_tab(AppModel& m) {
     static const Sub subs[] = {
         {N_("All heads"), all_heads}, {N_("A/B"), ab_view}, {N_("Row statistics"), row_statistics}};
     for (const Sub& s : subs) {
-      // A model's All heads is its layers × heads grid, under the same ID.
-      const bool grid = s.draw == all_heads && m.engine.is_model();
+      // With layers (a model's, captured ones) All heads is the layers × heads grid, under the same ID.
+      const bool grid = s.draw == all_heads && m.engine.layered();
       bool open = ImGui::BeginTabItem(grid ? L("Layers \xC3\x97 heads###All heads") : L(s.name));  // the ID stays English: the selected view is kept
       item_register(s.name);
       if (open) {

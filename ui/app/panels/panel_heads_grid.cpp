@@ -5,7 +5,7 @@
 //   Cache        the scores on this input and on the probe, a score's terms, keyed by state
 //   Jobs         naming a head's job, and its colour
 //   Score text   a score as an item: hover explains it in the Inspector, a click pins it
-//   Grid         the layers × heads grid of a trained model
+//   Grid         the layers × heads grid of a trained model or of captured layers (their names beside the rows)
 //   One layer    the scores above each map of a one-layer state
 //   Inspector    the score in focus
 #include "app/panels/panel_heads_grid.h"
@@ -20,6 +20,7 @@
 #include "app/panels/panel_stages.h"
 #include "app/text/i18n.h"
 #include "app/text/inspector_text.h"
+#include "app/widgets/heatmap_layout.h"
 #include "app/widgets/item_registry.h"
 #include "attnviz/pipeline.h"
 #include "imgui.h"
@@ -67,6 +68,8 @@ GridScores grid_scores(AppModel& m, bool probe) {
 
 static std::vector<HeadsGridDrawnCell> g_drawn;  // the last frame's, for tests (copied: no allocation once sized)
 const std::vector<HeadsGridDrawnCell>& heads_grid_drawn() { return g_drawn; }
+static std::vector<std::string> g_row_labels;     // the same for the rows' labels
+const std::vector<std::string>& heads_grid_row_labels() { return g_row_labels; }
 
 // [SECTION] Jobs ------------------------------------------------------------------------
 
@@ -189,7 +192,11 @@ static void name_line(AppModel& m, const HeadsGridDrawnCell& d, const HeadsGridL
   ImGui::InvisibleButton(id, ImVec2(inner_w, line * (lay.badge_below ? 2.0f : 1.0f)));
   item_register(id);
   if (ImGui::IsItemClicked()) select_head(m, d.layer, d.head);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip(tr("Click: show layer %d, head %d in every tab"), d.layer, d.head);
+  if (ImGui::IsItemHovered()) {
+    const std::string& layer_name = m.engine.layer_name(d.layer);
+    if (layer_name.empty()) ImGui::SetTooltip(tr("Click: show layer %d, head %d in every tab"), d.layer, d.head);
+    else ImGui::SetTooltip(tr("Click: show layer %d (%s), head %d in every tab"), d.layer, layer_name.c_str(), d.head);
+  }
   ImGui::GetWindowDrawList()->AddText(p, ImGui::GetColorU32(ImGuiCol_Text), name);
   const float name_w = ImGui::CalcTextSize(name).x;
   job_badge(d, lay.badge_below ? ImVec2(p.x, p.y + line) : ImVec2(p.x + name_w + score_sep(), p.y - 1.0f));
@@ -285,6 +292,31 @@ static void fill_cells(AppModel& m, const GridScores& gs, std::vector<HeadsGridD
     }
 }
 
+static float measure_text(const char* b, const char* e, void*) { return ImGui::CalcTextSize(b, e).x; }
+
+// The width of the captured layers' names column (0: no names to show), at most a
+// fifth of the room and 12 em; a longer name is ellipsised there.
+static float row_label_width(AppModel& m, float avail_w) {
+  const LayerStack& st = m.engine.stack();
+  float w = 0;
+  for (int l = 0; l < st.num_layers(); ++l) w = std::max(w, ImGui::CalcTextSize(st.layer_name(l).c_str()).x);
+  if (w <= 0) return 0;
+  return std::min({w, avail_w * 0.2f, ImGui::GetFontSize() * 12.0f}) + ImGui::GetFontSize();
+}
+
+// Row l's label at p: the layer's name, ellipsised to `width`; hovered, the whole name.
+static void row_label(AppModel& m, int l, ImVec2 p, float width) {
+  const std::string& name = m.engine.layer_name(l);
+  char fit[288], id[40];
+  ellipsize(name.c_str(), width, measure_text, nullptr, fit, sizeof fit);
+  ImGui::SetCursorScreenPos(p);
+  ImGui::TextDisabled("%s", fit);
+  std::snprintf(id, sizeof id, "heads grid layer name L%d", l);
+  item_register(id);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip(tr("Layer %d: %s"), l, name.c_str());
+  g_row_labels[(size_t)l] = fit;
+}
+
 void heads_grid(AppModel& m, const GridScale& scale) {
   const LayerStack& st = m.engine.stack();
   const GridScores gs = grid_scores(m, m.widgets.heads_grid.on_probe);
@@ -299,12 +331,16 @@ void heads_grid(AppModel& m, const GridScale& scale) {
   in.rows = t0->rows;
   in.cols = t0->cols;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  in.avail_w = avail.x - 8.0f;  // the frames' width outside the cells
+  const float names_w = row_label_width(m, avail.x);  // captured layers' names, left of their rows
+  in.avail_w = avail.x - 8.0f - names_w;  // the frames' width outside the cells
   in.avail_h = avail.y - 8.0f;
   measure_cells(cells, in);
   const HeadsGridLayout lay = heads_grid_layout(in);
   const ImVec2 c0 = ImGui::GetCursorScreenPos();
-  const ImVec2 o(c0.x + 4.0f, c0.y + 4.0f);
+  const ImVec2 o(c0.x + 4.0f + names_w, c0.y + 4.0f);
+  g_row_labels.assign(names_w > 0 ? (size_t)L : 0, std::string());
+  for (int l = 0; names_w > 0 && l < L; ++l)
+    row_label(m, l, ImVec2(c0.x, o.y + l * (lay.box_h + in.gap_y) + in.pad), names_w - ImGui::GetFontSize());
   for (const HeadsGridDrawnCell& d : cells) {
     if (d.head >= H) continue;  // every layer has the same heads in a model
     const ImVec2 a(o.x + d.head * (lay.col_w + in.gap_x), o.y + d.layer * (lay.box_h + in.gap_y));
@@ -319,8 +355,8 @@ void heads_grid(AppModel& m, const GridScale& scale) {
     ImGui::EndGroup();
     ImGui::PopID();
   }
-  ImGui::SetCursorScreenPos(o);
-  ImGui::Dummy(ImVec2(lay.total_w, lay.total_h + 4.0f));
+  ImGui::SetCursorScreenPos(ImVec2(c0.x, o.y));
+  ImGui::Dummy(ImVec2(lay.total_w + names_w + 4.0f, lay.total_h + 4.0f));
   g_drawn = cells;
 }
 
@@ -353,6 +389,7 @@ void head_scores_prepare(AppModel& m) {
   HeadsGridCache& c = cache_of(m);
   fill_cells(m, grid_scores(m, false), c.drawn);
   g_drawn = c.drawn;
+  g_row_labels.clear();
   c.measured = HeadsGridIn{};
   c.measured.pad = 0;
   measure_cells(c.drawn, c.measured);

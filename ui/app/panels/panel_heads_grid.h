@@ -1,10 +1,12 @@
-// panel_heads_grid.h: Compare heads → All heads for a trained model: every layer's
+// panel_heads_grid.h: Compare heads → All heads for a trained model or captured layers
+// (their names beside the rows): every layer's
 // every head (rows = layers, columns = heads) as small maps, each with its four head
 // scores (attnviz/model.h) and the job they name; and the head scores beside each map
 // of a one-layer state. The sizes come from heads_grid_layout.h (pure); the numbers
 // from the engine (head_scores, probe_head_scores, head_score_terms), cached per
 // state; the Inspector explains the hovered or pinned score (panel_inspector.cpp).
 #pragma once
+#include <string>
 #include <vector>
 
 #include "app/model/widgets_state.h"
@@ -62,6 +64,9 @@ struct HeadsGridDrawnCell {
   bool selected = false;
 };
 const std::vector<HeadsGridDrawnCell>& heads_grid_drawn();
+// The rows' labels the grid drew in its last frame (captured layers' names, ellipsised
+// as drawn), one a layer; empty when it drew none (a trained model, one layer).
+const std::vector<std::string>& heads_grid_row_labels();
 
 // The Inspector's side: the score to explain (hovered in the last frame, else the
 // pinned one while no cell was pinned after it), and its terms (cached).

@@ -622,9 +622,13 @@ void same_line_if_fits(const char* button) {
 }
 
 void embedding_group(AppModel& m) {
-  if (!group_header(m, N_("Embedding"), false, {"embedding", "positional"})) return;
+  if (!group_header(m, N_("Embedding"), false, {"embedding", "positional", "layers"})) return;
   EmbeddingSpec& emb = m.draft.embedding;
-  if (emb.init == EmbeddingInit::values) {
+  if (m.draft.captured()) {  // each layer's input is what the learner's model gave it: nothing to seed
+    ImGui::TextDisabled(tr("each of the %d layers: its captured input (edit its cells in Edit values)"),
+                        (int)m.draft.layers.size());
+    item_register("captured inputs");
+  } else if (emb.init == EmbeddingInit::values) {
     ImGui::TextDisabled("%s", tr("explicit values (edited cell by cell)"));
     same_line_if_fits(L("back to seeded"));
     if (ImGui::SmallButton(L("back to seeded"))) {
@@ -636,6 +640,7 @@ void embedding_group(AppModel& m) {
     seed_field(m, N_("Embedding seed"), &emb.seed);
   }
   error_line(m, "embedding");
+  error_line(m, "layers");
   enum_field(m, N_("Positional"), &m.draft.positional, {Positional::none, Positional::sinusoidal, Positional::rope},
              positional_name, positional_shown,
              N_("positional encoding: none; the sinusoidal one of \"Attention Is All You Need\", added to the "
@@ -645,7 +650,10 @@ void embedding_group(AppModel& m) {
 
 void weights_group(AppModel& m) {
   if (!group_header(m, N_("Weights"), false, {"weights", "qkv_bias", "out_proj", "out_bias"})) return;
-  if (m.draft.weights.init == WeightInit::values) {
+  if (m.draft.captured()) {  // the module's own weights, layer by layer: no seed, init or layout applies
+    ImGui::TextDisabled("%s", tr("each layer's own, captured from your model"));
+    item_register("captured weights");
+  } else if (m.draft.weights.init == WeightInit::values) {
     ImGui::TextDisabled("%s", tr("explicit values"));
     same_line_if_fits(L("back to seeded##w"));
     if (ImGui::SmallButton(L("back to seeded##w"))) {

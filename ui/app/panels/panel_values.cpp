@@ -203,8 +203,8 @@ bool read_typed(AppModel& m, const char* what, int i, int j, const std::string& 
 void apply_value(AppModel& m, State next, const char* what, Stage stage, int i, int j, float v) {
   const Pipeline& p = m.engine.pipeline();
   if (!surely_finite(p, stage, v)) {
-    Pipeline trial;  // the edit's whole computation, on the side
-    const char* over = trial.set_state(next).ok ? overflowed_stage(trial) : nullptr;
+    Pipeline trial;  // the edit's whole computation, on the side (captured layers: the shown one's)
+    const char* over = trial.set_state(captured_layer_state(next, m.engine.layer())).ok ? overflowed_stage(trial) : nullptr;
     if (over && !overflowed_stage(p)) {
       m.error = tr_args("{0}[{1}][{2}] = {3} was not applied: with it, {4} would pass float32's largest number "
                         "(about 3.4e38) and become ∞ or NaN. The last values stay.",
@@ -215,6 +215,31 @@ void apply_value(AppModel& m, State next, const char* what, Stage stage, int i, 
   }
   m.draft = std::move(next);
   apply_edit(m);
+}
+
+// The state with cell (i, j) of the shown layer's input X set to v: of captured
+// layers, that layer's own input; else the state's, from its seed the first time.
+State with_embedding_cell(const AppModel& m, int i, int j, float v) {
+  if (m.engine.is_captured()) {
+    State next = m.engine.state();
+    next.layers[(size_t)m.engine.layer()].embedding.values.mut().at(i, j) = v;
+    return next;
+  }
+  State next = materialize_embedding(m.engine.pipeline().state());
+  next.embedding.values.mut().at(i, j) = v;
+  return next;
+}
+
+// The same for a weight matrix (a bias is (1 × d_out): i is 0).
+State with_weight_cell(const AppModel& m, SharedTensor WeightSpec::*w, int i, int j, float v) {
+  if (m.engine.is_captured()) {
+    State next = m.engine.state();
+    (next.layers[(size_t)m.engine.layer()].weights.*w).mut().at(i, j) = v;
+    return next;
+  }
+  State next = materialize_weights(m.engine.pipeline().state());
+  (next.weights.*w).mut().at(i, j) = v;
+  return next;
 }
 
 }  // namespace
@@ -252,9 +277,7 @@ void values_tab(AppModel& m) {
     const Tensor& rows = embedding_rows(m);
     if (value_grid("embedding", rows, &m.engine.tokens(), &i, &j, &typed) && !model &&
         read_typed(m, "embedding", i, j, typed, rows.at(i, j), &v)) {
-      State next = materialize_embedding(p.state());
-      next.embedding.values.mut().at(i, j) = v;
-      apply_value(m, std::move(next), "embedding", Stage::X, i, j, v);
+      apply_value(m, with_embedding_cell(m, i, j, v), "embedding", Stage::X, i, j, v);
     }
   }
   struct W { const char* name; Stage stage; SharedTensor WeightSpec::*values; };
@@ -270,14 +293,13 @@ void values_tab(AppModel& m) {
     if (ImGui::CollapsingHeader(header)) {
       if (value_grid(w.name, *t, nullptr, &i, &j, &typed) && !model &&
           read_typed(m, w.name, i, j, typed, t->at(i, j), &v)) {
-        State next = materialize_weights(p.state());
-        (next.weights.*w.values).mut().at(i, j) = v;  // a bias is (1 × d_out): i is 0
-        apply_value(m, std::move(next), w.name, w.stage, i, j, v);
+        apply_value(m, with_weight_cell(m, w.values, i, j, v), w.name, w.stage, i, j, v);
       }
     }
   }
   if (model) ImGui::EndDisabled();
-  if (!m.error.empty() && (m.error_field.rfind("embedding", 0) == 0 || m.error_field.rfind("weights", 0) == 0)) {
+  if (!m.error.empty() && (m.error_field.rfind("embedding", 0) == 0 || m.error_field.rfind("weights", 0) == 0 ||
+                           m.error_field.rfind("layers", 0) == 0)) {
     ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(255, 138, 122, 255));
     ImGui::TextWrapped("%s", m.error.c_str());
     ImGui::PopStyleColor();

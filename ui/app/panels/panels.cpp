@@ -13,6 +13,7 @@
 #include "app/panels/export.h"
 #include "app/widgets/fonts.h"
 #include "app/panels/help.h"
+#include "app/widgets/heatmap_layout.h"
 #include "app/widgets/item_registry.h"
 #include "app/panels/layout.h"
 #include "app/model/presets.h"
@@ -162,31 +163,60 @@ static void legend(const AppModel& m) {
   ImGui::NewLine();
 }
 
-// A trained model's layers (attnviz/model.h): which one every tab shows. One
-// button a layer, the shown one highlighted; the model and its training step beside.
+// Text as wide as ImGui measures it in the current font (for ellipsize).
+static float measure_text(const char* b, const char* e, void*) { return ImGui::CalcTextSize(b, e).x; }
+
+// The layer bar's tooltip for layer l of L: a trained model's residual stream, or the
+// captured layer's name and where its input comes from.
+static void layer_tooltip(const AppModel& m, int l, int L) {
+  if (m.engine.is_model()) {
+    ImGui::SetTooltip(tr("Every tab shows layer %d of %d. Its input is the residual stream x%d: the embeddings plus "
+                         "the outputs of the layers before it."), l, L, l);
+    return;
+  }
+  const std::string& name = m.engine.layer_name(l);
+  ImGui::SetTooltip(tr("Every tab shows layer %d of %d: %s. Its input is what your model handed this attention "
+                       "module (captured with a forward hook); its weights are the module's own."),
+                    l, L, name.empty() ? "-" : name.c_str());
+}
+
+// The layers (a trained model's, attnviz/model.h, or captured ones, State::layers):
+// which one every tab shows. One button a layer, the shown one highlighted, on as many
+// lines as they need; beside them the model and its training step, or the shown
+// captured layer's name (ellipsised when long; whole in the tooltip).
 static void layer_bar(AppModel& m) {
-  if (!m.engine.is_model()) return;
+  if (!m.engine.layered()) return;
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted(tr("Layer"));
   const int L = m.engine.num_layers();
+  const float button_w = ImGui::GetFrameHeight() * 1.4f;
+  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
   char label[32];
   for (int l = 0; l < L; ++l) {
-    ImGui::SameLine();
+    if (ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + button_w <= right) ImGui::SameLine();
     std::snprintf(label, sizeof label, "%d###layer %d", l, l);
     const bool on = m.view.layer == l;
     if (on) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
-    if (ImGui::Button(label, ImVec2(ImGui::GetFrameHeight() * 1.4f, 0))) m.view.layer = l;
+    if (ImGui::Button(label, ImVec2(button_w, 0))) m.view.layer = l;
     if (on) ImGui::PopStyleColor();
     std::snprintf(label, sizeof label, "Layer %d", l);
     item_register(label);
-    if (ImGui::IsItemHovered()) {
-      ImGui::SetTooltip(tr("Every tab shows layer %d of %d. Its input is the residual stream x%d: the embeddings plus "
-                           "the outputs of the layers before it."), l, L, l);
-    }
+    if (ImGui::IsItemHovered()) layer_tooltip(m, l, L);
   }
-  const Checkpoint* k = m.engine.stack().checkpoint();
   ImGui::SameLine(0, ImGui::GetFontSize());
-  ImGui::TextDisabled(tr("%s, training step %d"), m.engine.stack().model()->name.c_str(), k ? k->step : 0);
+  if (m.engine.is_model()) {
+    const Checkpoint* k = m.engine.stack().checkpoint();
+    ImGui::TextDisabled(tr("%s, training step %d"), m.engine.stack().model()->name.c_str(), k ? k->step : 0);
+    return;
+  }
+  const std::string& name = m.engine.layer_name(m.engine.layer());
+  if (name.empty()) return;
+  char fit[288];
+  const float room = std::max(right - ImGui::GetCursorScreenPos().x, ImGui::GetFontSize() * 4);
+  ellipsize(name.c_str(), room, measure_text, nullptr, fit, sizeof fit);
+  ImGui::TextDisabled("%s", fit);
+  item_register("layer name");
+  if (ImGui::IsItemHovered()) layer_tooltip(m, m.engine.layer(), L);
 }
 
 // --- Window arrangement (layout.h). The default one is made for the screen at
