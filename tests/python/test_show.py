@@ -149,6 +149,14 @@ class Capture(unittest.TestCase, Close):
         self.assertIn(b'"layers.1.weights.W_q"', packed[:4096])
         self.assertEqual(attnviz.State.from_safetensors(packed), both_state)
         self.assertEqual(attnviz.State.from_link(both_state.link()), both_state)
+        # the engine runs the captured stack layer by layer, each on its own input
+        result = engine(both_state)
+        self.assertEqual([L["name"] for L in result["layers"]], cap.names())
+        for layer, ran in zip(cap, result["layers"]):
+            w = layer.module(layer.x, layer.x, layer.x, attn_mask=mask, need_weights=True,
+                             average_attn_weights=False)[1][0].detach().double().numpy()
+            got = weights_of(ran)
+            self.assertLessEqual((np.abs(got - w) - (2e-6 + 2e-5 * np.abs(w))).max(), 0, layer.name)
         self.assertIs(cap["blocks.1.attn"], cap[1])
         with self.assertRaises(attnviz.AttnvizError) as e:
             cap["blocks.2.attn"]
