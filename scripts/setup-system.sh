@@ -9,8 +9,8 @@ groups=("$@")
 
 pkgs_build=(cmake g++ make pkg-config libsdl2-dev libgl-dev libgtest-dev nlohmann-json3-dev libfmt-dev libstb-dev zlib1g-dev
             fonts-dejavu-core fonts-droid-fallback xz-utils)
-pkgs_web=(emscripten nodejs)
-pkgs_test=(chromium xvfb xauth python3-torch python3-numpy libopenblas0-pthread
+pkgs_web=(emscripten nodejs python3-fonttools unicode-data zopfli)  # the embed file's subset fonts (scripts/pack_embed.py)
+pkgs_test=(chromium xvfb xauth python3-torch python3-numpy libopenblas0-pthread python3-fonttools unicode-data zopfli
            clang-14 libclang-rt-14-dev)  # clang: libFuzzer for scripts/fuzz.sh
 pkgs_bench=(python3-torch libopenblas0-pthread)
 
