@@ -156,6 +156,19 @@ test('each view is its own module: state and a real click on Causal mask stay in
   assert.equal((await weights(1)).rows, 8);
 });
 
+test('a view follows its container\'s width', async () => {
+  const width = () => views(() => { const c = window.attnvizViews[0].element.querySelector('canvas'); return [c.width, c.clientWidth]; });
+  const [w0] = await width();
+  for (const px of [760, 960]) {
+    await views((px) => { document.getElementById('v1').parentElement.style.width = px + 'px'; }, px);
+    await page.waitForFunction((px) => window.attnvizViews[0].element.querySelector('canvas').width === px - 2, px);  // 1 px border each side
+    await frames(0, 2);
+    const [w, css] = await width();
+    assert.equal(w, css);
+  }
+  assert.equal((await width())[0], w0);
+});
+
 test('keys go to the view that was clicked, and to no other', async () => {
   const before2 = await views(() => window.attnvizViews[1].getState());
   await click(0, 'Tokens');
