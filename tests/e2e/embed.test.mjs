@@ -246,4 +246,7 @@ test('"Open as a page" opens the view, as it is now, standalone and offline', as
   await popup.close();
   assert.deepEqual(requests.filter((u) => !/^(file|blob|data):/.test(u)), []);
   assert.deepEqual(errors, []);
+  // After all that clicking and typing, the notebook's address, title and storage are its own.
+  assert.deepEqual(await page.evaluate(() => [location.hash, document.title, localStorage.length, sessionStorage.length]),
+                   ['', 'notebook', 0, 0]);
 });
