@@ -195,7 +195,9 @@
       dom.overlay.root.classList.add('error');
       dom.overlay.title.textContent = lang.t('webgl.title');
       dom.overlay.text.textContent = lang.t('webgl.text');
-      return Promise.reject(new Error(lang.t('webgl.title') + ' ' + lang.t('webgl.text')));
+      api.ready = Promise.reject(new Error(lang.t('webgl.title') + ' ' + lang.t('webgl.text')));
+      api.ready.catch(() => {});
+      return api.ready;
     }
     const view = core.createView({
       canvas: dom.canvas, overlay: dom.overlay, lang, api,
