@@ -188,6 +188,23 @@ test('keys go to the view that was clicked, and to no other', async () => {
   await frames(1, 3);
   assert.equal((await views(() => window.attnvizViews[1].getState())).causal, true);
   assert.deepEqual((await views(() => window.attnvizViews[0].getState())).tokens, ['keys', 'go', 'here']);
+  // An input method in view 2 (its own hidden text field): only the committed text arrives,
+  // and there only; the English view then loads its Chinese glyphs.
+  const cdp = await context.newCDPSession(page);
+  await click(1, 'Tokens');
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type('我 ');
+  for (const pre of ['zh', 'zhongwen']) {
+    await cdp.send('Input.imeSetComposition', { text: pre, selectionStart: pre.length, selectionEnd: pre.length });
+    await frames(1, 1);
+  }
+  await cdp.send('Input.insertText', { text: '中文' });
+  await frames(1, 2);
+  await page.keyboard.press('Enter');
+  await frames(1, 3);
+  assert.deepEqual((await views(() => window.attnvizViews[1].getState())).tokens, ['我', '中', '文']);
+  assert.deepEqual((await views(() => window.attnvizViews[0].getState())).tokens, ['keys', 'go', 'here']);
+  await page.waitForFunction(() => !window.attnvizViews[1].frameStats().fonts_pending);
 });
 
 test('a Chinese view from a .safetensors state file; a refused state file shows the sentence', async () => {

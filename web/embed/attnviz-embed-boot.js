@@ -162,18 +162,26 @@
   function mount(element, opts) {
     opts = opts || {};
     if (!element || !element.appendChild) return Promise.reject(new Error('attnvizEmbed.mount needs an element'));
-    const api = { element };
+    // `ready` from the start: the glue's own promise is made only once the payload is unpacked.
+    let settle = null;
+    const api = { element, ready: new Promise((resolve, reject) => { settle = { resolve, reject }; }) };
+    api.ready.catch(() => {});
     (G.attnvizViews = G.attnvizViews || []).push(api);
     const n = ++count;
     const dom = build(element, opts);
     const first = opts.lang ? opts.lang : (navigator.languages || [navigator.language])[0];
     const early = EARLY[/^zh/i.test(String(first || '')) ? 'zh-CN' : 'en'];
-    return unpack().then((u) => start(u, api, dom, opts, n), (e) => {
+    const ready = api.ready;
+    return unpack().then((u) => {
+      const opened = start(u, api, dom, opts, n);
+      api.ready.then(settle.resolve, settle.reject);  // the glue's (and attnviz-share.js's) promise
+      api.ready = ready;
+      return opened;
+    }, (e) => {
       dom.overlay.root.classList.add('error');
       dom.overlay.title.textContent = early.title;
       dom.overlay.text.textContent = early.unpack.replace('{0}', String(e && e.message ? e.message : e) + ' ');
-      api.ready = Promise.reject(e);
-      api.ready.catch(() => {});
+      settle.reject(e);
       throw e;
     });
   }
