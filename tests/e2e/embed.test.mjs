@@ -1,9 +1,10 @@
 // embed.test.mjs: the embeddable app (build/embed/attnviz-embed.js, docs/ui.md
 // "Embedded views"). A notebook-like page, opened from a file:// URL with the network cut
 // (the context is offline and every request but file:, blob: and data: fails the test),
-// mounts four views from the packed file inlined in a <script>, as a notebook output
-// would: two English ones 960 px wide, a Chinese one 1200 px wide opened from a gzip'd
-// .safetensors state file, and one whose state file is refused. Real mouse and keys:
+// mounts four views from the packed file inlined in a <script> (twice, as two outputs
+// would, beside a require.js-like define), as a notebook output would: two English ones
+// 960 px wide, a Chinese one 1200 px wide opened from a gzip'd .safetensors state file,
+// and one whose state file is refused; and a fifth in a sandboxed frame with no storage. Real mouse and keys:
 // each view is its own module, and keys go to the view that was clicked. Then the same
 // numbers as the page's, and "Open as a page ↗" opens the view's state standalone, offline.
 import { test, before, after } from 'node:test';
@@ -44,13 +45,21 @@ function notebookPage(dir) {
     v3: { height: 640, lang: 'zh-CN', stateFile: stateFile(fileState, X) },
     v4: { height: 360, lang: 'en', stateFile: stateFile(refused, []) },
   };
+  const packed = fs.readFileSync(PACKED, 'utf8');
+  // A sandboxed output frame (VS Code, Colab): scripts only, an opaque origin, so no storage.
+  const framed = `<!doctype html><meta charset="utf-8"><body style="margin:0"><div id="f"></div><script>${packed}</script>` +
+    `<script>window.mountedHere = attnvizEmbed.mount(document.getElementById('f'), {height: 400, state: ${JSON.stringify(preset('09-gqa.json'))}})` +
+    `.then(() => 'ok', (e) => String(e));</script>`;
+  const srcdoc = framed.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
   const html = `<!doctype html><html><head><meta charset="utf-8"><title>notebook</title><style>
 body { margin: 0; padding: 16px 24px; background: #fff; font: 14px sans-serif; }
 .cell { display: flex; gap: 8px; margin: 0 0 16px; } .in { width: 60px; color: #303f9f; font-family: monospace; }
 </style></head><body>
 ${cell(1, 960, 640)}${cell(2, 960, 640)}${cell(3, 1200, 640)}${cell(4, 960, 360)}
-<script>${fs.readFileSync(PACKED, 'utf8')}</script>
-<script>${fs.readFileSync(PACKED, 'utf8')}</script>
+<div class="cell"><div class="in">In [5]:</div><iframe sandbox="allow-scripts" style="width:960px;height:404px;border:0" srcdoc="${srcdoc}"></iframe></div>
+<script>window.define = function () { window.defineCalled = true; }; window.define.amd = {};  // as require.js in the classic notebook</script>
+<script>${packed}</script>
+<script>${packed}</script>
 <script>
 window.mounted = {};
 const opts = ${JSON.stringify(mounts).replace(/</g, '\\u003c')};
@@ -75,7 +84,7 @@ before(async () => {
   const app = await openApp({}, { viewport: { width: 1280, height: 800 } });
   browser = app.page.context().browser();
   await app.close();
-  context = await browser.newContext({ viewport: { width: 1320, height: 2500 }, locale: 'en-US', offline: true });
+  context = await browser.newContext({ viewport: { width: 1320, height: 2900 }, locale: 'en-US', offline: true });
   context.on('request', (r) => requests.push(r.url()));
   context.on('page', (p) => {
     p.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
@@ -134,6 +143,12 @@ test('the packed file is one file of at most 1 MB, and loads with no network', a
     hash: location.hash, title: document.title,
   }));
   assert.deepEqual(v, { n: 4, same: true, api: true, hash: '', title: 'notebook' });
+  assert.equal(await views(() => window.defineCalled === undefined), true, 'require.js\'s define must not be called');
+  // The sandboxed frame (no storage, opaque origin) runs its own view.
+  const frame = page.frames().find((f) => f !== page.mainFrame());
+  assert.equal(await frame.evaluate(() => window.mountedHere), 'ok');
+  assert.equal(await frame.evaluate(() => window.attnvizViews[0].getState().num_kv_heads), preset('09-gqa.json').num_kv_heads);
+  assert.equal(await frame.evaluate(() => { try { return typeof localStorage.length; } catch (e) { return 'no storage'; } }), 'no storage');
 });
 
 test('each view is its own module: state and a real click on Causal mask stay in their view', async () => {
