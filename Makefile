@@ -6,6 +6,7 @@
 #   make desktop   the same app in a native window
 #   make bench     engine vs onnxruntime-web, tfjs-backend-wasm and PyTorch; writes bench/results/
 #   make fuzz      fuzz the state decoder (ASan+UBSan) until stopped, or SECONDS=N
+#   make embed     build/embed/attnviz-embed.js, the embeddable app in one file (docs/ui.md)
 #   make native / wasm / site / cli   just build
 #   make clean     remove build/ (keeps nothing; the next build fetches again)
 
@@ -17,12 +18,12 @@ STAMP := build/stamps
 # The trees and suites: one graph, one jobserver for every build (scripts/trees.mk).
 TREES := $(MAKE) --no-print-directory -j$(JOBS) -f scripts/trees.mk
 
-.PHONY: all run test check desktop native wasm site cli setup setup-web setup-test clean bench \
+.PHONY: all run test check desktop native wasm site embed cli setup setup-web setup-test clean bench \
         fuzz help native-asan native-tsan fuzz-build
 all: native wasm
 
 help:
-	@sed -n '2,11p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,12p' Makefile | sed 's/^# \{0,1\}//'
 
 # --- setup (idempotent; stamps only skip work, each script checks for itself too)
 $(STAMP)/system-build:
@@ -56,6 +57,8 @@ wasm: setup-web
 	+$(TREES) b-wasm b-wasm-mt site
 site: setup-web
 	+$(TREES) site
+embed: setup-web
+	+$(TREES) embed
 cli: native
 native-asan: $(STAMP)/imgui
 	+$(TREES) b-asan

@@ -1,7 +1,9 @@
-# cmake -DOUT=file.cpp -DDIR=assets/models -P embed_models.cmake
+# cmake -DOUT=file.cpp -DDIR=assets/models [-DNAMES_ONLY=ON] -P embed_models.cmake
 # Writes a C++ source holding every model of assets/models (its card <name>.json
 # and <name>-checkpoints.safetensors) as bytes, so the engine finds its built-in
 # models by name in every build (native, wasm, CLI) without a file system.
+# NAMES_ONLY (the compact embed build, ATTNVIZ_EMBED): the names alone, no bytes, so
+# a state that asks for a model is told it lives in the full app (model_left_out).
 set(body "// Generated from assets/models by cmake/embed_models.cmake. Do not edit.\n")
 string(APPEND body "#include \"model/model_sources.h\"\n\nnamespace attnviz::detail {\n\nnamespace {\n\n")
 file(GLOB CARDS "${DIR}/*.json")
@@ -15,6 +17,11 @@ foreach(card ${CARDS})
     message(FATAL_ERROR "${card} has no ${ckpt}")
   endif()
   foreach(part card ckpt)
+    if(NAMES_ONLY)
+      string(APPEND body "const unsigned char k${part}${i}[] = {0};\n")
+      set(${part}_n 0)
+      continue()
+    endif()
     file(READ "${${part}}" hex HEX)
     string(LENGTH "${hex}" n)
     math(EXPR n "${n} / 2")

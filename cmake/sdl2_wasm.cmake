@@ -75,5 +75,10 @@ target_include_directories(attnviz_sdl2 PRIVATE "${SDL2_SRC_DIR}/src")
 target_compile_definitions(attnviz_sdl2 PRIVATE
   SDL_AUDIO_DISABLED=1 SDL_SENSOR_DISABLED=1 SDL_POWER_DISABLED=1 SDL_THREADS_DISABLED=1)
 # SDL is third-party code: its own warnings are not ours to fix. -O2 as in
-# Emscripten's port, whatever the build type.
-target_compile_options(attnviz_sdl2 PRIVATE -w -O2)
+# Emscripten's port, whatever the build type (-Oz in the compact embed build).
+target_compile_options(attnviz_sdl2 PRIVATE -w $<IF:$<BOOL:${ATTNVIZ_EMBED}>,-Oz,-O2>)
+# The compact embed build leaves out SDL's software blitters, RLE and YUV (SDL's own
+# SDL_LEAN_AND_MEAN): the app draws with OpenGL only, and they weigh about 100 KB of wasm.
+if(ATTNVIZ_EMBED)
+  target_compile_definitions(attnviz_sdl2 PRIVATE SDL_LEAN_AND_MEAN=1)
+endif()

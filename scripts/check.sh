@@ -35,7 +35,8 @@ e2e_for_changes() {
       ui/app/*/heatmap* | ui/app/*/panel_stages* | ui/app/*/stage_flow* | ui/app/*/fonts*) picks+=(legible visualizer) ;;
       ui/app/*/engine_session* | engine/src/*/materialize* | engine/src/*/pipeline* | engine/src/*/carry* | engine/src/*/change_set* | engine/src/*/rebuild*) picks+=(lazy visualizer) ;;
       ui/platform/runner* | ui/platform/frame_pacer*) picks+=(idle keyboard load) ;;
-      engine/src/*/parallel* | ui/platform/main_web* | web/site/*glue*) picks+=(threads load idle) ;;
+      engine/src/*/parallel* | ui/platform/main_web* | web/site/*glue*) picks+=(threads load idle embed) ;;
+      web/embed/* | scripts/pack_embed* | web/site/*page* | web/site/*lang*) picks+=(embed load language) ;;
       ui/app/*/menu_file*) picks+=(hostile torch statefile) ;;
       ui/app/*/history* | engine/src/*/state_json* | engine/src/*/json_text*) picks+=(hostile) ;;
       ui/app/*/menu_edit*) picks+=(share torch statefile) ;;
@@ -64,6 +65,7 @@ status=0
 echo "== check: native build (incremental)${files[*]:+ and both web apps}"
 targets=(b-native)
 [ ${#files[@]} -gt 0 ] && targets+=(site)
+[[ " ${e2e[*]} " == *" embed "* ]] && targets+=(embed)  # build/embed/attnviz-embed.js
 "${trees[@]}" "${targets[@]}" || exit 1
 
 echo "== check: native unit tests"

@@ -9,13 +9,13 @@ groups=("$@")
 
 pkgs_build=(cmake g++ make pkg-config libsdl2-dev libgl-dev libgtest-dev nlohmann-json3-dev libfmt-dev libstb-dev zlib1g-dev
             fonts-dejavu-core fonts-droid-fallback xz-utils)
-pkgs_web=(emscripten nodejs)
-pkgs_test=(chromium xvfb xauth python3-torch python3-numpy libopenblas0-pthread
+pkgs_web=(emscripten nodejs python3-fonttools unicode-data zopfli)  # the embed file's subset fonts (scripts/pack_embed.py)
+pkgs_test=(chromium xvfb xauth python3-torch python3-numpy libopenblas0-pthread python3-fonttools unicode-data zopfli
            clang-14 libclang-rt-14-dev  # clang: libFuzzer for scripts/fuzz.sh
-           python3-build python3-venv python3-pip python3-setuptools python3-wheel python3-fonttools
+           python3-build python3-venv python3-pip python3-setuptools python3-wheel  # the notebook suite
            python3-nbclient python3-nbconvert python3-nbformat python3-ipykernel python3-pytest)
-# python: `make python` (the wheel: setuptools, python3-build; fonts subset with fonttools)
-pkgs_python=(python3-build python3-venv python3-pip python3-setuptools python3-wheel python3-fonttools python3-numpy)
+# python: `make python` (the wheel: setuptools, python3-build), after the web group's embed file
+pkgs_python=(python3-build python3-venv python3-pip python3-setuptools python3-wheel python3-numpy)
 pkgs_bench=(python3-torch libopenblas0-pthread)
 
 want=()

@@ -24,10 +24,11 @@ busy_start=$(busy)
 status=0
 trees=(make --no-print-directory -k -j"${JOBS:-$(nproc)}" -f scripts/trees.mk)
 # The browser tests are the longest suite and need only the two apps (and the
-# wasm CLI, which torch.test.mjs compares the page with): build those first,
+# wasm CLI, which torch.test.mjs compares the page with, and the packed embed file,
+# embed.test.mjs's): build those first,
 # start the browser tests, and build and run everything else beside them (a make
 # recipe would wait for a free job slot behind the builds).
-"${trees[@]}" site cli-wasm || status=1
+"${trees[@]}" site cli-wasm embed || status=1
 e2e_pid=
 if [ $status -eq 0 ]; then
   scripts/suite.sh e2e &

@@ -8,6 +8,7 @@
 #   site-TREE    only the app in a WebAssembly tree (what `make run` needs)
 #   site         both WebAssembly apps, and attnviz-mt's files copied into build/wasm/site
 #   cli-wasm     build/wasm's attnviz-cli.js, after its app (the browser tests read it)
+#   embed        build/embed/attnviz-embed.js: the embeddable app in one file (tree wasm-embed)
 #   s-SUITE      run one test suite (scripts/suite.sh: its JUnit report and wall time)
 #   suites       every suite of `make test`
 #
@@ -24,7 +25,7 @@ DEBUG_FLAGS := -DCMAKE_BUILD_TYPE=Release '-DCMAKE_CXX_FLAGS_RELEASE=-O1 -g1' '-
 Q := >/dev/null
 
 .PHONY: b-native b-wasm b-wasm-mt b-asan b-tsan b-fuzz site-wasm site-wasm-mt site cli-wasm \
-        c-native c-wasm c-wasm-mt c-asan c-tsan \
+        c-native c-wasm c-wasm-mt c-asan c-tsan c-wasm-embed embed \
         s-native s-wasm s-wasm-mt s-native-asan s-native-tsan s-fuzz s-e2e others suites
 
 # --- configure
@@ -34,6 +35,13 @@ c-wasm:
 	emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(FLAGS) -DATTNVIZ_THREADS=OFF $(Q)
 c-wasm-mt:
 	emcmake cmake -S . -B build/wasm-mt -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(FLAGS) -DATTNVIZ_THREADS=ON $(Q)
+# The embeddable build: its own tree, since everything in it is compiled for size (-Oz:
+# the packed file must stay under 1 MB) and without the model checkpoints; only the app
+# and its packed file are built there (no tests: its engine is the same source).
+c-wasm-embed:
+	emcmake cmake -S . -B build/wasm-embed -DCMAKE_BUILD_TYPE=MinSizeRel '-DCMAKE_CXX_FLAGS_MINSIZEREL=-Oz -DNDEBUG' \
+	  '-DCMAKE_C_FLAGS_MINSIZEREL=-Oz -DNDEBUG' -DATTNVIZ_BUILD_UI=ON -DATTNVIZ_BUILD_TESTS=OFF -DATTNVIZ_THREADS=OFF \
+	  -DATTNVIZ_EMBED=ON $(Q)
 c-asan:
 	cmake -S . -B build/asan $(DEBUG_FLAGS) -DATTNVIZ_BUILD_UI=ON -DATTNVIZ_BUILD_TESTS=ON -DATTNVIZ_SANITIZE=ON $(Q)
 c-tsan:
@@ -62,6 +70,11 @@ site: site-wasm site-wasm-mt
 	cp build/wasm-mt/site/attnviz-mt.js build/wasm-mt/site/attnviz-mt.wasm \
 	   build/wasm-mt/site/attnviz-mt.worker.js build/wasm/site/
 
+# build/embed/attnviz-embed.js, the one file the Python package inlines (scripts/pack_embed.py).
+embed: c-wasm-embed
+	+scripts/timed.sh embed cmake --build build/wasm-embed --target attnviz_embed_pack
+	mkdir -p build/embed && cp build/wasm-embed/embed/attnviz-embed.js build/wasm-embed/embed/sizes.json build/embed/
+
 # The CLI beside the page, for tests/e2e/torch.test.mjs (the page's PyTorch export
 # must be `attnviz-cli export-torch` of its state): after site-wasm, not beside it,
 # since both build in build/wasm.
@@ -69,7 +82,7 @@ cli-wasm: site-wasm
 	+scripts/timed.sh cli-wasm cmake --build build/wasm --target attnviz-cli
 
 # --- suites (scripts/suite.sh says what each runs).
-s-e2e: site cli-wasm
+s-e2e: site cli-wasm embed
 	scripts/suite.sh e2e
 s-native: b-native
 	scripts/suite.sh native

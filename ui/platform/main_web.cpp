@@ -35,10 +35,10 @@ EM_JS(void, js_after_frame, (double frames, int fonts_ready), {
   if (Module.attnvizAfterFrame) Module.attnvizAfterFrame(frames, fonts_ready !== 0);
 });
 
-// Window layout survives reloads: ImGui's settings live in localStorage.
+// Window layout survives reloads: the page keeps ImGui's settings (attnviz-glue.js: in
+// localStorage; an embedded view keeps them for itself and writes no storage of the page).
 EM_JS(char*, js_layout_load, (), {
-  let s = null;
-  try { s = window.localStorage.getItem('attnviz.layout'); } catch (e) {}
+  const s = Module.attnvizLayoutLoad ? Module.attnvizLayoutLoad() : null;
   if (!s) return 0;
   const n = lengthBytesUTF8(s) + 1;
   const p = _malloc(n);
@@ -50,8 +50,23 @@ EM_JS(void, js_request_cjk_font, (), {
   if (Module.attnvizLoadFont) Module.attnvizLoadFont(2, 'assets/fonts/DroidSansFallbackFull.ttf');
 });
 EM_JS(void, js_layout_save, (const char* text), {
-  try { window.localStorage.setItem('attnviz.layout', UTF8ToString(text)); } catch (e) {}
+  if (Module.attnvizLayoutSave) Module.attnvizLayoutSave(UTF8ToString(text));
 });
+
+// Which elements SDL listens on, before it starts: "#canvas" is this module's canvas
+// (Module.canvas, not the document's element of that id: several embedded views share a
+// page), and keys come from Module.attnvizKeyTarget when the page gives one (an embedded
+// view's box, so only the view that has focus gets them), else from the window. Returns 1
+// when there is a key target. Emscripten's event functions look the names up in
+// specialHTMLTargets before the document.
+EM_JS(int, js_bind_targets, (), {
+  specialHTMLTargets['#canvas'] = Module.canvas;
+  if (!Module.attnvizKeyTarget) return 0;
+  specialHTMLTargets['#attnviz-keys'] = Module.attnvizKeyTarget;
+  return 1;
+});
+// An embedded view: no window title (SDL would set the page's document.title).
+EM_JS(int, js_embedded, (), { return Module.attnvizEmbedded ? 1 : 0; });
 
 // The language the page chose (attnviz-lang.js: ?lang=, remembered, the browser's), and
 // the page told when the app's language changes (<html lang>, remembered).
@@ -76,8 +91,7 @@ static void follow_language() {
 // Screen readers: the focused cell's value (or the last rejected edit) goes into
 // the page's aria-live region, only when the sentence changes.
 EM_JS(void, js_set_live, (const char* text), {
-  const el = document.getElementById('live');
-  if (el) el.textContent = UTF8ToString(text);
+  if (Module.attnvizLive) Module.attnvizLive(UTF8ToString(text));
 });
 static void update_live_region() {
   static std::string said, now;
@@ -174,6 +188,16 @@ EMSCRIPTEN_KEEPALIVE const char* attnviz_set_language(const char* code) {
   return s.c_str();
 }
 
+// The canvas's CSS size changed without the window's (an embedded view's box followed its
+// container; attnviz-glue.js watches it): the drawing buffer follows, as SDL does on a
+// window resize.
+EMSCRIPTEN_KEEPALIVE void attnviz_canvas_resized() {
+  double w = 0, h = 0;
+  if (!g_runner.window || emscripten_get_element_css_size("#canvas", &w, &h) != EMSCRIPTEN_RESULT_SUCCESS) return;
+  if (w >= 1 && h >= 1) SDL_SetWindowSize(g_runner.window, (int)w, (int)h);
+  g_runner.wake();
+}
+
 // Draw at least n more frames from now (window.attnviz.requestFrames; the harness asks
 // before it counts frames, since a resting page draws one a second).
 EMSCRIPTEN_KEEPALIVE void attnviz_request_frames(int n) { g_runner.wake(n > 0 ? n : 1); }
@@ -209,8 +233,9 @@ int main(int, char**) {
   // plus this thread); the numbers are the same bits as with one thread.
   attnviz::set_threads(EM_ASM_INT({ return (Module.attnvizPoolSize | 0) + 1; }));
 #endif
-  if (!g_runner.init("attnviz", 1280, 800)) {
-    EM_ASM({ if (Module.attnvizFatal) Module.attnvizFatal(window.attnvizLang.t('start.noGraphics')); });
+  if (js_bind_targets()) SDL_SetHint(SDL_HINT_EMSCRIPTEN_KEYBOARD_ELEMENT, "#attnviz-keys");
+  if (!g_runner.init(js_embedded() ? nullptr : "attnviz", 1280, 800)) {
+    EM_ASM({ if (Module.attnvizNoGraphics) Module.attnvizNoGraphics(); });
     return 1;
   }
   ImGui::GetIO().IniFilename = nullptr;  // saved to localStorage instead, see main_loop

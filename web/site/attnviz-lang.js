@@ -1,16 +1,18 @@
-// attnviz-lang.js: the page's language. Loaded first.
-//   - which language the interface opens in: ?lang=zh-CN|en in the address, else the
-//     language used last in this browser (localStorage 'attnviz.lang'), else the
-//     browser's languages (navigator.languages), else English. A share link's
-//     view.lang then applies (attnviz-share.js), and ?lang= again over it.
-//   - the page's own sentences (loading, errors before the app runs, link and
+// attnviz-lang.js: the page's sentences and the language of a view. Loaded first.
+//   - the sentences the page itself shows (loading, errors before the app runs, link and
 //     clipboard notices), one table per language; tests/i18n/check_catalogue.py fails
 //     when a key is in one table and not the other, or their {0} placeholders differ.
-//   - <html lang> and the page title follow the language (Module calls `changed`).
+//   - attnvizCore.language({initial, override, unknown, remember, apply}): one view's
+//     language object {t, current, changed, continued, ...}. The page's
+//     (attnviz-page.js) comes from ?lang=, the language used last in this browser or
+//     navigator.languages, and is remembered; an embedded view's (web/embed) from the
+//     mount options or navigator.languages, and is never written anywhere.
 // The app's own text is in its catalogue (ui/app/text/i18n.h, lang_zh_cn.cpp).
+// attnvizCore: the functions the page and the embedded views share (a global on the page;
+// in the packed embed file a variable of its own, never window's).
 'use strict';
-(function () {
-  const STORAGE_KEY = 'attnviz.lang';
+var attnvizCore = (typeof attnvizCore !== 'undefined' && attnvizCore) || {};
+(function (core) {
   const MESSAGES = {
   "en": {
     "title": "attnviz — see how attention computes",
@@ -52,7 +54,12 @@
     "import.loading": "attnviz is still loading.",
     "import.pickerLabel": "Open an attnviz state file (.json or .safetensors)",
     "import.onlyFiles": "Only files can be dropped here: drop a .json state file (or a .safetensors one).",
-    "weights.pickerLabel": "Open trained weights (.safetensors, .npz, or several .npy files together)"
+    "weights.pickerLabel": "Open trained weights (.safetensors, .npz, or several .npy files together)",
+    "embed.openPage": "Open as a page ↗",
+    "embed.openPageTitle": "Open this view, as it is now, as a page of its own in a new tab (works offline)",
+    "embed.stateRefused": "The state given to this view could not be opened: {0} It shows the default state instead.",
+    "embed.stateFileName": "the state file given to this view",
+    "embed.stateFileDamaged": "The state file given to this view could not be unpacked: it is not gzip-compressed base64 text, or it was cut short. The view shows the default state."
   },
   "zh-CN": {
     "title": "attnviz — 看注意力如何计算",
@@ -94,7 +101,12 @@
     "import.loading": "attnviz 仍在加载。",
     "import.pickerLabel": "打开 attnviz 状态文件（.json 或 .safetensors）",
     "import.onlyFiles": "这里只能拖入文件：请拖入 .json 状态文件（或 .safetensors 状态文件）。",
-    "weights.pickerLabel": "打开训练好的权重（.safetensors、.npz，或一起选中的多个 .npy 文件）"
+    "weights.pickerLabel": "打开训练好的权重（.safetensors、.npz，或一起选中的多个 .npy 文件）",
+    "embed.openPage": "在新页面中打开 ↗",
+    "embed.openPageTitle": "在新标签页中把这个视图按当前状态打开为独立页面（无需联网）",
+    "embed.stateRefused": "无法打开提供给这个视图的状态：{0}视图改为显示默认状态。",
+    "embed.stateFileName": "提供给这个视图的状态文件",
+    "embed.stateFileDamaged": "无法解压提供给这个视图的状态文件：它不是经 gzip 压缩的 base64 文本，或者被截短了。视图显示默认状态。"
   }
 };
 
@@ -107,50 +119,40 @@
     if (primary === 'zh' && (t === 'zh' || t.length > 3)) return 'zh-CN';
     return null;
   }
-
-  const params = new URLSearchParams(window.location.search);
-  const asked = params.get('lang');  // ?lang= overrides everything, links included
-  const override = asked === null ? null : normalize(asked);
-  let remembered = null;
-  try { remembered = normalize(window.localStorage.getItem(STORAGE_KEY)); } catch (e) {}
-  const preferred = (navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language])
+  // The browser's first language attnviz speaks, else English.
+  const preferred = () => (navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language])
     .map(normalize).find((x) => x) || 'en';
-  let current = override || remembered || preferred;
 
-  // The sentence for `key` in the current language, {0} {1} ... replaced by args.
-  function t(key, ...args) {
-    const table = MESSAGES[current] || MESSAGES.en;
-    const text = key in table ? table[key] : MESSAGES.en[key] || key;
-    return text.replace(/\{(\d)\}/g, (m, n) => (n < args.length ? String(args[n]) : m));
+  // One view's language. `remember(code)` and `apply(lang)` are called when it changes
+  // (View → Language, a link); `apply` also once now.
+  function language({ initial, override = null, unknown = null, remember = null, apply = null }) {
+    let current = normalize(initial) || preferred();
+    // The sentence for `key` in the current language, {0} {1} ... replaced by args.
+    function t(key, ...args) {
+      const table = MESSAGES[current] || MESSAGES.en;
+      const text = key in table ? table[key] : MESSAGES.en[key] || key;
+      return text.replace(/\{(\d)\}/g, (m, n) => (n < args.length ? String(args[n]) : m));
+    }
+    const lang = {
+      t,
+      codes: CODES,
+      get current() { return current; },
+      override,                       // 'en' / 'zh-CN' from ?lang=, or null
+      unknown,                        // ?lang= with a code attnviz lacks, or null
+      changed(code) {
+        if (!normalize(code)) return;
+        current = normalize(code);
+        if (remember) remember(current);
+        if (apply) apply(lang);
+      },
+      // Lower-cases a sentence's first letter to continue another one ("…: it is not").
+      continued: (s) => (current === 'en' && s ? s.charAt(0).toLowerCase() + s.slice(1) : s),
+    };
+    if (apply) apply(lang);
+    return lang;
   }
 
-  // The page around the canvas follows the language.
-  function apply() {
-    document.documentElement.lang = current;
-    document.title = t('title');
-    const canvas = document.getElementById('canvas');
-    if (canvas) canvas.setAttribute('aria-label', t('canvas'));
-  }
-
-  window.attnvizLang = {
-    t,
-    codes: CODES,
-    get current() { return current; },
-    override,                       // 'en' / 'zh-CN' from ?lang=, or null
-    unknown: asked !== null && !override ? asked : null,  // ?lang= with a code attnviz lacks
-    // Called when the app's language changes (View → Language, a link): remembered.
-    changed(code) {
-      if (!normalize(code)) return;
-      current = normalize(code);
-      try { window.localStorage.setItem(STORAGE_KEY, current); } catch (e) { /* private mode: not remembered */ }
-      apply();
-    },
-    // Lower-cases a sentence's first letter to continue another one ("…: it is not").
-    continued: (s) => (current === 'en' && s ? s.charAt(0).toLowerCase() + s.slice(1) : s),
-  };
-  apply();
-  // The loading overlay is in the page's HTML in English: word it now.
-  const set = (id, key) => { const el = document.getElementById(id); if (el) el.textContent = t(key); };
-  set('overlay-title', 'loading.title');
-  set('overlay-text', 'loading.text');
-})();
+  core.language = language;
+  core.normalizeLanguage = normalize;
+  core.preferredLanguage = preferred;
+})(attnvizCore);

@@ -105,6 +105,7 @@ enum class Msg : int {
   model_tensor_missing,       // {0} tensor name
   model_tensor_shape,         // {0} tensor name, {1} its shape in the file, {2} the shape the card gives
   model_unknown,              // {0} the name given, {1} the models there are
+  model_left_out,             // {0} the name given (a built-in model this build leaves out)
   model_step_unknown,         // {0} model, {1} the step given, {2} the steps there are
   model_token_unknown,        // {0} field, {1} the token, {2} model, {3} a few words of its vocabulary
   model_too_long,             // {0} model, {1} its context, {2} tokens given

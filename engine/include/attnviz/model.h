@@ -91,6 +91,9 @@ Status load_model(std::string_view card_json, std::string_view checkpoints_bytes
 // name; nullptr when there is none. Loaded on first use.
 SharedModel find_model(std::string_view name);
 std::vector<std::string> model_names();
+// True for a built-in model this build knows by name only: the compact embeddable
+// build (ATTNVIZ_EMBED) leaves the checkpoints out, and find_model finds nothing.
+bool model_left_out(std::string_view name);
 
 // The state that opens `model` on its standard probe at its last checkpoint.
 State model_probe_state(const SharedModel& model);

@@ -239,7 +239,7 @@ SharedModel find_model(std::string_view name) {
   auto it = loaded.find(name);
   if (it != loaded.end()) return it->second;
   for (const detail::ModelSource& s : detail::model_sources()) {
-    if (name != s.name) continue;
+    if (name != s.name || s.checkpoints.empty()) continue;  // empty: left out of this build
     SharedModel m;
     if (!load_model(s.card, s.checkpoints, &m).ok) return nullptr;  // a test checks every built-in model loads
     loaded.emplace(std::string(name), m);
@@ -252,6 +252,12 @@ std::vector<std::string> model_names() {
   std::vector<std::string> out;
   for (const detail::ModelSource& s : detail::model_sources()) out.emplace_back(s.name);
   return out;
+}
+
+bool model_left_out(std::string_view name) {
+  for (const detail::ModelSource& s : detail::model_sources())
+    if (name == s.name && s.checkpoints.empty()) return true;
+  return false;
 }
 
 std::vector<std::string> repeated_tokens(const TrainedModel& m, int n, uint64_t seed) {

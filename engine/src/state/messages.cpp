@@ -143,6 +143,9 @@ constexpr Entry kMessages[] = {
     ENGINE_MSG(model_tensor_missing, "the model card names the tensor {0}, but the checkpoints file has none by that name"),
     ENGINE_MSG(model_tensor_shape, "the tensor {0} is {1} in the checkpoints file, but the model card says {2}"),
     ENGINE_MSG(model_unknown, "there is no model named {0} (models: {1})"),
+    ENGINE_MSG(model_left_out,
+               "the trained model {0} is not in this compact attnviz (its checkpoints are left out to keep "
+               "embedded views small): open this state in the full attnviz app"),
     ENGINE_MSG(model_step_unknown, "model {0} has no checkpoint at training step {1} (steps: {2})"),
     ENGINE_MSG(model_token_unknown, "{0} is {1}, which is not in the vocabulary of model {2} ({3})"),
     ENGINE_MSG(model_too_long, "model {0} reads at most {1} tokens (its context), but there are {2}"),

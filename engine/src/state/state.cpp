@@ -266,6 +266,7 @@ Status validate_variants(const State& s) {
 Status validate_model(const State& s) {
   const ModelSpec& ms = s.model;
   const TrainedModel* m = ms.model.get();
+  if (m == nullptr && model_left_out(ms.name)) return Status::refusal(Msg::model_left_out, "model.name", {"\"" + ms.name + "\""});
   if (m == nullptr || m->name != ms.name) {
     std::string names;
     for (const std::string& n : model_names()) names += (names.empty() ? "" : ", ") + n;

@@ -471,6 +471,7 @@ void parse_model(const json& j, State* s) {
     fail(Msg::model_unknown, "model.name", {name ? detail::preview(*name) : "nothing", joined(model_names())});
   }
   SharedModel model = find_model(name->get<std::string>());
+  if (!model && model_left_out(name->get<std::string>())) fail(Msg::model_left_out, "model.name", {detail::preview(*name)});
   if (!model) fail(Msg::model_unknown, "model.name", {detail::preview(*name), joined(model_names())});
   const long long last = model->checkpoints.back().step;
   const long long step = read_int(*m, "step", last, 0, std::numeric_limits<int>::max(), "model");

@@ -998,6 +998,9 @@ static const CatalogueEntry kZhCN[] = {
     {"the tensor {0} is {1} in the checkpoints file, but the model card says {2}",
      "张量 {0} 在检查点文件中的形状是 {1}，而模型卡片写的是 {2}"},
     {"there is no model named {0} (models: {1})", "没有名为 {0} 的模型（现有模型：{1}）"},
+    {"the trained model {0} is not in this compact attnviz (its checkpoints are left out to keep "
+     "embedded views small): open this state in the full attnviz app",
+     "这个精简版 attnviz 不含训练好的模型 {0}（为了让嵌入的视图保持小巧，省去了它的检查点）：请在完整的 attnviz 应用中打开这个状态"},
     {"model {0} has no checkpoint at training step {1} (steps: {2})", "模型 {0} 在训练第 {1} 步没有检查点（现有步数：{2}）"},
     {"{0} is {1}, which is not in the vocabulary of model {2} ({3})", "{0} 是 {1}，不在模型 {2} 的词表中（{3}）"},
     {"model {0} reads at most {1} tokens (its context), but there are {2}",
