@@ -7,6 +7,7 @@
 #   make bench     engine vs onnxruntime-web, tfjs-backend-wasm and PyTorch; writes bench/results/
 #   make fuzz      fuzz the state decoder (ASan+UBSan) until stopped, or SECONDS=N
 #   make embed     build/embed/attnviz-embed.js, the embeddable app in one file (docs/ui.md)
+#   make python    the notebook package, build/python/attnviz-<version>-py3-none-any.whl (docs/python.md)
 #   make native / wasm / site / cli   just build
 #   make clean     remove build/ (keeps nothing; the next build fetches again)
 
@@ -18,12 +19,12 @@ STAMP := build/stamps
 # The trees and suites: one graph, one jobserver for every build (scripts/trees.mk).
 TREES := $(MAKE) --no-print-directory -j$(JOBS) -f scripts/trees.mk
 
-.PHONY: all run test check desktop native wasm site embed cli setup setup-web setup-test clean bench \
+.PHONY: all run test check desktop native wasm site embed python cli setup setup-web setup-test clean bench \
         fuzz help native-asan native-tsan fuzz-build
 all: native wasm
 
 help:
-	@sed -n '2,12p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,13p' Makefile | sed 's/^# \{0,1\}//'
 
 # --- setup (idempotent; stamps only skip work, each script checks for itself too)
 $(STAMP)/system-build:
@@ -59,6 +60,9 @@ site: setup-web
 	+$(TREES) site
 embed: setup-web
 	+$(TREES) embed
+python: embed
+	scripts/setup-system.sh python
+	scripts/build-python.sh
 cli: native
 native-asan: $(STAMP)/imgui
 	+$(TREES) b-asan

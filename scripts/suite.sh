@@ -13,9 +13,11 @@
 #   native-tsan   ctest in build/tsan under ThreadSanitizer (not the bench peers)
 #   fuzz          the state-decoder fuzzer: corpus replayed, then FUZZ_SECONDS (60)
 #   e2e           the browser tests (node:test + playwright-core + Debian's chromium),
-#                 E2E_CONCURRENCY files at a time (default 2)
-#   notebook      the Python package: wheel, venv, pytest, the example notebooks run
-#                 and converted, their pages opened offline (scripts/test-notebooks.sh)
+#                 E2E_CONCURRENCY files at a time (default 2); not embed.test.mjs, which
+#                 needs the embed tree and runs in the notebook suite
+#   notebook      the packed embed file (tests/e2e/embed.test.mjs) and the Python package:
+#                 wheel, venv, pytest, the example notebooks run and converted, their
+#                 pages opened offline (scripts/test-notebooks.sh)
 # Exit status: the suite's own.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,7 +45,7 @@ run() {
       node --test --test-concurrency="${E2E_CONCURRENCY:-2}" \
         --test-reporter=spec --test-reporter-destination=stdout \
         --test-reporter=junit --test-reporter-destination="$reports/e2e.xml" \
-        ${E2E_FILES:-tests/e2e/} ;;
+        ${E2E_FILES:-$(ls tests/e2e/*.test.mjs | grep -v '/embed\.test\.mjs$')} ;;
     notebook)
       scripts/test-notebooks.sh ;;
     *) echo "suite.sh: unknown suite '$name'" >&2; return 2 ;;

@@ -7,6 +7,8 @@
 #   native, wasm, wasm-mt, native-asan, native-tsan   ctest trees (scripts/suite.sh)
 #   e2e    browser tests (node:test + playwright-core + Debian's chromium)
 #   fuzz   the state-decoder fuzzer, corpus replayed then FUZZ_SECONDS (60)
+#   notebook  the packed embed file's browser test and the Python package's tests
+#             (scripts/test-notebooks.sh), beside the others once the embed file is built
 # Counts are individual test cases (GoogleTest cases, node:test tests), read from
 # the JUnit reports each runner writes into build/test-reports/.
 # Exits non-zero when anything failed, a build failed or a suite did not run.
@@ -24,11 +26,10 @@ busy_start=$(busy)
 status=0
 trees=(make --no-print-directory -k -j"${JOBS:-$(nproc)}" -f scripts/trees.mk)
 # The browser tests are the longest suite and need only the two apps (and the
-# wasm CLI, which torch.test.mjs compares the page with, and the packed embed file,
-# embed.test.mjs's): build those first,
+# wasm CLI, which torch.test.mjs compares the page with): build those first,
 # start the browser tests, and build and run everything else beside them (a make
 # recipe would wait for a free job slot behind the builds).
-"${trees[@]}" site cli-wasm embed || status=1
+"${trees[@]}" site cli-wasm || status=1
 e2e_pid=
 if [ $status -eq 0 ]; then
   scripts/suite.sh e2e &

@@ -26,7 +26,7 @@ Q := >/dev/null
 
 .PHONY: b-native b-wasm b-wasm-mt b-asan b-tsan b-fuzz site-wasm site-wasm-mt site cli-wasm \
         c-native c-wasm c-wasm-mt c-asan c-tsan c-wasm-embed embed \
-        s-native s-wasm s-wasm-mt s-native-asan s-native-tsan s-fuzz s-e2e others suites
+        s-native s-wasm s-wasm-mt s-native-asan s-native-tsan s-fuzz s-e2e s-notebook others suites
 
 # --- configure
 c-native:
@@ -96,9 +96,11 @@ s-native-tsan: b-tsan
 	scripts/suite.sh native-tsan
 s-fuzz: b-fuzz
 	scripts/suite.sh fuzz
+s-notebook: embed cli-wasm
+	scripts/suite.sh notebook
 
 # Every suite but the browser tests, the longest builds first (make -j starts
 # prerequisites in this order). scripts/test-all.sh builds the site, starts the
 # browser tests, then makes `others` beside them.
-others: s-native-asan s-native s-native-tsan s-wasm s-wasm-mt s-fuzz
+others: s-native-asan s-notebook s-native s-native-tsan s-wasm s-wasm-mt s-fuzz
 suites: s-e2e others
