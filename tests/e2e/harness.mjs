@@ -151,8 +151,11 @@ export async function openApp(t, opts = {}) {
 
   const app = {
     page, server, errors,
-    state: () => page.evaluate(() => window.attnviz.getState()),
-    setState: (s) => page.evaluate((x) => window.attnviz.setState(x), s),
+    // States cross to and from the page as JSON text: what getState parsed and what
+    // setState would stringify itself, so the values are the same; a GPT-2-sized state
+    // (2.4 M numbers) as an object took Playwright's serializer 35–50 s each way.
+    state: async () => JSON.parse(await page.evaluate(() => JSON.stringify(window.attnviz.getState()))),
+    setState: (s) => page.evaluate((x) => window.attnviz.setState(x), typeof s === 'string' ? s : JSON.stringify(s)),
     matrix: (name, head = 0) => page.evaluate(([n, h]) => window.attnviz.getMatrix(n, h), [name, head]),
     stats: () => page.evaluate(() => window.attnviz.frameStats()),
     // Waits until the app has taken in all input sent so far, then until n more frames
