@@ -113,6 +113,12 @@ const TAP_KEYS = {
   z: { key: 'z', code: 'KeyZ', vk: 90 },
 };
 
+// The Stages flow's operation lines, which the wheel scrolls the tab over (showMap).
+const FLOW_OPS = ['op Q', 'op scores', 'op scaled', 'op masked', 'op weights', 'op dropped', 'op context'];
+// Whether a map (heatmapInfo) is wholly inside the Views window (itemRect), its title
+// and column labels (60 px above its cells) below the window's title bar.
+const mapInView = (m, views) => m.y - 60 >= views.y + 40 && m.y + m.h <= views.y + views.h;
+
 // Opens the app and waits for window.attnviz.ready. Options: {viewport, deviceScaleFactor, hash,
 // query (e.g. 'threads=1', 'lang=zh-CN'), permissions (e.g. ['clipboard-read', 'clipboard-write']),
 // locale (the browser's language, 'en-US' unless given)}.
@@ -151,8 +157,11 @@ export async function openApp(t, opts = {}) {
 
   const app = {
     page, server, errors,
-    state: () => page.evaluate(() => window.attnviz.getState()),
-    setState: (s) => page.evaluate((x) => window.attnviz.setState(x), s),
+    // States cross to and from the page as JSON text: what getState parsed and what
+    // setState would stringify itself, so the values are the same; a GPT-2-sized state
+    // (2.4 M numbers) as an object took Playwright's serializer 35–50 s each way.
+    state: async () => JSON.parse(await page.evaluate(() => JSON.stringify(window.attnviz.getState()))),
+    setState: (s) => page.evaluate((x) => window.attnviz.setState(x), typeof s === 'string' ? s : JSON.stringify(s)),
     matrix: (name, head = 0) => page.evaluate(([n, h]) => window.attnviz.getMatrix(n, h), [name, head]),
     stats: () => page.evaluate(() => window.attnviz.frameStats()),
     // Waits until the app has taken in all input sent so far, then until n more frames
@@ -264,27 +273,62 @@ export async function openApp(t, opts = {}) {
     // Scrolls the Stages tab with the wheel until heatmap `label` is wholly inside the
     // Views window (title and column labels included); returns its heatmapInfo. The
     // wheel turns over an operation line of the flow, not over a map (maps take the
-    // wheel to zoom where the tab cannot scroll).
+    // wheel to zoom where the tab cannot scroll); ImGui takes a wheel that came with
+    // the pointer's move a frame after the move, so the pointer is there first. The
+    // first turn of the page is a notch (120); how far the map moved for it gives the
+    // tab's pixels per unit of wheel, and each later turn is as long as the rest of the
+    // way: a turn or two where notches took twenty (at 2× a frame takes a quarter of a
+    // second in SwiftShader).
     showMap: async (label) => {
       const views = await app.rect('Views window');
       const top = views.y + 40, bottom = views.y + views.h;
+      let last = null;
       for (let k = 0; k < 40; k++) {
-        const m = await app.heatmap(label);
+        const [m, handle] = await page.evaluate(([l, ops, lo, hi]) => {
+          const a = window.attnviz;
+          for (const op of ops) {
+            const r = a.itemRect(op);
+            if (r && r.h > 4 && r.y > lo && r.y + r.h < hi) return [a.heatmapInfo(l), r];
+          }
+          return [a.heatmapInfo(l), null];
+        }, [label, FLOW_OPS, top, bottom]);
         if (!m) throw new Error(`no heatmap "${label}" is drawn`);
-        const above = m.y - 60 < top, below = m.y + m.h > bottom;
-        if (!above && !below) return m;
-        let handle = null;
-        for (const op of ['op Q', 'op scores', 'op scaled', 'op masked', 'op weights', 'op dropped', 'op context']) {
-          const r = await page.evaluate((l) => window.attnviz.itemRect(l), op);
-          if (r && r.h > 4 && r.y > top && r.y + r.h < bottom) { handle = r; break; }
-        }
+        if (mapInView(m, views)) return m;
+        const below = m.y + m.h > bottom;
+        if (last && m.y !== last.y) app.wheelUnit = Math.abs((m.y - last.y) / last.delta);
         if (!handle) throw new Error(`no operation line is visible to scroll the Stages tab by (${label})`);
         await page.mouse.move(handle.x + 5, handle.y + handle.h / 2);
-        await app.frames(1);
-        await page.mouse.wheel(0, below ? 120 : -120);
-        await app.frames(3);
+        // Downwards (content up) is positive: the map's edge to the window's, plus a
+        // margin of up to 20 px the window has room for.
+        const margin = Math.min(20, Math.max(0, bottom - top - m.h - 60) / 2);
+        const rest = below ? m.y + m.h - bottom + margin : m.y - 60 - top - margin;
+        const delta = app.wheelUnit ? rest / app.wheelUnit : (below ? 120 : -120);
+        await page.mouse.wheel(0, delta);
+        await app.frames(2);
+        last = { y: m.y, delta };
       }
       throw new Error(`${label} could not be scrolled into view`);
+    },
+    wheelUnit: 0,
+    // Calls check(label, heatmapInfo) once for each Stages map of `labels`, from a frame
+    // in which that map is wholly in view (as showMap leaves it): the maps in view
+    // together are read from the same frame, and the tab is scrolled (showMap) only to
+    // the nearest of those still unread.
+    eachMapInView: async (labels, check) => {
+      const views = await app.rect('Views window');
+      const left = new Set(labels);
+      while (left.size) {
+        const infos = await page.evaluate((ls) => ls.map((l) => window.attnviz.heatmapInfo(l)), [...left]);
+        let nearest = null, far = Infinity;
+        [...left].forEach((label, k) => {
+          const m = infos[k];
+          if (!m) throw new Error(`no heatmap "${label}" is drawn`);
+          if (mapInView(m, views)) { check(label, m); left.delete(label); return; }
+          const d = Math.min(Math.abs(m.y - views.y), Math.abs(m.y + m.h - views.y - views.h));
+          if (d < far) { far = d; nearest = label; }
+        });
+        if (nearest) await app.showMap(nearest);
+      }
     },
     shot: async (name) => {
       fs.mkdirSync(artifactsDir, { recursive: true });

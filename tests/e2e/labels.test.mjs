@@ -26,8 +26,10 @@ async function expectLabels(app, tokens, when) {
     await app.click(tab);
     if (sub) await app.click(sub);
     await app.frames(3);
-    for (const [map, axes] of Object.entries(maps)) {
-      let info = await app.heatmap(map);
+    // The tab's maps as drawn in one frame (no input comes between them).
+    const infos = await app.page.evaluate((ls) => ls.map((l) => window.attnviz.heatmapInfo(l)), Object.keys(maps));
+    for (const [k, [map, axes]] of Object.entries(maps).entries()) {
+      let info = infos[k];
       if (!info && tab === 'Stages') info = await app.showMap(map);
       assert.ok(info, `${map} is drawn on ${tab} (${when})`);
       if (axes !== 'cols') assert.deepEqual(info.row_labels, tokens, `${map}'s rows on ${tab} ${when}`);
