@@ -68,7 +68,9 @@ def show(obj, x=None, tokens=None, *, causal=None, key_padding_mask=None, attn_m
                                          training=training, batch_index=batch_index, num_heads=num_heads,
                                          layer=layer).items() if v is not None}
         st = state_of(obj, x, tokens, **options)
-        view = View(st, lang=code, height=height, title=title)
+        # Every layer of a capture: the layers × heads grid of Compare heads first.
+        first = {"tab": "compare"} if isinstance(obj, Capture) and len(obj) > 1 else None
+        view = View(st, lang=code, height=height, title=title, view=first)
         if display is None:
             display = in_notebook()
         if display:

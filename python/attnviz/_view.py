@@ -25,29 +25,35 @@ _bundle_cache = None
 
 
 def bundle_text() -> str:
-    """The packed app (one JS text), read once."""
+    """The packed app (one JS text), read once. scripts/pack_embed.py writes it so that
+    it can sit inside <script> as it is: no "</script" and no "<!--" (checked here too)."""
     global _bundle_cache
     if _bundle_cache is None:
         try:
-            _bundle_cache = resources.files("attnviz").joinpath("web/attnviz-embed.js").read_text("utf-8")
+            text = resources.files("attnviz").joinpath("web/attnviz-embed.js").read_text("utf-8")
         except (FileNotFoundError, OSError):
             raise msg.error("no_bundle") from None
+        low = text.lower()
+        if "</script" in low or "<!--" in low:
+            raise msg.error("no_bundle")
+        _bundle_cache = text
     return _bundle_cache
 
 
-def _script_safe(text: str) -> str:
-    # Inside <script>, "</" could end the element: JSON and JS read "<\/" as "</".
-    return text.replace("</", "<\\/")
+def _script_safe(json_text: str) -> str:
+    # JSON inside <script>: "</" could end the element; JSON and JS read "<\/" as "</".
+    return json_text.replace("</", "<\\/")
 
 
 class View:
     """What attnviz.show returns: the state shown, a link, a file, the HTML."""
 
-    def __init__(self, state, lang=None, height=None, title=None):
+    def __init__(self, state, lang=None, height=None, title=None, view=None):
         self._state = state if isinstance(state, State) else State(state)
         self.lang = msg.normalize_lang(lang)
         self.height = int(height or DEFAULT_HEIGHT)
         self.title = title
+        self.view = view          # the app's view to open on (a share link's "view", e.g. {"tab": "compare"})
         self.id = "attnviz-" + uuid.uuid4().hex[:12]
         self._shown_in = None     # IPython execution count of the cell that drew it
 
@@ -81,21 +87,23 @@ class View:
         return path
 
     # --- HTML
-    def _mount_options(self) -> dict:
-        opts = {"height": self.height}
+    def _mount_options(self, height=None) -> dict:
+        opts = {"height": height or self.height}
         if self.lang:
             opts["lang"] = self.lang
         if self.title:
             opts["title"] = self.title
+        if self.view:
+            opts["view"] = self.view
         if self._state.num_floats():
             opts["stateFile"] = base64.b64encode(gzip.compress(self._state.to_safetensors(), 6, mtime=0)).decode()
         else:
             opts["state"] = json.loads(self._state.to_json())
         return opts
 
-    def _repr_mount(self, element_js: str) -> str:
-        opts = json.dumps(self._mount_options(), ensure_ascii=False)
-        return ("<script>" + _script_safe(bundle_text()) + "</script>\n<script>(function () {\n"
+    def _repr_mount(self, element_js: str, height=None) -> str:
+        opts = json.dumps(self._mount_options(height), ensure_ascii=False)
+        return ("<script>" + bundle_text() + "</script>\n<script>(function () {\n"
                 "  var el = " + element_js + ";\n"
                 "  window.attnvizEmbed.mount(el, " + _script_safe(opts) + ")"
                 ".catch(function (e) { console.error('attnviz:', e); });\n})();</script>")
@@ -111,7 +119,8 @@ class View:
         head = ('<!doctype html><html><head><meta charset="utf-8"><title>attnviz</title>'
                 '<style>html,body{margin:0;height:100%;background:#17171c}</style></head><body>')
         box = '<div id="%s" style="width:100%%;height:100%%"></div>' % self.id
-        return head + box + self._repr_mount('document.getElementById("%s")' % self.id) + "</body></html>"
+        mount = self._repr_mount('document.getElementById("%s")' % self.id, height="fill")  # the window's height
+        return head + box + mount + "</body></html>"
 
     def display(self):
         """Draws the view (again) in the current cell's output."""

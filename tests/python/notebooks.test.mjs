@@ -20,6 +20,7 @@ import { chromiumFlags, repoRoot, artifactsDir } from '../e2e/harness.mjs';
 
 const runDir = path.join(repoRoot, 'build/python/run');
 const pages = fs.readdirSync(runDir).filter((f) => f.endsWith('.html')).sort();
+assert.ok(pages.includes('mha-view.html'), "01's view.save wrote its page");
 
 let browser = null;
 async function getBrowser() {
@@ -28,8 +29,15 @@ async function getBrowser() {
 }
 after(async () => { if (browser) await browser.close(); });
 
-// The ATTNVIZ_CHECK lines of an executed notebook, in order.
+// Pages a notebook saved with View.save("….html"): the notebook and the view they hold.
+const SAVED = { 'mha-view.html': ['01-multihead-attention.html', 0] };
+
+// The ATTNVIZ_CHECK lines of an executed notebook, in order (of a saved page: its view's, as view 0).
 function checks(name) {
+  if (SAVED[name]) {
+    const [from, view] = SAVED[name];
+    return checks(from).filter((c) => c.view === view).map((c) => ({ ...c, view: 0 }));
+  }
   const nb = JSON.parse(fs.readFileSync(path.join(runDir, name.replace(/\.html$/, '.ipynb')), 'utf8'));
   const lines = [];
   for (const cell of nb.cells) {
@@ -60,6 +68,8 @@ async function openOffline(file, viewport = { width: 1280, height: 900 }) {
 
 // A view's canvas-relative item rectangle → page coordinates; clicks it for real.
 async function clickItem(page, index, label) {
+  await page.evaluate((i) => window.attnvizViews[i].element.scrollIntoView({ block: 'center' }), index);
+  await frames(page, index, 1);
   const where = await page.evaluate(([i, l]) => {
     const v = window.attnvizViews[i];
     const r = v.itemRect(l);
@@ -107,13 +117,17 @@ for (const name of pages) {
     const views = Math.max(...want.map((c) => c.view)) + 1;
     const { context, page, refused, errors } = await openOffline(path.join(runDir, name));
     try {
-      await page.waitForFunction((n) => window.attnvizViews && window.attnvizViews.length >= n, views, { timeout: 120000 });
+      await page.waitForFunction((n) => window.attnvizViews && window.attnvizViews.length >= n, views, { timeout: 60000 });
       await page.evaluate(() => Promise.all(window.attnvizViews.map((v) => v.ready)));
       assert.equal(await page.evaluate(() => window.attnvizViews.length), views, 'one view per show()');
       for (const c of want) {
         if (c.layer !== undefined) {
           await clickItem(page, c.view, `layer ${c.layer}`);
           await frames(page, c.view);
+          // show(cap) opens on Compare heads' layers × heads grid: this layer's row is there
+          assert.ok(await page.evaluate(([i, l, H]) => Array.from({ length: H }, (_, h) =>
+            window.attnvizViews[i].itemRect(`heads grid L${l} H${h}`)).every(Boolean), [c.view, c.layer, c.weights.length]),
+          `view ${c.view} shows the layers × heads grid's row ${c.layer}`);
         }
         if (c.lang) assert.equal(await page.evaluate((i) => window.attnvizViews[i].language(), c.view), c.lang);
         const worst = assertClose(await weights(page, c.view, c.weights.length), c.weights,
@@ -132,7 +146,8 @@ for (const name of pages) {
                                         : assert.equal(m, before[i], `view ${i} is untouched`)));
       fs.mkdirSync(artifactsDir, { recursive: true });
       await page.screenshot({ path: path.join(artifactsDir, `notebook-${name.replace('.html', '')}.png`), fullPage: true });
-      assert.deepEqual(refused.filter((u) => !/\.(css|js)$/.test(u) || /attnviz/.test(u)), [],
+      // nbconvert's own page asks for MathJax and require.js; the views ask for nothing.
+      assert.deepEqual(refused.filter((u) => /attnviz|\.wasm|\.ttf/.test(u)), [],
                        'the views asked for nothing from the network');
       assert.deepEqual(errors, []);
     } finally {

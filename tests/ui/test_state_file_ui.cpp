@@ -77,6 +77,24 @@ TEST(StateFileUi, SaveHandsOverTheEnginesFileAndItOpensBack) {
   EXPECT_GE(app.history_info()["undo"].get<int>(), 1) << "an open is one undo step";
 }
 
+// An embedded view opens the notebook's state file and clears the "Opened …" it would
+// leave over the layer bar: a sentence given before the next frame replaces the queued one.
+TEST(StateFileUi, ASentenceGivenNowReplacesTheOpenedOneStillQueued) {
+  Headless h;
+  NullTextures tex;
+  App app(&tex);
+  h.frame(app);
+  auto r = app.import_state("view.safetensors", state_to_safetensors(explicit_state()));
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  app.notify("", false);
+  h.frame(app);
+  h.frame(app);
+  EXPECT_TRUE(app.notice().is_null()) << app.notice().dump();
+  app.notify("kept", true);  // and a real sentence still shows
+  h.frame(app);
+  EXPECT_EQ(app.notice().value("text", ""), "kept");
+}
+
 TEST(StateFileUi, ABadStateFileKeepsTheStateWithItsSentence) {
   Headless h;
   NullTextures tex;

@@ -8,7 +8,7 @@
 // <script> element, a JS string or JSON as it is). Nothing is fetched: the bytes are
 // unpacked in the browser (DecompressionStream) at the first mount.
 //
-//   attnvizEmbed.mount(element, {state, stateFile, lang, height, title}) → Promise<api>
+//   attnvizEmbed.mount(element, {state, stateFile, view, lang, height, title}) → Promise<api>
 //
 // Each view is its own module instance on its own canvas; it writes neither the page's
 // address nor its storage. Its api is the page's window.attnviz (docs/test-api.md), plus
@@ -272,6 +272,9 @@
       if (bytes) {
         const r = view.importBytes(t('embed.stateFileName'), bytes);  // the app shows a refusal itself
         if (!r.ok) error = r.error;
+        // Opening what the notebook gave is no news: "Opened …" would sit over the layer
+        // bar for its first seconds on screen (a view scrolled to later draws it then).
+        else view.notify('', false);
       }
     } else if (opts.state !== undefined && opts.state !== null) {
       const r = view.sessionSet(typeof opts.state === 'string' ? opts.state : JSON.stringify(opts.state));
@@ -279,6 +282,14 @@
         error = t('embed.stateRefused', lang.continued(r.error));
         view.notify(error, true);
       }
+    }
+    // A view to open on (a share link's "view": {"tab": "compare"} for a captured model's
+    // layers × heads grid): the session as it now is, with that view.
+    if (!error && opts.view && typeof opts.view === 'object') {
+      const session = JSON.parse(view.sessionText());
+      session.view = Object.assign(session.view || {}, opts.view);
+      const r = view.sessionSet(JSON.stringify(session));
+      if (!r.ok) view.notify(r.error, true);
     }
     // An explicit language wins over the one a share payload carries.
     if (asked && view.api.language() !== asked) view.api.setLanguage(asked);

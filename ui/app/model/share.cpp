@@ -299,7 +299,12 @@ uint64_t App::session_serial() {
   return m.session_serial;
 }
 
-void App::notify(std::string text, bool error) { ui::notify(*model_, std::move(text), error); }
+// A sentence given now replaces any still queued for the next frame (an import's "Opened
+// …"): an embedded view clears the one its opening state file would leave.
+void App::notify(std::string text, bool error) {
+  model_->exports.notice_shown = model_->exports.notice_seq;
+  ui::notify(*model_, std::move(text), error);
+}
 
 json App::notice() const {
   if (model_->notice.text.empty()) return nullptr;
