@@ -258,6 +258,26 @@ class StatesFilesLinks(unittest.TestCase, Close):
             attnviz.state_of({"fc.weight": np.zeros((2, 2))})
         self.assertEqual(e.exception.code, "no_mapping")
 
+    def test_without_torch_arrays_files_and_states_still_show(self):
+        torch.manual_seed(9)
+        mha = torch.nn.MultiheadAttention(8, 2, batch_first=True)
+        x = torch.randn(1, 4, 8)
+        want = attnviz.state_of(mha.state_dict(), x, num_heads=2)
+        with tempfile.TemporaryDirectory() as d:
+            np.savez(os.path.join(d, "w.npz"), **{k: v.numpy() for k, v in mha.state_dict().items()})
+            np.save(os.path.join(d, "x.npy"), x.numpy())
+            want.to_json() and attnviz.show(want, display=False).save(os.path.join(d, "s.json"))
+            code = ("import sys; sys.modules['torch'] = None\n"      # import torch now fails
+                    "import numpy as np, attnviz\n"
+                    "v = attnviz.show(%r, np.load(%r), num_heads=2, display=False)\n"
+                    "s = attnviz.show(%r, display=False)\n"
+                    "print(v.state_object().to_json() == s.state_object().to_json(), len(v.html()) > 0)\n"
+                    "try:\n    attnviz.capture(object(), 1)\nexcept attnviz.AttnvizError as e:\n    print(e.code)\n"
+                    % (os.path.join(d, "w.npz"), os.path.join(d, "x.npy"), os.path.join(d, "s.json")))
+            r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout.split(), ["True", "True", "no_torch"])
+
     def test_a_view_outputs_the_app_and_its_state_and_no_more(self):
         torch.manual_seed(8)
         mha = torch.nn.MultiheadAttention(16, 4, batch_first=True)
