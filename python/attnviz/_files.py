@@ -11,33 +11,13 @@ from __future__ import annotations
 
 import json
 import os
-import struct
 
 import numpy as np
 
 from . import _messages as msg
 from ._mapping import FAMILIES, layer_prefixes, propose
 from ._modules import _mask_is_causal, _np, _pad_row, pick_sequence, tokens_for
-from ._state import MAX_TOKENS, State
-
-
-def _read_safetensors(data: bytes, path):
-    if len(data) < 8:
-        raise msg.error("file_short")
-    n = struct.unpack("<Q", data[:8])[0]
-    if n > len(data) - 8:
-        raise msg.error("file_short")
-    header = json.loads(data[8:8 + n].decode("utf-8"))
-    header.pop("__metadata__", None)
-    dtypes = {"F32": "<f4", "F16": "<f2", "F64": "<f8"}
-    out = {}
-    for name, info in header.items():
-        dt = dtypes.get(info.get("dtype"))
-        if dt is None:
-            continue  # an I64 buffer or a BF16 tensor is listed by the app and refused only when chosen
-        b, e = info["data_offsets"]
-        out[name] = np.frombuffer(data[8 + n + b:8 + n + e], dtype=dt).reshape(info["shape"])
-    return out
+from ._state import MAX_TOKENS, State, read_safetensors
 
 
 def file_state(path, x=None, tokens=None, **options):
@@ -52,7 +32,7 @@ def file_state(path, x=None, tokens=None, **options):
         st = State.from_safetensors(data)
         if st is not None:
             return st.dict
-        return tensors_state(_read_safetensors(data, path), path, x=x, tokens=tokens, **options)
+        return tensors_state(read_safetensors(data)[1], path, x=x, tokens=tokens, **options)
     if ext == ".npz":
         with np.load(path) as z:
             return tensors_state({k: z[k] for k in z.files}, path, x=x, tokens=tokens, **options)

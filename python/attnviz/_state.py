@@ -120,26 +120,16 @@ class State:
 
     @classmethod
     def from_safetensors(cls, data: bytes) -> "State":
-        if len(data) < 8:
-            raise msg.error("file_short")
-        n = struct.unpack("<Q", data[:8])[0]
-        if n > len(data) - 8:
-            raise msg.error("file_short")
-        header = json.loads(data[8:8 + n].decode("utf-8"))
-        meta = header.pop("__metadata__", {}) or {}
+        meta, tensors, unread = read_safetensors(data)
         if "attnviz_state" not in meta:
             return None  # trained weights, not a state
         d = json.loads(meta["attnviz_state"])
-        base = 8 + n
         for path, name in _matrix_paths(d):
             v = _get(d, path)
             if isinstance(v, str):
-                info = header[v]
-                dt = {"F32": "<f4", "F16": "<f2", "F64": "<f8"}.get(info["dtype"])
-                if dt is None:
-                    raise msg.error("dtype", name=v, dtype=info["dtype"])
-                b, e = info["data_offsets"]
-                _set(d, path, np.frombuffer(data[base + b:base + e], dtype=dt).reshape(info["shape"]))
+                if v in unread:
+                    raise msg.error("dtype", name=v, dtype=unread[v])
+                _set(d, path, tensors[v])
         return cls(d)
 
     # --- share links: #s1.<base64url(deflate-raw(UTF-8 JSON {"v": 1, "state", "view"}))>
@@ -184,6 +174,26 @@ class State:
 
     def __eq__(self, other):
         return isinstance(other, State) and self.to_json() == other.to_json()
+
+
+def read_safetensors(data: bytes):
+    """(metadata, {name: array}, {name: dtype not read}) of a .safetensors file's bytes."""
+    if len(data) < 8:
+        raise msg.error("file_short")
+    n = struct.unpack("<Q", data[:8])[0]
+    if n > len(data) - 8:
+        raise msg.error("file_short")
+    header = json.loads(data[8:8 + n].decode("utf-8"))
+    meta = header.pop("__metadata__", {}) or {}
+    tensors, unread = {}, {}
+    for name, info in header.items():
+        dt = {"F32": "<f4", "F16": "<f2", "F64": "<f8"}.get(info.get("dtype"))
+        if dt is None:  # an I64 buffer, a BF16 tensor: refused only when a state names it
+            unread[name] = info.get("dtype")
+            continue
+        b, e = info["data_offsets"]
+        tensors[name] = np.frombuffer(data[8 + n + b:8 + n + e], dtype=dt).reshape(info["shape"])
+    return meta, tensors, unread
 
 
 def _jsonable(v):
