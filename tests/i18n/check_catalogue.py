@@ -84,6 +84,37 @@ def placeholders(text):
     return [p for p in PRINTF.findall(text) if p != '%%'], sorted(POSITIONAL.findall(text))
 
 
+# The Chinese catalogue's files: the interface's, and the lessons' text (docs/lessons.md).
+CATALOGUES = ('lang_zh_cn.cpp', 'lang_zh_cn_lessons.cpp')
+# The fields of a lesson file (assets/lessons/*.json) a person reads: keys like tr()'s.
+LESSON_FIELDS = ('title', 'text', 'note', 'next')
+
+
+def lesson_keys(root, keys):
+    """Adds the keys of every lesson file: its title and next, each step's title, text and
+    task text, and each code line's note."""
+    folder = os.path.join(root, 'assets/lessons')
+    if not os.path.isdir(folder):
+        return
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith('.json'):
+            continue
+        rel = f'assets/lessons/{name}'
+        lesson = json.load(open(os.path.join(folder, name), encoding='utf-8'))
+
+        def add(obj, where):
+            for f in LESSON_FIELDS:
+                if isinstance(obj.get(f), str) and obj[f].strip():
+                    keys.setdefault(obj[f], where)
+        add(lesson, rel)
+        for k, step in enumerate(lesson.get('steps', [])):
+            where = f'{rel} step {k + 1}'
+            add(step, where)
+            add(step.get('task') or {}, where)
+            for line in step.get('code', []):
+                add(line, where)
+
+
 def line_of(text, pos):
     return text.count('\n', 0, pos) + 1
 
@@ -91,9 +122,9 @@ def line_of(text, pos):
 def main(root):
     problems = []
     keys = {}  # key -> first place it is used
-    catalogue_file = os.path.join(root, 'ui/app/text/lang_zh_cn.cpp')
+    catalogue_files = [os.path.join(root, 'ui/app/text/' + f) for f in CATALOGUES]
     for path in sources(root, ['ui', 'engine/src'], ('.cpp', '.h')):
-        if os.path.samefile(path, catalogue_file) or os.path.basename(path) in ('i18n.h', 'i18n.cpp'):
+        if any(os.path.samefile(path, f) for f in catalogue_files) or os.path.basename(path) in ('i18n.h', 'i18n.cpp'):
             continue  # the catalogue itself; the mechanism's examples
         text = open(path, encoding='utf-8').read()
         rel = os.path.relpath(path, root)
@@ -111,26 +142,30 @@ def main(root):
                                         'it stays English in Chinese (wrap it, or NO_TR("...") if it reads the same '
                                         'in every language)')
 
+    lesson_keys(root, keys)
+
     entries = {}
-    text = open(catalogue_file, encoding='utf-8').read()
-    # The table ends at the first line that is just "};" (a "};" inside a string does not end it).
-    start = text.index('kZhCN[] = {')
-    body = text[start:text.index('\n};', start)]
-    for m in ENTRY.finditer(body):
-        en, zh = unquote(m.group(1)), unquote(m.group(2))
-        where = f'ui/app/text/lang_zh_cn.cpp:{line_of(text, text.index(body) + m.start())}'
-        if en in entries:
-            problems.append(f'{where}: "{en}" is listed twice')
-        entries[en] = (zh, where)
-        if not zh.strip():
-            problems.append(f'{where}: "{en}" has an empty translation')
-        if placeholders(en) != placeholders(zh):
-            problems.append(f'{where}: "{en}" and "{zh}" have different placeholders '
-                            f'{placeholders(en)} vs {placeholders(zh)}')
+    for name in CATALOGUES:
+        text = open(os.path.join(root, 'ui/app/text', name), encoding='utf-8').read()
+        # The table ends at the first line that is just "};" (a "};" inside a string does not end it).
+        start = text.index('[] = {')
+        body = text[start:text.index('\n};', start)]
+        for m in ENTRY.finditer(body):
+            en, zh = unquote(m.group(1)), unquote(m.group(2))
+            where = f'ui/app/text/{name}:{line_of(text, text.index(body) + m.start())}'
+            if en in entries:
+                problems.append(f'{where}: "{en}" is listed twice')
+            entries[en] = (zh, where)
+            if not zh.strip():
+                problems.append(f'{where}: "{en}" has an empty translation')
+            if placeholders(en) != placeholders(zh):
+                problems.append(f'{where}: "{en}" and "{zh}" have different placeholders '
+                                f'{placeholders(en)} vs {placeholders(zh)}')
 
     for key, where in sorted(keys.items(), key=lambda kv: kv[1]):
         if key not in entries:
-            problems.append(f'{where}: "{key}" has no 简体中文 entry in ui/app/text/lang_zh_cn.cpp')
+            problems.append(f'{where}: "{key}" has no 简体中文 entry in ui/app/text/' + (
+                            'lang_zh_cn_lessons.cpp' if where.startswith('assets/lessons') else 'lang_zh_cn.cpp')))
     for en, (_, where) in entries.items():
         if en not in keys:
             problems.append(f'{where}: "{en}" is not used anywhere any more (stale entry)')

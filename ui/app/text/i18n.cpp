@@ -12,7 +12,8 @@
 
 namespace attnviz::ui {
 
-Catalogue catalogue_zh_cn();  // lang_zh_cn.cpp
+Catalogue catalogue_zh_cn();          // lang_zh_cn.cpp: the interface
+Catalogue catalogue_zh_cn_lessons();  // lang_zh_cn_lessons.cpp: the lessons' text (docs/lessons.md)
 
 namespace {
 
@@ -98,7 +99,16 @@ void set_language(Lang l) {
 }
 int language_generation() { return g().generation; }
 
-Catalogue catalogue(Lang l) { return l == Lang::zh_CN ? catalogue_zh_cn() : Catalogue{nullptr, 0}; }
+// The Chinese catalogue is two files' tables, joined once.
+Catalogue catalogue(Lang l) {
+  if (l != Lang::zh_CN) return Catalogue{nullptr, 0};
+  static const std::vector<CatalogueEntry> all = [] {
+    std::vector<CatalogueEntry> v;
+    for (const Catalogue c : {catalogue_zh_cn(), catalogue_zh_cn_lessons()}) v.insert(v.end(), c.entries, c.entries + c.count);
+    return v;
+  }();
+  return {all.data(), static_cast<int>(all.size())};
+}
 
 const char* tr(const char* en) { return lookup(g().lang, en, en); }
 
