@@ -165,7 +165,7 @@ def main(root):
     for key, where in sorted(keys.items(), key=lambda kv: kv[1]):
         if key not in entries:
             problems.append(f'{where}: "{key}" has no 简体中文 entry in ui/app/text/' + (
-                            'lang_zh_cn_lessons.cpp' if where.startswith('assets/lessons') else 'lang_zh_cn.cpp')))
+                            'lang_zh_cn_lessons.cpp' if where.startswith('assets/lessons') else 'lang_zh_cn.cpp'))
     for en, (_, where) in entries.items():
         if en not in keys:
             problems.append(f'{where}: "{en}" is not used anywhere any more (stale entry)')
