@@ -32,7 +32,7 @@ static const CatalogueEntry kZhCNLessons[] = {
     {"each row of X times W_query", "X 的每一行乘以 W_query"},
     {"Click the map Q to select it.", "点击 Q 热力图选中它。"},
     {"Queries, keys and values", "查询、键和值"},
-    {"Multiplying X by each matrix projects every token three ways: a query (what it looks for), a key (how it can be found) and a value (what it hands over). Each result is again 5 × 4, one row per token. Row \"upon\" has the largest numbers because its embedding is large.", "X 分别乘以三个矩阵，把每个词元投影成三种向量：查询（它要找什么）、键（别人怎样找到它）和值（它交出什么）。每个结果仍是 5 × 4，每个词元一行。\"upon\" 这一行的数最大，因为它的嵌入本来就大。"},
+    {"Multiplying X by each matrix projects every token three ways: a query (what it looks for), a key (how it can be found) and a value (what it hands over). Each result is again 5 × 4, one row per token. Row \"upon\" stands out with the largest positive numbers, because three of its four embedding entries are large and positive.", "X 分别乘以三个矩阵，把每个词元投影成三种向量：查询（它要找什么）、键（别人怎样找到它）和值（它交出什么）。每个结果仍是 5 × 4，每个词元一行。\"upon\" 这一行有最大的正数，因为它的四个嵌入值中有三个是较大的正数。"},
     {"every query against every key: (5, 5)", "每个查询与每个键相乘：(5, 5)"},
     {"Hover the cell of row \"upon\", column \"upon\" in scores h0.", "把鼠标移到 scores h0 中 \"upon\" 行、\"upon\" 列的单元格上。"},
     {"Scores: every query against every key", "注意力分数：每个查询对每个键"},
