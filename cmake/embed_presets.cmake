@@ -1,11 +1,21 @@
 # cmake -DOUT=file.cpp -DDIR=assets/presets -P embed_presets.cmake
-# Writes a C++ source holding each preset file's text, so the app (web and desktop)
-# has its presets without a file system or a fetch.
-set(body "// Generated from assets/presets by cmake/embed_presets.cmake. Do not edit.\n")
-string(APPEND body "#include \"app/model/presets.h\"\n\nnamespace attnviz::ui {\n\n")
-string(APPEND body "const std::vector<PresetSource>& preset_sources() {\n  static const std::vector<PresetSource> s = {\n")
+# Writes a C++ source holding each JSON file's text of DIR, so the app (web and desktop)
+# has its presets without a file system or a fetch. The same for the lessons:
+#   -DFUNC=lesson_sources -DTYPE=LessonSource -DHEADER=app/lessons/lesson_data.h
+# EMPTY=ON writes the function with no files (the compact embed build has no lessons).
+if(NOT FUNC)
+  set(FUNC preset_sources)
+  set(TYPE PresetSource)
+  set(HEADER app/model/presets.h)
+endif()
+set(body "// Generated from ${DIR} by cmake/embed_presets.cmake. Do not edit.\n")
+string(APPEND body "#include \"${HEADER}\"\n\nnamespace attnviz::ui {\n\n")
+string(APPEND body "const std::vector<${TYPE}>& ${FUNC}() {\n  static const std::vector<${TYPE}> s = {\n")
 file(GLOB FILES "${DIR}/*.json")
 list(SORT FILES)
+if(EMPTY)
+  set(FILES "")
+endif()
 foreach(f ${FILES})
   file(READ "${f}" text)
   get_filename_component(name "${f}" NAME_WE)

@@ -99,6 +99,26 @@ std::vector<std::string> App::heatmaps_drawn() const {
 
 std::string App::inspector_text() const { return inspector_log().text; }
 
+nlohmann::json App::lessons() const { return lessons_json(); }
+nlohmann::json App::lesson() const { return lesson_json(*model_); }
+nlohmann::json App::start_lesson(std::string_view id, int step) {
+  if (id.empty()) {
+    lesson_start(*model_, -1, 0);
+    return {{"ok", true}, {"error", ""}};
+  }
+  const int i = lesson_index(id);
+  if (i < 0) {
+    std::string ids;
+    for (const Lesson& l : attnviz::ui::lessons()) ids += (ids.empty() ? "" : ", ") + l.id;
+    return {{"ok", false}, {"error", tr_args("There is no lesson \"{0}\"; the lessons are {1}.", {id, ids})}};
+  }
+  lesson_start(*model_, i, step);
+  return {{"ok", true}, {"error", ""}};
+}
+std::string App::lesson_progress() const { return lesson_progress_text(*model_); }
+uint64_t App::lesson_progress_version() const { return model_->lesson.progress_version; }
+void App::load_lesson_progress(std::string_view text) { lesson_progress_load(*model_, text); }
+
 std::string App::head_scores() const { return head_scores_report(model_->engine.stack()); }
 
 bool App::item_rect(std::string_view label, float out[4]) const {

@@ -65,6 +65,17 @@ class App {
   // `attnviz-cli head-scores` prints for the current state.
   std::string head_scores() const;
 
+  // --- Lessons (docs/lessons.md; the test API's lessons(), lesson(), startLesson()).
+  nlohmann::json lessons() const;  // [{id, title, steps}] in the interface's language
+  nlohmann::json lesson() const;   // {id, step, steps, task: {kind, target, value, text}, done}
+  // Opens lesson `id` at `step` (its state and view); id "" closes it. {"ok", "error"}.
+  nlohmann::json start_lesson(std::string_view id, int step);
+  // The learner's progress as the platform keeps it (localStorage), and a counter that
+  // changes with it; load_lesson_progress takes what was kept (bad text is ignored).
+  std::string lesson_progress() const;
+  uint64_t lesson_progress_version() const;
+  void load_lesson_progress(std::string_view text);
+
   // --- Import (export.h): a state file's text from the page's picker or a drop, or a
   // path on disk. Refusals return {"ok": false, "error": sentence}, also shown in the app;
   // the state is unchanged. Exports are requests in exports() that the platform drains.

@@ -52,6 +52,20 @@ EM_JS(void, js_request_cjk_font, (), {
 EM_JS(void, js_layout_save, (const char* text), {
   if (Module.attnvizLayoutSave) Module.attnvizLayoutSave(UTF8ToString(text));
 });
+// The learner's progress through the lessons survives reloads the same way (the page:
+// localStorage 'attnviz.lessons'; lesson_run.h has its text).
+EM_JS(char*, js_lessons_load, (), {
+  const s = Module.attnvizLessonsLoad ? Module.attnvizLessonsLoad() : null;
+  if (!s) return 0;
+  const n = lengthBytesUTF8(s) + 1;
+  const p = _malloc(n);
+  stringToUTF8(s, p, n);
+  return p;
+});
+EM_JS(void, js_lessons_save, (const char* text), {
+  if (Module.attnvizLessonsSave) Module.attnvizLessonsSave(UTF8ToString(text));
+});
+static uint64_t g_lessons_saved = 0;
 
 // Which elements SDL listens on, before it starts: "#canvas" is this module's canvas
 // (Module.canvas, not the document's element of that id: several embedded views share a
@@ -120,6 +134,10 @@ static void main_loop() {
     js_layout_save(ImGui::SaveIniSettingsToMemory());
     io.WantSaveIniSettings = false;
   }
+  if (g_app->lesson_progress_version() != g_lessons_saved) {
+    g_lessons_saved = g_app->lesson_progress_version();
+    js_lessons_save(g_app->lesson_progress().c_str());
+  }
   js_after_frame((double)g_runner.frames, g_fonts_announced && !g_runner.fonts_dirty);
 }
 
@@ -159,6 +177,25 @@ EMSCRIPTEN_KEEPALIVE const float* attnviz_matrix(const char* name, int head, int
   dims_out[0] = m.rows;
   dims_out[1] = m.cols;
   return m.data;
+}
+
+// The lessons (docs/lessons.md): [{id, title, steps}]; the open one {id, step, steps,
+// task, done}; opening one (id "" closes) → {ok, error}. Valid until the next call.
+EMSCRIPTEN_KEEPALIVE const char* attnviz_lessons() {
+  static std::string s;
+  s = g_app->lessons().dump();
+  return s.c_str();
+}
+EMSCRIPTEN_KEEPALIVE const char* attnviz_lesson() {
+  static std::string s;
+  s = g_app->lesson().dump();
+  return s.c_str();
+}
+EMSCRIPTEN_KEEPALIVE const char* attnviz_start_lesson(const char* id, int step) {
+  static std::string s;
+  s = g_app->start_lesson(id ? id : "", step).dump();
+  g_runner.wake();
+  return s.c_str();
 }
 
 // 1 when the engine holds that stage up to date, 0 when it is stale (no panel
@@ -250,6 +287,11 @@ int main(int, char**) {
     g_app->set_language(code);
     free(code);
   }
+  if (char* progress = js_lessons_load()) {
+    g_app->load_lesson_progress(progress);
+    free(progress);
+  }
+  g_lessons_saved = g_app->lesson_progress_version();
   attnviz::platform::web_share_init(g_app);  // clipboard, IME, restores the session
   attnviz::platform::web_export_init(g_app);
   g_runner.request_cjk = [] { js_request_cjk_font(); };

@@ -14,6 +14,7 @@
 //   fonts(kind)   → Promise of the font's bytes (ArrayBuffer) or null; kind 0 regular,
 //                 1 mono, 2 CJK
 //   layout        {load() → text or null, save(text)}: ImGui's window settings
+//   lessons       {load() → text or null, save(text)}: the learner's progress in the lessons (optional)
 //   live(text)    the screen-reader line (aria-live)
 //   keyTarget     an element whose key events SDL reads (an embedded view's box), or
 //                 null for the window (the page)
@@ -73,6 +74,8 @@ var attnvizCore = (typeof attnvizCore !== 'undefined' && attnvizCore) || {};
       attnvizLanguageChanged: (code) => lang.changed(code),
       attnvizLayoutLoad: () => env.layout.load(),
       attnvizLayoutSave: (text) => env.layout.save(text),
+      attnvizLessonsLoad: () => (env.lessons ? env.lessons.load() : null),
+      attnvizLessonsSave: (text) => { if (env.lessons) env.lessons.save(text); },
       attnvizLive: (text) => env.live(text),
       attnvizAfterFrame: (frames, fontsReady) => {
         if (fontsReady && !api._readyDone) {
@@ -158,6 +161,11 @@ var attnvizCore = (typeof attnvizCore !== 'undefined' && attnvizCore) || {};
     api.heatmapInfo = (label) => withCString(String(label), (p) => json(Module._attnviz_heatmap_info(p)));
     api.heatmapsDrawn = () => json(Module._attnviz_heatmaps_drawn());
     api.inspectorText = () => Module.UTF8ToString(Module._attnviz_inspector_text());
+    // Lessons (docs/lessons.md): the list, the open one and its task, and opening one.
+    api.lessons = () => json(Module._attnviz_lessons());
+    api.lesson = () => json(Module._attnviz_lesson());
+    api.startLesson = (id, step = 0) =>
+      withCString(String(id ?? ''), (p) => json(Module._attnviz_start_lesson(p, Number(step) | 0)));
     // Each layer's each head's scores, as `attnviz-cli head-scores` prints them.
     api.headScores = () => json(Module._attnviz_head_scores());
     // The interface's language: "en" or "zh-CN"; setLanguage takes any tag attnviz reads

@@ -7,6 +7,7 @@
 (function (core) {
   const LANG_KEY = 'attnviz.lang';
   const LAYOUT_KEY = 'attnviz.layout';
+  const LESSONS_KEY = 'attnviz.lessons';
   const canvas = document.getElementById('canvas');
 
   // ?lang= overrides everything, links included (attnviz-share.js applies it last).
@@ -63,6 +64,11 @@
     layout: {
       load: () => { try { return window.localStorage.getItem(LAYOUT_KEY); } catch (e) { return null; } },
       save: (text) => { try { window.localStorage.setItem(LAYOUT_KEY, text); } catch (e) {} },
+    },
+    // How far the learner got in each lesson survives reloads too.
+    lessons: {
+      load: () => { try { return window.localStorage.getItem(LESSONS_KEY); } catch (e) { return null; } },
+      save: (text) => { try { window.localStorage.setItem(LESSONS_KEY, text); } catch (e) {} },
     },
     live: (text) => { if (live) live.textContent = text; },
     keyTarget: null,

@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "app/lessons/lesson_run.h"
 #include "app/model/engine_session.h"
 #include "app/panels/export.h"
 #include "app/widgets/heatmap.h"
@@ -101,6 +102,7 @@ struct AppModel {
   std::shared_ptr<ExplainCache> explain_cache;
   std::shared_ptr<HeadsGridCache> heads_grid_cache;
   Widgets widgets;  // what the panels' widgets keep between frames (widgets_state.h)
+  LessonRun lesson;  // the open lesson's step, its task and the learner's progress (lesson_run.h)
 
   // --- sharing and history (share.h, history.h, menu_edit.cpp)
   History history;              // undo/redo of the state

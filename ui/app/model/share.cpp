@@ -1,6 +1,8 @@
 // share.cpp: see share.h.
 #include "app/model/share.h"
 
+#include "app/lessons/lesson_data.h"
+
 #include "attnviz/model.h"
 
 #include <algorithm>
@@ -46,7 +48,7 @@ int json_depth(std::string_view t, int limit) {
 struct ViewPatch {
   bool has_tab = false, has_layer = false, has_head = false, has_head_b = false, has_stage = false, has_cmap = false,
        has_pinned = false, has_decimals = false, has_torch = false, has_split = false,
-       has_lang = false, has_decode_t = false;
+       has_lang = false, has_decode_t = false, has_lesson = false;
   View v;
 };
 
@@ -118,6 +120,14 @@ ShareResult read_view(const json& v, ViewPatch* out) {
       if (!x.is_string() || !lang_from_code(x.get<std::string>(), &out->v.lang))
         return fail(tr("The link's view.lang must be \"en\" or \"zh-CN\"."), "view.lang");
       out->has_lang = true;
+    } else if (k == "lesson") {
+      // {"id", "step"}, or null: no lesson open. A lesson this build lacks opens none.
+      out->has_lesson = true;
+      out->v.lesson = -1;
+      if (x.is_null()) continue;
+      if (!x.is_object() || !x.contains("id") || !x["id"].is_string() || !small_int(x.value("step", json()), &out->v.lesson_step))
+        return fail(tr("The link's view.lesson must be null or {\"id\", \"step\"}."), "view.lesson");
+      out->v.lesson = lesson_index(x["id"].get<std::string>());
     } else if (k == "pinned") {
       out->has_pinned = true;
       if (x.is_null()) continue;
@@ -157,6 +167,10 @@ void apply_view(AppModel& m, const ViewPatch& p) {
   if (p.has_torch) to.show_torch = v.show_torch;
   if (p.has_split) to.split = v.split;
   if (p.has_lang) change_language(m, v.lang);
+  if (p.has_lesson) {  // lesson_watch enters the step without touching the state the link brought
+    to.lesson = v.lesson;
+    to.lesson_step = v.lesson >= 0 ? v.lesson_step : 0;
+  }
   if (p.has_pinned) {
     // A cell outside the matrix (or of a stage this build does not know) is not pinned.
     const CellRef& c = v.pinned;
@@ -218,6 +232,8 @@ json view_to_json(const View& v) {
             {"pinned", nullptr}};
   if (v.tab == MainTab::decode && v.decode_t >= 0) j["decode_t"] = v.decode_t;
   if (v.layer != 0) j["layer"] = v.layer;
+  if (v.lesson >= 0 && v.lesson < static_cast<int>(lessons().size()))
+    j["lesson"] = {{"id", lessons()[v.lesson].id}, {"step", v.lesson_step}};
   if (v.pinned.valid)
     j["pinned"] = {{"stage", stage_name(v.pinned.stage)}, {"head", v.pinned.head}, {"row", v.pinned.row},
                    {"col", v.pinned.col}};

@@ -39,11 +39,14 @@ struct View {
   int decode_t = -1;                          // Decode: the step shown (query position); -1 = the last token
   CellRef pinned;                             // the cell every view highlights, when valid
   Lang lang = Lang::en;                       // the interface's language (i18n.h owns it: see view_of)
+  int lesson = -1;                            // the open lesson (lesson_data.h lessons() index); -1: none
+  int lesson_step = 0;                        // its step; == its steps: the closing page
 
   bool operator==(const View& o) const {
     return tab == o.tab && layer == o.layer && head == o.head && head_b == o.head_b && compare_stage == o.compare_stage &&
            weights_cmap == o.weights_cmap && decimals == o.decimals && show_torch == o.show_torch &&
-           split == o.split && decode_t == o.decode_t && pinned == o.pinned && lang == o.lang;
+           split == o.split && decode_t == o.decode_t && pinned == o.pinned && lang == o.lang && lesson == o.lesson &&
+           lesson_step == o.lesson_step;
   }
   bool operator!=(const View& o) const { return !(*this == o); }
 };

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 namespace attnviz::ui {
 
@@ -80,6 +82,43 @@ bool layout_fit(LayoutRect r[], int n, const LayoutRect& work) {
   }
   if (sx < 1.0f) keep_left_column(r, n, work);
   return changed;
+}
+
+}  // namespace attnviz::ui
+
+namespace attnviz::ui {
+
+int dim_rects(const LayoutRect& screen, const LayoutRect* holes, int n, LayoutRect* out, int max) {
+  std::vector<float> xs = {screen.x, screen.right()};
+  for (int i = 0; i < n; ++i)
+    for (float x : {holes[i].x, holes[i].right()})
+      if (x > screen.x && x < screen.right()) xs.push_back(x);
+  std::sort(xs.begin(), xs.end());
+  xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
+  int count = 0;
+  for (size_t s = 0; s + 1 < xs.size(); ++s) {
+    const float x0 = xs[s], x1 = xs[s + 1], mid = (x0 + x1) / 2;
+    std::vector<std::pair<float, float>> cover;  // the holes' spans in this strip, top to bottom
+    for (int i = 0; i < n; ++i)
+      if (holes[i].w > 0 && holes[i].h > 0 && holes[i].x <= mid && holes[i].right() >= mid)
+        cover.push_back({holes[i].y, holes[i].bottom()});
+    std::sort(cover.begin(), cover.end());
+    float y = screen.y;
+    auto emit = [&](float y0, float y1) {
+      if (y1 > y0 && count < max) out[count++] = {x0, y0, x1 - x0, y1 - y0};
+    };
+    for (const auto& [top, bottom] : cover) {
+      emit(y, std::min(top, screen.bottom()));
+      y = std::max(y, bottom);
+    }
+    emit(y, screen.bottom());
+  }
+  return count;
+}
+
+LayoutRect lesson_place(const LayoutRect& work) {
+  const float w = std::min(std::clamp(work.w * 0.34f, 380.0f, 520.0f), work.w / 2);
+  return {work.right() - w, work.y, w, work.h};
 }
 
 }  // namespace attnviz::ui

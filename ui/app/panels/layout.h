@@ -42,3 +42,17 @@ LayoutRect layout_clamp(const LayoutRect& r, const LayoutRect& work);
 bool layout_fit(LayoutRect r[], int n, const LayoutRect& work);
 
 }  // namespace attnviz::ui
+
+namespace attnviz::ui {
+
+// The screen minus `holes`, as at most `max` rectangles (out; returns how many): what a
+// lesson dims around the map and control it lights up (panel_lesson.cpp). The screen is
+// cut into vertical strips at the holes' left and right edges; in each strip the spans no
+// hole covers are the pieces. Holes may overlap and reach past the screen.
+int dim_rects(const LayoutRect& screen, const LayoutRect* holes, int n, LayoutRect* out, int max);
+
+// Where the Lesson window goes on a work area: a right-hand column, 34% of the width
+// (380 to 520 px, never more than half), the whole height.
+LayoutRect lesson_place(const LayoutRect& work);
+
+}  // namespace attnviz::ui

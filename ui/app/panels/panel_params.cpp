@@ -443,11 +443,13 @@ void mask_dropout_group(AppModel& m) {
 }
 
 // A collapsing header for a rarer group; it opens by itself when the reason a
-// draft was refused concerns one of its fields, so the sentence is never hidden.
+// draft was refused concerns one of its fields, so the sentence is never hidden,
+// and when a lesson's step is about a control in it (lesson_run.h).
 bool group_header(const AppModel& m, const char* title, bool open_by_default,
                   std::initializer_list<const char*> fields) {
   for (const char* f : fields)
     if (!m.error.empty() && m.error_field.rfind(f, 0) == 0) ImGui::SetNextItemOpen(true);
+  if (lesson_opens(m.lesson, title)) ImGui::SetNextItemOpen(true);  // a lesson's step shows a control in it
   bool open = ImGui::CollapsingHeader(L(title), open_by_default ? ImGuiTreeNodeFlags_DefaultOpen : 0);
   item_register(title);
   return open;
@@ -468,11 +470,13 @@ void mask_fill_control(AppModel& m) {
                                 ImGui::CalcTextSize(tr(fill_mode_name(true))).x);
   ImGui::SetNextItemWidth(std::max(ImGui::GetFontSize() * 6, text_w + combo_room()));
   if (ImGui::BeginCombo(L("Mask fill"), tr(fill_mode_name(number)))) {
-    for (bool o : {false, true})
+    for (bool o : {false, true}) {
       if (ImGui::Selectable(tr(fill_mode_name(o)), o == number) && o != number) {
         fill = o ? -1e9 : -std::numeric_limits<double>::infinity();
         apply_edit(m);
       }
+      item_register(o ? "Mask fill: number" : "Mask fill: -inf");  // whatever the language shows
+    }
     ImGui::EndCombo();
   }
   item_register("Mask fill");

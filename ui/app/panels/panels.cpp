@@ -6,6 +6,7 @@
 // a smaller screen; View > Reset layout brings the default back.
 #include "app/panels/panels.h"
 #include "app/panels/menu_edit.h"
+#include "app/lessons/panel_lesson.h"
 
 #include <algorithm>
 
@@ -108,6 +109,7 @@ static void menu_bar(AppModel& m) {
     ImGui::EndMenu();
   }
   item_register("View");
+  learn_menu(m);  // lessons (panel_lesson.h)
   help_menu(m);
   ImGui::Separator();
   ImGui::TextDisabled("%s", tr("attnviz: every stage of multi-head attention"));
@@ -341,6 +343,7 @@ void draw_panels(AppModel& m) {
   ImGui::End();
   ls.reset = false;
   keep_windows_on_screen(ls, work);
+  lesson_window(m);  // beside the views, drawn last: it lights what the step is about
 
   help_overlay(m);
   cell_keys(m);

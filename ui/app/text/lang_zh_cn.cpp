@@ -131,6 +131,7 @@ static const CatalogueEntry kZhCN[] = {
     {"The link's view.torch must be true or false.", "链接中的 view.torch 必须是 true 或 false。"},
     {"The link's view.split must be \"words\" or \"whitespace\".",
      "链接中的 view.split 必须是 \"words\" 或 \"whitespace\"。"},
+    {"The link's view.lesson must be null or {\"id\", \"step\"}.", "链接中的 view.lesson 必须是 null 或 {\"id\", \"step\"}。"},
     {"The link's view.lang must be \"en\" or \"zh-CN\".", "链接中的 view.lang 必须是 \"en\" 或 \"zh-CN\"。"},
     {"The link's view.pinned must be null or {\"stage\", \"head\", \"row\", \"col\"}.",
      "链接中的 view.pinned 必须是 null 或 {\"stage\", \"head\", \"row\", \"col\"}。"},

@@ -10,6 +10,22 @@ namespace attnviz::ui {
 static const CatalogueEntry kZhCNLessons[] = {
     // [SECTION] The Learn menu and the Lesson window (ui/app/lessons/panel_lesson.cpp)
     {"Learn", "学习"},
+    {"done", "已完成"},
+    {"Close lesson", "关闭课程"},
+    {"Lesson", "课程"},
+    {"Lesson %d of %d", "第 %d 课，共 %d 课"},
+    {"\xC2\xB7 after tutorial %s", "\xC2\xB7 对应教程 %s"},
+    {"Step %d of %d", "第 %d 步，共 %d 步"},
+    {"This line makes the map %s: it is lit in the views.", "这一行算出热力图 %s：它在视图中已高亮。"},
+    {"Done:", "完成："},
+    {"Your turn:", "请动手："},
+    {"Back", "上一步"},
+    {"Skip", "跳过"},
+    {"Next", "下一步"},
+    {"Lesson finished.", "本课完成。"},
+    {"Try on your own:", "自己试试："},
+    {"Next lesson", "下一课"},
+    {"There is no lesson \"{0}\"; the lessons are {1}.", "没有名为“{0}”的课程；现有课程：{1}。"},
 
     // [SECTION] Lesson attention (assets/lessons/*-attention.json)
     {"Scaled dot-product attention", "缩放点积注意力"},
@@ -274,7 +290,7 @@ static const CatalogueEntry kZhCNLessons[] = {
     {"only num_kv_heads heads of keys", "键只有 num_kv_heads 个头"},
     {"(num_kv_heads, num_tokens, head_dim)", "(num_kv_heads, num_tokens, head_dim)"},
     {"each K/V head serves its group (Llama's repeat_kv)", "每个键/值头服务它的一组查询头（Llama 的 repeat_kv）"},
-    {"On the Stages tab, hover K h1: the same numbers as K h0.", "在“各个阶段”标签页上把鼠标移到 K h1：数与 K h0 相同。"},
+    {"On the Stages tab, hover K kv0: heads 0 and 1 both read these keys.", "在“各个阶段”标签页上把鼠标移到 K kv0：头 0 和头 1 读的都是这些键。"},
     {"Same keys, different queries", "同样的键，不同的查询"},
     {"Heads 0 and 1 compare their own queries with the same keys, so their weights still differ, as the maps show. Now go to the extreme: set K/V heads to 1, and all four heads share one key/value head (multi-query attention).", "头 0 和头 1 用各自的查询与同一组键比较，所以它们的注意力权重仍然不同，图上可以看到。现在走到极端：把“键/值头数”设为 1，四个头就共用一个键/值头（多查询注意力）。"},
     {"Set K/V heads to 1.", "把“键/值头数”设为 1。"},

@@ -347,6 +347,17 @@ static void follow_column(HeatmapCache& c, int col, const HeatmapLayout& lay) {
   if (f < c.u0 || f > c.u0 + span) c.u0 = std::clamp(f - span + 1.5f / (float)c.cols, 0.0f, 1.0f - span);
 }
 
+// Scrolls a map that shows only part of its matrix (tall, or zoomed) so that the cell
+// asked for (reveal_row, reveal_col) is in view, centred where it was out of it; once.
+static void reveal_cell(HeatmapCache& c, const HeatmapLayout& lay) {
+  if (c.reveal_row < 0 || c.rows <= 0 || c.cols <= 0) return;
+  const float span_u = lay.view_w / lay.grid_w / c.zoom, span_v = lay.view_h / lay.grid_h / c.zoom;
+  const float fu = ((float)c.reveal_col + 0.5f) / (float)c.cols, fv = ((float)c.reveal_row + 0.5f) / (float)c.rows;
+  if (fu < c.u0 || fu > c.u0 + span_u) c.u0 = std::clamp(fu - span_u / 2, 0.0f, std::max(0.0f, 1.0f - span_u));
+  if (fv < c.v0 || fv > c.v0 + span_v) c.v0 = std::clamp(fv - span_v / 2, 0.0f, std::max(0.0f, 1.0f - span_v));
+  c.reveal_row = c.reveal_col = -1;
+}
+
 void heatmap_reset_view(HeatmapCache& c) {
   c.zoom = 1.0f;
   c.u0 = c.v0 = 0.0f;
@@ -574,6 +585,7 @@ HeatmapHover heatmap(const HeatmapSpec& spec, const MatrixView& m, uint64_t vers
   const HeatmapLayoutIn in = layout_input(spec, c, avail_w, avail_h, bar);
   const HeatmapLayout lay = heatmap_layout(in);
   follow_column(c, spec.follow_col, lay);
+  reveal_cell(c, lay);
   const Viewport vp = make_viewport(c, lay, ImVec2(origin.x + lay.row_label_w, origin.y + lay.header_h));
   const HeatmapDetail det = heatmap_detail(in, lay, vp.full_w / (float)c.cols, vp.full_h / (float)c.rows);
   visible_range(c, vp);
@@ -587,6 +599,8 @@ HeatmapHover heatmap(const HeatmapSpec& spec, const MatrixView& m, uint64_t vers
   ImGui::Image(c.tex, vp.size, ImVec2(c.u0, c.v0), ImVec2(c.u0 + vp.span_u, c.v0 + vp.span_v));
   item_register(spec.label);
   hover = handle_input(c, lay, vp);
+  c.drawn.hover_row = hover.hovered ? hover.row : -1;
+  c.drawn.hover_col = hover.hovered ? hover.col : -1;
   MatrixView dense{c.rows, c.cols, c.values.data()};
   if (spec.exports)  // right-click: export
     export_context_menu(*spec.exports, spec.label, spec.title, dense, MatrixLabels{spec.row_labels, spec.col_labels});
@@ -665,7 +679,7 @@ nlohmann::json heatmap_info(const HeatmapCache& c) {
   const nlohmann::json panel = {{"x", d.px0}, {"y", d.py0}, {"w", d.px1 - d.px0}, {"h", d.py1 - d.py0}};
   return {{"title", d.title}, {"values_hint", d.values_hint}, {"panel", panel}, {"x", d.x}, {"y", d.y}, {"w", d.w}, {"h", d.h}, {"rows", c.rows}, {"cols", c.cols},
           {"cell_w", d.cell_w}, {"cell_h", d.cell_h}, {"decimals", d.detail.decimals},
-          {"col_label_mode", mode}, {"scroll", d.lay.scroll}, {"zoom", c.zoom},
+          {"col_label_mode", mode}, {"scroll", d.lay.scroll}, {"zoom", c.zoom}, {"row0", c.v0 * (float)c.rows}, {"col0", c.u0 * (float)c.cols},
           {"row_labels", std::move(rows)}, {"col_labels", std::move(cols)}, {"cells", std::move(cells)},
           {"dropped", std::move(dropped)}, {"marks_drawn", c.block >= 4}};
 }

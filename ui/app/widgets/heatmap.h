@@ -39,6 +39,7 @@ struct HeatmapDrawn {
   float cell_w = 0, cell_h = 0;      // as drawn (zoom included)
   int i0 = 0, i1 = 0, j0 = 0, j1 = 0;  // rows / columns whose centres are visible
   int highlight_row = -1, highlight_col = -1;
+  int hover_row = -1, hover_col = -1;  // the cell under the pointer (-1: none), in the map's own rows and columns
   char title[224] = "";              // the title as drawn (whole, before any ellipsis)
   bool values_hint = false;          // the title says why the cells print no values
   HeatmapLayout lay;
@@ -72,6 +73,7 @@ struct HeatmapCache {
   float u0 = 0.0f, v0 = 0.0f;     // top-left of the visible part, as matrix fractions
   int view_rows = 0, view_cols = 0;  // shape the zoom belongs to: a new shape resets it
   int followed = -1;              // HeatmapSpec::follow_col as last seen
+  int reveal_row = -1, reveal_col = -1;  // a cell to bring into view when next drawn (a lesson's task), then -1
   HeatmapDrawn drawn;
 };
 

@@ -26,7 +26,13 @@ void ItemRegistry::add(std::string_view label, ImVec2 min, ImVec2 max) {
 
 void ItemRegistry::add_last_item(std::string_view label) {
   ImRect rect(ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
-  if (ImGuiWindow* w = ImGui::GetCurrentWindowRead()) rect.ClipWith(w->ClipRect);
+  ImGuiWindow* w = ImGui::GetCurrentWindowRead();
+  if (w && !reveal_.empty() && label == reveal_) {
+    // A map's title and column labels sit above the item: bring them in too.
+    ImRect want(rect.Min.x, rect.Min.y - 3 * ImGui::GetFontSize(), rect.Max.x, rect.Max.y);
+    if (!w->InnerClipRect.Contains(want)) ImGui::ScrollToRect(w, want, ImGuiScrollFlags_KeepVisibleEdgeX | ImGuiScrollFlags_KeepVisibleEdgeY);
+  }
+  if (w) rect.ClipWith(w->ClipRect);
   if (rect.GetWidth() <= 0 || rect.GetHeight() <= 0) return;  // scrolled out of view
   add(label, rect.Min, rect.Max);
 }

@@ -29,8 +29,13 @@ class ItemRegistry {
   // The item as drawn in the most recent frame that drew it, if that frame was the
   // last or the one before (items not drawn any more are forgotten).
   const ItemRect* find(std::string_view label) const;
+  // While set, the item with this label is scrolled into view in the window that holds
+  // it (and that window's parents) as it is drawn: a lesson's step brings its map there
+  // (panel_lesson.cpp). Empty: none.
+  void reveal(std::string_view label) { reveal_.assign(label.data(), label.size()); }
 
  private:
+  std::string reveal_;
   std::unordered_map<std::string, ItemRect> rects_;
   mutable std::string key_;  // lookup key, reused (see add)
 };
