@@ -56,6 +56,8 @@ BASE_RANGES = [(0x20, 0xFF), (0x370, 0x3FF), (0x1D00, 0x1D7F), (0x2000, 0x206F),
 # Where the interface's words are: the Chinese catalogue, the page's sentences, the
 # presets and the engine's refusals (CJK characters found there join the CJK font).
 TEXT_SOURCES = ['ui/app', 'engine/src', 'web/site', 'web/embed', 'assets/presets']
+# ... but not the lessons' (the embed build has none: ATTNVIZ_NO_LESSONS).
+TEXT_SKIPPED = ['ui/app/text/lang_zh_cn_lessons.cpp']
 
 
 def encode85(data):
@@ -82,6 +84,8 @@ def source_chars(root):
     for top in TEXT_SOURCES:
         for dirpath, _, names in os.walk(os.path.join(root, top)):
             for n in names:
+                if os.path.relpath(os.path.join(dirpath, n), root) in TEXT_SKIPPED:
+                    continue
                 if n.endswith(('.cpp', '.h', '.js', '.json')):
                     with open(os.path.join(dirpath, n), encoding='utf-8', errors='ignore') as f:
                         chars.update(f.read())

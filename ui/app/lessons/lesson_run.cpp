@@ -165,6 +165,12 @@ const Lesson* lesson_open(const AppModel& m) {
 }
 
 void lesson_start(AppModel& m, int index, int step) {
+#ifdef ATTNVIZ_NO_LESSONS  // the compact embed build: no lessons, none of their code
+  m.view.lesson = -1;
+  (void)index;
+  (void)step;
+  return;
+#endif
   if (index < 0 || index >= static_cast<int>(lessons().size())) {
     m.view.lesson = -1;
     m.view.lesson_step = 0;
@@ -176,6 +182,11 @@ void lesson_start(AppModel& m, int index, int step) {
 }
 
 void lesson_goto(AppModel& m, int k) {
+#ifdef ATTNVIZ_NO_LESSONS  // the compact embed build: no lessons, none of their code
+  (void)m;
+  (void)k;
+  return;
+#endif
   const Lesson* l = lesson_open(m);
   if (!l) return;
   const int steps = static_cast<int>(l->steps.size());
@@ -193,6 +204,10 @@ void lesson_goto(AppModel& m, int k) {
 }
 
 void lesson_watch(AppModel& m) {
+#ifdef ATTNVIZ_NO_LESSONS  // the compact embed build: no lessons, none of their code
+  m.view.lesson = -1;
+  return;
+#endif
   const Lesson* l = lesson_open(m);
   if (!l) {
     m.lesson.entered_lesson = -1;
@@ -224,6 +239,10 @@ const json& lesson_state_json(AppModel& m) {
 
 const std::string& lesson_print_text(AppModel& m, const LessonPrint& p) {
   LessonRun& r = m.lesson;
+#ifdef ATTNVIZ_NO_LESSONS
+  (void)p;
+  return r.print_text;  // empty
+#endif
   if (r.print_serial == m.state_serial && r.print_lesson == m.view.lesson && r.print_step == m.view.lesson_step &&
       r.print_layer == m.engine.layer())
     return r.print_text;
@@ -260,6 +279,7 @@ json lesson_json(AppModel& m) {
     j["task"] = {{"kind", task_kind_name(t.kind)}, {"target", t.target}, {"value", value}, {"text", tr(t.text.c_str())}};
     if (t.kind == TaskKind::set) j["task"]["field"] = t.field;
     j["print"] = lesson_print_text(m, l->steps[k].print);  // "" when the step prints nothing
+    j["show"] = l->steps[k].show;
   }
   return j;
 }

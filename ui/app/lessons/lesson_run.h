@@ -86,8 +86,8 @@ const nlohmann::json& lesson_state_json(AppModel& m);
 
 // --- The test API (docs/test-api.md)
 nlohmann::json lessons_json();                 // [{id, title, steps}] in the interface's language
-// {id, step, steps, task: {kind, target, value, text (, field)}, done, print}: print is the text the
-// step prints (\"\" when none)
+// {id, step, steps, task: {kind, target, value, text (, field)}, done, print, show}: print is the
+// text the step prints ("" when none), show the label of what the step lights
 nlohmann::json lesson_json(AppModel& m);
 
 // --- Progress, as the platform stores it: {"<id>": {"step": k, "finished": bool}, ...}

@@ -39,6 +39,10 @@ bool rect_of(std::string_view label, LayoutRect* out) {
 // [SECTION] The Learn menu ------------------------------------------------------------
 
 void learn_menu(AppModel& m) {
+#ifdef ATTNVIZ_NO_LESSONS  // the compact embed build: no lessons, none of their code
+  (void)m;
+  return;
+#endif
   const auto& all = lessons();
   if (all.empty()) return;  // the compact embed build has none
   const bool open = ImGui::BeginMenu(L("Learn"));
@@ -104,23 +108,33 @@ void header(const AppModel& m, const Lesson& l) {
   }
 }
 
-// One code line: `py  # note` in the mono font. Returns whether the pointer is on it.
+// The font scale that lets text `width` wide fit `room` (1 when it fits; never below
+// `least`: past that the block scrolls sideways instead).
+float fit_scale(float width, float room, float least) {
+  return width <= room || width <= 0 ? 1.0f : std::max(least, room / width);
+}
+
+// One code line in the mono font, its note on a comment line above it (notes are
+// sentences, in the interface's language: beside the code they made lines too long to
+// read). Returns whether the pointer is on it.
 bool code_line(AppModel& m, const LessonCode& c, bool now, int index) {
-  char text[600];
-  if (c.note.empty()) std::snprintf(text, sizeof text, "%s", c.py.c_str());
-  else std::snprintf(text, sizeof text, "%s  # %s", c.py.c_str(), tr(c.note.c_str()));
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float w = std::max(ImGui::CalcTextSize(c.py.c_str()).x, ImGui::GetContentRegionAvail().x);
+  if (!c.note.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(0x6A, 0x99, 0x55, now ? 0xFF : 0x99));  // a comment's green
+    ImGui::Text("# %s", tr(c.note.c_str()));
+    ImGui::PopStyleColor();
+  }
   const ImVec2 p = ImGui::GetCursorScreenPos();
-  const ImVec2 size = ImGui::CalcTextSize(text);
-  const float w = std::max(size.x, ImGui::GetContentRegionAvail().x);
+  const float h = ImGui::GetTextLineHeight();
   LayoutRect map;
   const bool linked = !c.map.empty() && item_registry().find(c.map) &&
                       (m.lesson.hovered_map == c.map || (rect_of(c.map, &map) && ImGui::IsMouseHoveringRect(
                           ImVec2(map.x, map.y), ImVec2(map.right(), map.bottom()), false)));
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  if (now) dl->AddRectFilled(p, ImVec2(p.x + w, p.y + size.y), kLineNow);
-  if (linked) dl->AddRectFilled(p, ImVec2(p.x + w, p.y + size.y), kLineLinked);
+  if (now) dl->AddRectFilled(p, ImVec2(p.x + w, p.y + h), kLineNow);
+  if (linked) dl->AddRectFilled(p, ImVec2(p.x + w, p.y + h), kLineLinked);
   if (!now) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextUnformatted(text);
+  ImGui::TextUnformatted(c.py.c_str());
   if (!now) ImGui::PopStyleColor();
   char reg[40];
   std::snprintf(reg, sizeof reg, "lesson code %d", index);
@@ -132,15 +146,24 @@ bool code_line(AppModel& m, const LessonCode& c, bool now, int index) {
 
 // The lesson's code up to this step, the step's own lines marked; hovering a line lights
 // the map it makes (m.lesson.hovered_map, read by the light), hovering a map marks its line.
+// Lines wider than the window shrink the font a little, then scroll sideways.
 void code_block(AppModel& m, const Lesson& l, int k) {
   ImGui::PushFont(g_fonts.mono);
   int lines = 0;
-  for (int s = 0; s <= k; ++s) lines += static_cast<int>(l.steps[s].code.size());
-  const float line_h = ImGui::GetTextLineHeight();
-  const float h = std::min(lines * line_h + 2 * ImGui::GetStyle().WindowPadding.y + ImGui::GetStyle().ScrollbarSize,
-                           std::max(6 * line_h, ImGui::GetContentRegionAvail().y * 0.38f));
+  float widest = 0;
+  for (int s = 0; s <= k; ++s)
+    for (const LessonCode& c : l.steps[s].code) {
+      lines += c.note.empty() ? 1 : 2;
+      widest = std::max(widest, ImGui::CalcTextSize(c.py.c_str()).x);
+    }
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float scale = fit_scale(widest, ImGui::GetContentRegionAvail().x - 2 * st.WindowPadding.x, 0.8f);
+  const float line_h = ImGui::GetTextLineHeight() * scale;
+  const float h = std::min(lines * line_h + 2 * st.WindowPadding.y + st.ScrollbarSize,
+                           std::max(6 * line_h, ImGui::GetContentRegionAvail().y * 0.45f));
   ImGui::PushStyleColor(ImGuiCol_ChildBg, IM_COL32(0x10, 0x14, 0x1C, 0xFF));
   ImGui::BeginChild("lesson code", ImVec2(0, h), ImGuiChildFlags_Border, ImGuiWindowFlags_HorizontalScrollbar);
+  ImGui::SetWindowFontScale(scale);
   std::string hovered;
   int index = 0;
   for (int s = 0; s <= k; ++s) {
@@ -158,18 +181,23 @@ void code_block(AppModel& m, const Lesson& l, int k) {
   m.lesson.hovered_map = hovered;
 }
 
-// `print(var)` and the tensor as PyTorch prints it, from the engine's numbers.
+// `print(var)` and the tensor as PyTorch prints it, from the engine's numbers, in the
+// cells' mono font; PyTorch's 80 columns shrink to fit the window down to 70%, then scroll.
 void print_block(AppModel& m, const LessonPrint& p) {
   const std::string& text = lesson_print_text(m, p);
   if (text.empty()) return;
   ImGui::PushFont(g_fonts.mono);
   ImGui::TextDisabled(NO_TR(">>> print(%s)"), p.var.c_str());
+  ImGui::PopFont();
+  ImGui::PushFont(g_fonts.cells);
   int lines = 1;
   for (char c : text) lines += c == '\n';
-  const float h = std::min(lines, 14) * ImGui::GetTextLineHeight() + 2 * ImGui::GetStyle().WindowPadding.y +
-                  ImGui::GetStyle().ScrollbarSize;
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float scale = fit_scale(ImGui::CalcTextSize(text.c_str()).x, ImGui::GetContentRegionAvail().x - 2 * st.WindowPadding.x, 0.7f);
+  const float h = std::min(lines, 14) * ImGui::GetTextLineHeight() * scale + 2 * st.WindowPadding.y + st.ScrollbarSize;
   ImGui::PushStyleColor(ImGuiCol_ChildBg, IM_COL32(0x10, 0x14, 0x1C, 0xFF));
   ImGui::BeginChild("lesson print", ImVec2(0, h), ImGuiChildFlags_Border, ImGuiWindowFlags_HorizontalScrollbar);
+  ImGui::SetWindowFontScale(scale);
   ImGui::TextUnformatted(text.c_str());
   ImGui::EndChild();
   item_register("lesson print");
@@ -192,6 +220,16 @@ void task_line(const AppModel& m, const LessonTask& t) {
   wrapped(tr(t.text.c_str()));
   ImGui::EndGroup();
   item_register("lesson task");
+}
+
+// Ctrl+→ is Next (once the task is done) and Ctrl+← Back, wherever the focus is, except
+// in a text field (where they move by words).
+void step_keys(AppModel& m, int k) {
+  const ImGuiID id = ImGui::GetActiveID();
+  if (id != 0 && ImGui::GetInputTextState(id) != nullptr) return;
+  const ImGuiInputFlags f = ImGuiInputFlags_RouteGlobalLow;
+  if (ImGui::Shortcut(ImGuiMod_Ctrl | ImGuiKey_RightArrow, 0, f) && m.lesson.task_done) lesson_goto(m, k + 1);
+  else if (ImGui::Shortcut(ImGuiMod_Ctrl | ImGuiKey_LeftArrow, 0, f) && k > 0) lesson_goto(m, k - 1);
 }
 
 // Back, Skip and Next (Next only once the task is done; Skip always).
@@ -219,6 +257,7 @@ void closing_page(AppModel& m, const Lesson& l) {
   item_register("lesson next text");
   ImGui::Spacing();
   if (ImGui::Button(L("Back"))) lesson_goto(m, static_cast<int>(l.steps.size()) - 1);
+  step_keys(m, static_cast<int>(l.steps.size()));
   ImGui::SameLine();
   const int n = static_cast<int>(lessons().size());
   if (m.view.lesson + 1 < n) {
@@ -260,6 +299,7 @@ void window_body(AppModel& m, const Lesson& l) {
   task_line(m, step.task);
   ImGui::Spacing();
   step_buttons(m, k);
+  step_keys(m, k);
 }
 
 // Where the window goes: the right-hand column when the lesson opens or the screen
@@ -368,6 +408,10 @@ void light(AppModel& m, const Lesson& l) {
 }  // namespace
 
 void lesson_window(AppModel& m) {
+#ifdef ATTNVIZ_NO_LESSONS
+  (void)m;
+  return;
+#endif
   if (m.lesson.open_frames > 0) --m.lesson.open_frames;
   lesson_watch(m);
   const Lesson* l = lesson_open(m);

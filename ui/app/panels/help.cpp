@@ -38,6 +38,7 @@ constexpr Shortcut kShortcuts[] = {
     {N_("Ctrl+V (outside a field)"), true, N_("paste a share link or a state")},  // menu_edit.cpp
     {N_("Shift+Arrow keys"), true, N_("move the pinned cell (pins the hovered one first)")},  // help.cpp
     {NO_TR("\xE2\x86\x90 / \xE2\x86\x92"), false, N_("Decode tab: the previous / next step")},  // panel_decode.cpp
+    {NO_TR("Ctrl+\xE2\x86\x92 / Ctrl+\xE2\x86\x90"), false, N_("a lesson: the next step (once its task is done) / the step before")},  // panel_lesson.cpp
     {N_("Click a cell"), true, N_("pin it in the Inspector; click again to release")},
     {N_("Mouse wheel"), true, N_("zoom a heatmap about the pointer")},
     {N_("Right or middle drag"), true, N_("pan a zoomed heatmap")},

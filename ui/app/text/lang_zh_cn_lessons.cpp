@@ -7,6 +7,8 @@
 
 namespace attnviz::ui {
 
+// The compact embed build has no lessons (ui/CMakeLists.txt): none of their words either.
+#ifndef ATTNVIZ_NO_LESSONS
 static const CatalogueEntry kZhCNLessons[] = {
     // [SECTION] The Learn menu and the Lesson window (ui/app/lessons/panel_lesson.cpp)
     {"Learn", "学习"},
@@ -25,6 +27,7 @@ static const CatalogueEntry kZhCNLessons[] = {
     {"Lesson finished.", "本课完成。"},
     {"Try on your own:", "自己试试："},
     {"Next lesson", "下一课"},
+    {"a lesson: the next step (once its task is done) / the step before", "课程：下一步（完成任务之后）/ 上一步"},
     {"There is no lesson \"{0}\"; the lessons are {1}.", "没有名为“{0}”的课程；现有课程：{1}。"},
 
     // [SECTION] Lesson attention (assets/lessons/*-attention.json)
@@ -354,5 +357,8 @@ static const CatalogueEntry kZhCNLessons[] = {
 Catalogue catalogue_zh_cn_lessons() {
   return {kZhCNLessons, static_cast<int>(sizeof kZhCNLessons / sizeof kZhCNLessons[0])};
 }
+#else
+Catalogue catalogue_zh_cn_lessons() { return {nullptr, 0}; }
+#endif
 
 }  // namespace attnviz::ui
