@@ -89,8 +89,10 @@ async function walkLesson(app, lesson, lang, viaKeys) {
     const fx = (fixture[lesson.id] || []).find((c) => c.step === k);
     if (fx) assert.equal(now.print, fx.repr, `${where}: prints other text than PyTorch`);
     else assert.equal(now.print, '', `${where}: prints without a fixture`);
-    // The step as the learner first sees it: lit, the rest dimmed.
-    await app.page.screenshot({ path: path.join(shots, `${lang}-${lesson.id}-${k}.png`) });
+    // The step as the learner first sees it: lit, the rest dimmed (every step in English,
+    // the first of each lesson in Chinese; ATTNVIZ_LESSON_SHOTS=all for every one).
+    if (lang === 'en' || k === 0 || process.env.ATTNVIZ_LESSON_SHOTS === 'all')
+      await app.page.screenshot({ path: path.join(shots, `${lang}-${lesson.id}-${k}.png`) });
     if (k === 0) {  // Next waits for the task: a click on it now does nothing (ui_tests check every step)
       await app.click('Next');
       assert.equal((await lessonNow(app)).step, k, `${where}: Next moved on before the task was done`);
@@ -133,13 +135,26 @@ for (const lang of ['en', 'zh-CN']) {
   });
 }
 
-// A share link opens the lesson at its step on the link's own state; the Learn menu
+// Hovering a code line lights its map and the reverse; a share link opens the lesson at
+// its step on the link's own state; the Learn menu
 // resumes a lesson where it was left (the progress kept in localStorage).
-test('a link reopens the step; the Learn menu resumes the lesson', async (t) => {
+test('code and maps light each other; a link reopens the step; the Learn menu resumes the lesson', async (t) => {
   const app = await openApp(t, { viewport: VIEW });
   const r = await app.page.evaluate(() => window.attnviz.startLesson('causal', 2));
   assert.equal(r.ok, true);
   await app.frames(3);
+  // Code ↔ view with the real mouse: a line lights its map, the map marks its line.
+  const step = await lessonNow(app);
+  const line = step.code.find((c) => c.map);
+  assert.ok(line, 'causal step 2 has a line that makes a map');
+  const lr = await app.rect(`lesson code ${line.line}`);
+  await app.page.mouse.move(lr.x + 20, lr.y + lr.h / 2);
+  await app.frames(2);
+  assert.equal((await lessonNow(app)).lit_map, line.map);
+  const [mx, my] = await cellPoint(app, line.map, null);
+  await app.page.mouse.move(mx, my);
+  await app.frames(2);
+  assert.ok((await lessonNow(app)).marked_lines.includes(line.line), `the pointer on ${line.map} does not mark its line`);
   const link = await app.page.evaluate(() => window.attnviz.shareLink());
   const other = await openApp(t, { viewport: VIEW, hash: link.split('#')[1] });
   await other.frames(3);

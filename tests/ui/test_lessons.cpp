@@ -6,6 +6,7 @@
 // when done and not before; a share link and the saved progress carry the lesson.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <regex>
@@ -322,6 +323,36 @@ TEST(Lessons, LinksAndProgressCarryTheLesson) {
   EXPECT_FALSE(app.set_session_text(bad.dump())["ok"].get<bool>());
   EXPECT_EQ(app.lesson()["id"], l.id) << "a refused link changed the lesson";
   EXPECT_FALSE(app.start_lesson("no-such-lesson", 0)["ok"].get<bool>());
+}
+
+// Code ↔ view: the pointer on a code line lights the map it makes; on a map, it marks
+// the line that makes it. Every step's every line that names a map, both ways.
+TEST(Lessons, CodeLinesAndMapsLightEachOther) {
+  Headless h(ImVec2(1280, 720));
+  NullTextures tex;
+  App app(&tex);
+  int pairs = 0;
+  for (const Lesson& l : lessons()) {
+    for (int k = 0; k < static_cast<int>(l.steps.size()); ++k) {
+      open_step(h, app, l, k);
+      const json code = app.lesson()["code"];  // kept: the loop outlives lesson()'s value
+      for (const json& c : code) {
+        const std::string map = c["map"].get<std::string>();
+        if (map.empty() || !item_registry().find(map)) continue;  // a map another tab shows
+        const std::string line = "lesson code " + std::to_string(c["line"].get<int>());
+        float r[4];
+        if (!app.item_rect(line.c_str(), r)) continue;  // scrolled out of the code block
+        hover(h, app, line.c_str());
+        EXPECT_EQ(app.lesson()["lit_map"], map) << l.id << " step " << k << ": " << c["py"];
+        hover(h, app, map.c_str());
+        const json marked = app.lesson()["marked_lines"];
+        EXPECT_NE(std::find(marked.begin(), marked.end(), c["line"]), marked.end())
+            << l.id << " step " << k << ": the pointer on " << map << " does not mark " << c["py"];
+        ++pairs;
+      }
+    }
+  }
+  EXPECT_GE(pairs, 20);
 }
 
 // The dimmed pieces cover the screen except the holes, without overlapping.

@@ -280,6 +280,13 @@ json lesson_json(AppModel& m) {
     if (t.kind == TaskKind::set) j["task"]["field"] = t.field;
     j["print"] = lesson_print_text(m, l->steps[k].print);  // "" when the step prints nothing
     j["show"] = l->steps[k].show;
+    json code = json::array();
+    int n = 0;
+    for (int s = 0; s < k; ++s) n += static_cast<int>(l->steps[s].code.size());
+    for (const LessonCode& c : l->steps[k].code) code.push_back({{"line", n++}, {"py", c.py}, {"map", c.map}});
+    j["code"] = std::move(code);
+    j["lit_map"] = m.lesson.hovered_map;
+    j["marked_lines"] = m.lesson.marked_lines;
   }
   return j;
 }

@@ -43,8 +43,8 @@ struct LessonRun {
   std::vector<std::string> open_sections;      // the step's view "open": Parameters' sections it opens
   int open_frames = 0;                         // ... for this many frames after the step opens
   // this frame's code ↔ view link: the code line the pointer is on, and the map it names
-  int hovered_line = -1;
-  std::string hovered_map;
+  std::string hovered_map;         // the map of the code line under the pointer ("" none)
+  std::vector<int> marked_lines;   // the code lines whose map the pointer is on (lesson code <n>)
   // the printed tensor, kept while the result it was made from stands
   std::string print_text;
   uint64_t print_serial = ~0ull;
@@ -86,8 +86,10 @@ const nlohmann::json& lesson_state_json(AppModel& m);
 
 // --- The test API (docs/test-api.md)
 nlohmann::json lessons_json();                 // [{id, title, steps}] in the interface's language
-// {id, step, steps, task: {kind, target, value, text (, field)}, done, print, show}: print is the
-// text the step prints ("" when none), show the label of what the step lights
+// {id, step, steps, task: {kind, target, value, text (, field)}, done, print, show, code, lit_map,
+// marked_lines}: print is the text the step prints ("" when none), show the label of what the
+// step lights, code the step's lines [{line, py, map}] (line: n of "lesson code <n>"), lit_map
+// the map the code line under the pointer lights, marked_lines the lines whose map it is on
 nlohmann::json lesson_json(AppModel& m);
 
 // --- Progress, as the platform stores it: {"<id>": {"step": k, "finished": bool}, ...}

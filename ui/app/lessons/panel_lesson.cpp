@@ -132,7 +132,10 @@ bool code_line(AppModel& m, const LessonCode& c, bool now, int index) {
                       (m.lesson.hovered_map == c.map || (rect_of(c.map, &map) && ImGui::IsMouseHoveringRect(
                           ImVec2(map.x, map.y), ImVec2(map.right(), map.bottom()), false)));
   if (now) dl->AddRectFilled(p, ImVec2(p.x + w, p.y + h), kLineNow);
-  if (linked) dl->AddRectFilled(p, ImVec2(p.x + w, p.y + h), kLineLinked);
+  if (linked) {
+    dl->AddRectFilled(p, ImVec2(p.x + w, p.y + h), kLineLinked);
+    m.lesson.marked_lines.push_back(index);
+  }
   if (!now) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   ImGui::TextUnformatted(c.py.c_str());
   if (!now) ImGui::PopStyleColor();
@@ -165,6 +168,7 @@ void code_block(AppModel& m, const Lesson& l, int k) {
   ImGui::BeginChild("lesson code", ImVec2(0, h), ImGuiChildFlags_Border, ImGuiWindowFlags_HorizontalScrollbar);
   ImGui::SetWindowFontScale(scale);
   std::string hovered;
+  m.lesson.marked_lines.clear();
   int index = 0;
   for (int s = 0; s <= k; ++s) {
     if (s == k && m.lesson.code_scroll_frames > 0) {
