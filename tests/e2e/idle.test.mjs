@@ -62,16 +62,23 @@ test('a resting page still takes a notice away after its 5 seconds, and test-API
   const app = await openApp(t, { permissions: ['clipboard-read', 'clipboard-write'] });
   const { page } = app;
   await app.click('Edit');
+  // The notice is made during the click below and seen some time after (on a loaded machine
+  // the wait can notice it a second late): its 5 s are measured from before the click (it
+  // cannot go sooner than 5 s after that) and from when it was seen (it must go within
+  // 7.5 s of that), so the bounds hold however late the page is polled.
+  const asked = Date.now();
   await app.click('Copy share link');
   await page.waitForFunction(() => /Share link copied/.test(window.attnviz.notice()?.text || ''), null, { timeout: 10000 });
   const shown = Date.now();
   await page.mouse.move(5, 895);
   const f0 = (await app.stats()).frames;
   await page.waitForFunction(() => window.attnviz.notice() === null, null, { timeout: 15000 });
-  const gone = (Date.now() - shown) / 1000;
+  const end = Date.now();
+  const gone = (end - shown) / 1000, since_asked = (end - asked) / 1000;
   const frames = (await app.stats()).frames - f0;
-  t.diagnostic(`the notice went after ${gone.toFixed(1)} s; ${frames} frames meanwhile`);
-  assert.ok(gone >= 4 && gone <= 7.5, `the notice stayed ${gone.toFixed(1)} s (5 s asked)`);
+  t.diagnostic(`the notice went ${gone.toFixed(1)} s after it was seen, ${since_asked.toFixed(1)} s after the click began; ${frames} frames meanwhile`);
+  assert.ok(since_asked >= 4.9, `the notice went ${since_asked.toFixed(1)} s after the click began (5 s asked)`);
+  assert.ok(gone <= 7.5, `the notice stayed ${gone.toFixed(1)} s after it was seen (5 s asked)`);
   assert.ok(frames <= 20, `${frames} frames while the notice waited to go`);
 
   // setState from the test API changes what is shown: the page draws it without being asked.

@@ -95,6 +95,7 @@ void every_step_shows(Lang lang) {
       for (const char* part : {"Lesson window", "lesson text", "lesson task", "Skip", "Next"})
         EXPECT_TRUE(on_screen(part, d)) << l.id << " step " << k << ": " << part;
       EXPECT_TRUE(i18n_misses().empty()) << l.id << " step " << k << ": " << i18n_misses()[0];
+      EXPECT_FALSE(drawn_now("lesson changed")) << l.id << " step " << k << ": its own state is taken for a changed one";
       const json now = app.lesson();
       EXPECT_EQ(now["id"], l.id);
       EXPECT_EQ(now["step"], k);
@@ -353,6 +354,23 @@ TEST(Lessons, CodeLinesAndMapsLightEachOther) {
     }
   }
   EXPECT_GE(pairs, 20);
+}
+
+// A change beyond the step's task is said, and one click puts the step's state back.
+TEST(Lessons, AChangedStateIsSaidAndPutBack) {
+  Headless h(ImVec2(1280, 720));
+  NullTextures tex;
+  App app(&tex);
+  const Lesson& l = lessons().front();  // attention: no step asks for Causal mask
+  open_step(h, app, l, 3);
+  const std::string before = app.state_json();
+  EXPECT_FALSE(drawn_now("lesson changed"));
+  h.click(app, "Causal mask");
+  ASSERT_NE(app.state_json(), before);
+  EXPECT_TRUE(drawn_now("lesson changed"));
+  h.click(app, "Back to this step's state");
+  EXPECT_EQ(app.state_json(), before);
+  EXPECT_FALSE(drawn_now("lesson changed"));
 }
 
 // The dimmed pieces cover the screen except the holes, without overlapping.

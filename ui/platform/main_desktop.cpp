@@ -9,6 +9,8 @@
 //   --lang CODE  the interface's language: en or zh-CN (also zh, zh-Hans, en-GB ...);
 //                without it, the language used last (remembered beside the layout),
 //                else $LANGUAGE / $LC_ALL / $LC_MESSAGES / $LANG, else English
+// The layout, the language and the progress through the lessons are remembered in
+// $XDG_CONFIG_HOME/attnviz (or ~/.config/attnviz).
 // Exports (File menu, a heatmap's right-click menu) are written to the working
 // directory; a .json state file dropped on the window is opened.
 #include <cmath>
@@ -210,12 +212,19 @@ int main(int argc, char** argv) {
   attnviz::ui::App app(&runner.textures);
   runner.app = &app;
   const std::string lang_file = ini.empty() ? std::string() : ini.substr(0, ini.rfind('/')) + "/language";
+  // The learner's progress through the lessons, remembered beside them too.
+  const std::string lessons_file = ini.empty() ? std::string() : ini.substr(0, ini.rfind('/')) + "/lessons.json";
+  if (!lessons_file.empty()) {
+    std::ifstream f(lessons_file);
+    if (f) app.load_lesson_progress(std::string(std::istreambuf_iterator<char>(f), {}));
+  }
   if (!open_start(app, args, lang_file)) {
     runner.shutdown();
     return 2;
   }
   run(runner, app, args);
   if (!lang_file.empty()) std::ofstream(lang_file) << app.language() << "\n";  // remembered for next time
+  if (!lessons_file.empty() && app.lesson_progress() != "{}") std::ofstream(lessons_file) << app.lesson_progress() << "\n";
   int rc = 0;
   if (args.shot_path && !runner.screenshot_ok) {
     std::fprintf(stderr, "attnviz: could not write %s\n", args.shot_path);

@@ -157,6 +157,8 @@ json lesson_field(const json& state, std::string_view field) {
   return state.contains(p) ? state.at(p) : json();
 }
 
+void lesson_set_field(json& state, std::string_view field, const json& value) { state[pointer_of(field)] = value; }
+
 json lesson_step_state(const Lesson& l, int k) {
   int base = k;
   while (base >= 0 && !l.steps[base].state.is_object()) --base;
@@ -164,7 +166,7 @@ json lesson_step_state(const Lesson& l, int k) {
   json state = own_state(l.steps[base].state);
   for (int i = base; i < k; ++i) {
     const LessonTask& t = l.steps[i].task;
-    if (t.kind == TaskKind::set) state[pointer_of(t.field)] = t.value;
+    if (t.kind == TaskKind::set) lesson_set_field(state, t.field, t.value);
   }
   return state;
 }

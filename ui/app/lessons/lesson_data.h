@@ -77,7 +77,9 @@ int lesson_index(std::string_view id);  // -1 when no lesson has that id
 // Null when no step up to k gives a state (the lesson keeps the learner's).
 nlohmann::json lesson_step_state(const Lesson& l, int k);
 
-// The value at a task's field ("dropout.training") of a state, or null when absent.
+// The value at a task's field ("dropout.training") of a state, or null when absent; and
+// setting it.
 nlohmann::json lesson_field(const nlohmann::json& state, std::string_view field);
+void lesson_set_field(nlohmann::json& state, std::string_view field, const nlohmann::json& value);
 
 }  // namespace attnviz::ui

@@ -10,6 +10,7 @@
 #include "app/model/app_model.h"
 #include "app/widgets/item_registry.h"
 #include "app/widgets/map_label.h"
+#include "attnviz/state_json.h"
 #include "attnviz/torch_print.h"
 #include "imgui.h"
 #include "imgui_internal.h"  // the window under the pointer: a click on the Lesson window is not the task's
@@ -226,6 +227,40 @@ void lesson_watch(AppModel& m) {
     note_progress(m, *l, k);
   }
   if (k < steps && !m.lesson.task_done) m.lesson.task_done = task_done_now(m, l->steps[k].task);
+}
+
+// A state as the engine writes it (defaults filled in), so two spellings of one state
+// compare equal; null when the engine refuses it.
+static json canonical(const json& state) {
+  State parsed;
+  return parse_state(state, &parsed).ok ? state_to_json(parsed) : json();
+}
+
+bool lesson_state_is_steps(AppModel& m) {
+  LessonRun& r = m.lesson;
+  const Lesson* l = lesson_open(m);
+  const int k = m.view.lesson_step;
+  if (!l || k >= static_cast<int>(l->steps.size())) return true;
+  if (r.state_checked_serial == m.state_serial && r.state_checked_lesson == m.view.lesson && r.state_checked_step == k)
+    return r.state_is_steps;
+  r.state_checked_serial = m.state_serial;
+  r.state_checked_lesson = m.view.lesson;
+  r.state_checked_step = k;
+  const json want = lesson_step_state(*l, k);
+  if (!want.is_object()) return r.state_is_steps = true;  // the lesson keeps the learner's
+  const json& now = lesson_state_json(m);
+  json done = want;  // ... or with the step's own set task done
+  const LessonTask& t = l->steps[k].task;
+  if (t.kind == TaskKind::set) lesson_set_field(done, t.field, t.value);
+  return r.state_is_steps = now == canonical(want) || now == canonical(done);
+}
+
+void lesson_restore_state(AppModel& m) {
+  const Lesson* l = lesson_open(m);
+  const int k = m.view.lesson_step;
+  if (!l || k >= static_cast<int>(l->steps.size())) return;
+  const json want = lesson_step_state(*l, k);
+  if (want.is_object()) m.apply(want, Change::replace);
 }
 
 const json& lesson_state_json(AppModel& m) {

@@ -49,6 +49,11 @@ struct LessonRun {
   std::string print_text;
   uint64_t print_serial = ~0ull;
   int print_lesson = -1, print_step = -1, print_layer = -1;
+  // whether the state is the step's (or the step's with its set task done): when the
+  // learner changed something else the code no longer computes what the views show
+  bool state_is_steps = true;
+  uint64_t state_checked_serial = ~0ull;
+  int state_checked_lesson = -1, state_checked_step = -1;
   // set tasks read the state as JSON: made once per state change
   std::shared_ptr<nlohmann::json> state_cache;
   uint64_t state_cache_serial = ~0ull;
@@ -80,6 +85,12 @@ void lesson_watch(AppModel& m);
 // The tensor `p` as PyTorch prints it, from the engine's numbers for the current state
 // ("" when the engine has no such matrix). Cached until the result or the step changes.
 const std::string& lesson_print_text(AppModel& m, const LessonPrint& p);
+
+// Whether the app's state is the one the open step's code computes: the step's, or the
+// step's with its set task done (cached per state change and step).
+bool lesson_state_is_steps(AppModel& m);
+// Puts the step's state back (one undo step), the learner's other changes undone.
+void lesson_restore_state(AppModel& m);
 
 // The state a `set` task reads, as JSON (cached per state change).
 const nlohmann::json& lesson_state_json(AppModel& m);

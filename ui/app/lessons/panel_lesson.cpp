@@ -244,11 +244,13 @@ void step_buttons(AppModel& m, int k) {
   ImGui::SameLine();
   if (ImGui::Button(L("Skip"))) lesson_goto(m, k + 1);
   ImGui::SameLine();
-  ImGui::BeginDisabled(!m.lesson.task_done);
-  if (m.lesson.task_done) ImGui::PushStyleColor(ImGuiCol_Button, IM_COL32(0x2E, 0x7D, 0x32, 0xFF));
-  if (ImGui::Button(L("Next"))) lesson_goto(m, k + 1);
-  if (m.lesson.task_done) ImGui::PopStyleColor();
+  const bool done = m.lesson.task_done;  // as drawn: Next enters the next step, whose task is not done
+  ImGui::BeginDisabled(!done);
+  if (done) ImGui::PushStyleColor(ImGuiCol_Button, IM_COL32(0x2E, 0x7D, 0x32, 0xFF));
+  const bool next = ImGui::Button(L("Next"));
+  if (done) ImGui::PopStyleColor();
   ImGui::EndDisabled();
+  if (next) lesson_goto(m, k + 1);
 }
 
 // The closing page: what the lesson covered and what to try alone, and the next lesson.
@@ -269,6 +271,18 @@ void closing_page(AppModel& m, const Lesson& l) {
     ImGui::SameLine();
   }
   if (ImGui::Button(L("Close lesson"))) lesson_start(m, -1, 0);
+}
+
+// The learner changed the state beyond the step's task: the code no longer computes what
+// the views show (the print does follow the views). One click puts the step's state back.
+void changed_note(AppModel& m) {
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(kLight));
+  wrapped(tr("You changed the state: the code below no longer computes what the views show, though the print "
+             "follows them."));
+  ImGui::PopStyleColor();
+  item_register("lesson changed");
+  if (ImGui::SmallButton(L("Back to this step's state"))) lesson_restore_state(m);
+  ImGui::Spacing();
 }
 
 // The height the task and the buttons under it take at the window's width: they stay
@@ -296,6 +310,7 @@ void window_body(AppModel& m, const Lesson& l) {
   wrapped(tr(step.text.c_str()));
   item_register("lesson text");
   ImGui::Spacing();
+  if (!lesson_state_is_steps(m)) changed_note(m);
   if (!step.code.empty() || k > 0) code_block(m, l, k);
   if (step.print.valid) print_block(m, step.print);
   ImGui::EndChild();

@@ -27,6 +27,9 @@ static const CatalogueEntry kZhCNLessons[] = {
     {"Lesson finished.", "本课完成。"},
     {"Try on your own:", "自己试试："},
     {"Next lesson", "下一课"},
+    {"You changed the state: the code below no longer computes what the views show, though the print follows them.",
+     "你改动了状态：下面的代码算出的已不是视图中显示的内容，但打印的张量会跟着视图变。"},
+    {"Back to this step's state", "恢复这一步的状态"},
     {"a lesson: the next step (once its task is done) / the step before", "课程：下一步（完成任务之后）/ 上一步"},
     {"There is no lesson \"{0}\"; the lessons are {1}.", "没有名为“{0}”的课程；现有课程：{1}。"},
 
@@ -78,7 +81,7 @@ static const CatalogueEntry kZhCNLessons[] = {
     {"These lines rebuild the scaled scores of tutorial 000 in one go: the same embeddings, the same torch.rand weights, divided by √4. Every row still reads every column, including the words that come later in the sentence. Row \"Once\" has a score for \"there\", a word it could not have seen yet.", "这几行一口气重建教程 000 的缩放后的分数：同样的嵌入、同样的 torch.rand 权重，再除以 √4。现在每一行仍然读取每一列，包括句子里后面才出现的词。\"Once\" 这一行对 \"there\" 也有分数，而那是它当时还不可能看到的词。"},
     {"Hover row \"Once\", column \"there\" of scaled h0: a score for a future word.", "把鼠标移到 scaled h0 的 \"Once\" 行、\"there\" 列：这是对未来词的分数。"},
     {"A mask for the future", "遮住未来的掩码"},
-    {"A model that writes text one word at a time must not peek ahead, so query i may only use keys 0 to i. torch.triu(..., diagonal=1) marks exactly the cells above the diagonal; torch.tril is the same pattern turned around (1 = keep), the form tutorial 000 starts from. Turn the mask on in the app.", "逐词生成文本的模型不能偷看后面的词，所以查询 i 只能用第 0 到第 i 个键。torch.triu(..., diagonal=1) 正好标出对角线以上的单元格；torch.tril 是反过来的同一图案（1 = 保留），教程 000 就是从它开始的。在应用里打开这个掩码。"},
+    {"A model that writes text one word at a time must not peek ahead, so query i may only use keys 0 to i. torch.triu(ones, diagonal=1) marks exactly the cells above the diagonal; torch.tril is the same pattern turned around (1 = keep), the form tutorial 000 starts from. Turn the mask on in the app.", "逐词生成文本的模型不能偷看后面的词，所以查询 i 只能用第 0 到第 i 个键。torch.triu(ones, diagonal=1) 正好标出对角线以上的单元格；torch.tril 是反过来的同一图案（1 = 保留），教程 000 就是从它开始的。在应用里打开这个掩码。"},
     {"True above the diagonal: a key after its query", "对角线以上为 True：键在查询之后"},
     {"the same mask as 1 = keep, 0 = hide", "同一个掩码，1 = 保留，0 = 遮住"},
     {"Tick Causal mask in the parameters.", "在参数中勾选“因果掩码”。"},

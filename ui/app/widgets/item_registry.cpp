@@ -28,8 +28,9 @@ void ItemRegistry::add_last_item(std::string_view label) {
   ImRect rect(ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
   ImGuiWindow* w = ImGui::GetCurrentWindowRead();
   if (w && !reveal_.empty() && label == reveal_) {
-    // A map's title and column labels sit above the item: bring them in too.
-    ImRect want(rect.Min.x, rect.Min.y - 3 * ImGui::GetFontSize(), rect.Max.x, rect.Max.y);
+    // A map's title and column labels sit above the item: bring them in too, and a
+    // margin below it, so no frame's edge sits under the next window's title bar.
+    ImRect want(rect.Min.x, rect.Min.y - 3 * ImGui::GetFontSize(), rect.Max.x, rect.Max.y + ImGui::GetFontSize());
     if (!w->InnerClipRect.Contains(want)) ImGui::ScrollToRect(w, want, ImGuiScrollFlags_KeepVisibleEdgeX | ImGuiScrollFlags_KeepVisibleEdgeY);
   }
   if (w) rect.ClipWith(w->ClipRect);
