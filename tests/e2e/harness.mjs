@@ -155,6 +155,37 @@ export async function openApp(t, opts = {}) {
     throw err;
   }
 
+  // settle(n, label, read): input drained, n frames drawn, then window.attnviz[read](label)
+  // (itemRect unless said; nothing for a null label) from
+  // the last of them, in one page.evaluate (app.frames). A renderer that runs no animation
+  // frames (a GPU process stuck) would never answer: the wait is capped at five minutes.
+  const settle = async (n, label, read = 'itemRect') => {
+    let timer;
+    const cap = new Promise((resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`no frame drawn within 5 minutes (frames(${n}))`)), 300000);
+    });
+    const r = await Promise.race([cap, page.evaluate(async ([k, l, fn]) => {
+      const a = window.attnviz;
+      const frame = () => new Promise((res) => requestAnimationFrame(res));
+      let pending = a.frameStats().input_pending, since = performance.now();
+      while (pending > 0) {
+        await frame();
+        const p = a.frameStats().input_pending;
+        if (p < pending) { pending = p; since = performance.now(); }
+        else if (performance.now() - since > 30000) return { error: `${p} input events not taken in for 30 s` };
+      }
+      const start = a.frameStats().frames, t0 = performance.now();
+      a.requestFrames(k);
+      while (a.frameStats().frames < start + k) {
+        await frame();
+        if (performance.now() - t0 > 30000) return { error: `${k} frames asked for, ${a.frameStats().frames - start} drawn in 30 s` };
+      }
+      return { rect: l === null ? null : a[fn](l) };
+    }, [n, label, read])]).finally(() => clearTimeout(timer));
+    if (r.error) throw new Error('frames: ' + r.error);
+    return r.rect;
+  };
+
   const app = {
     page, server, errors,
     // States cross to and from the page as JSON text: what getState parsed and what
@@ -170,21 +201,11 @@ export async function openApp(t, opts = {}) {
     // ImGui trickles a key's down and up, or a key and then text, that arrived within
     // one frame over a frame each, so fast typing runs ahead of a fixed frame count.
     // Long typing (hundreds of keys) drains at one change per frame, which on a loaded
-    // machine takes longer than one wait's 30 s: the wait goes on while the queue
-    // shrinks and fails only when 30 s pass with no input taken in.
-    frames: async (n = 2) => {
-      for (;;) {
-        const pending = await page.evaluate(() => window.attnviz.frameStats().input_pending);
-        if (pending === 0) break;
-        await page.waitForFunction((p) => window.attnviz.frameStats().input_pending < p, pending);
-      }
-      const start = await page.evaluate((k) => {
-        const s = window.attnviz.frameStats().frames;
-        window.attnviz.requestFrames(k);
-        return s;
-      }, n);
-      await page.waitForFunction((s) => window.attnviz.frameStats().frames >= s, start + n);
-    },
+    // machine takes longer than 30 s: the wait goes on while the queue shrinks and fails
+    // only when 30 s pass with no input taken in. One round trip to the page (settle):
+    // an awake page draws a frame every animation frame, each costing SwiftShader tens
+    // of milliseconds of CPU, so every round trip a wait saves is frames not drawn.
+    frames: (n = 2) => settle(n, null),
     // One press of a key or chord ('ArrowDown', 'Shift+ArrowRight'), its downs and ups
     // sent to Chrome's Input domain (what page.keyboard drives) in one go, then n frames.
     // page.keyboard.press sends the release only once the press is acknowledged; on a
@@ -203,10 +224,7 @@ export async function openApp(t, opts = {}) {
       await Promise.all(sent);
       await app.frames(n);
     },
-    rect: async (label) => {
-      await app.frames(1);
-      return page.evaluate((l) => window.attnviz.itemRect(l), label);
-    },
+    rect: (label) => settle(1, label),
     click: async (label, opts = {}) => {
       const r = await app.rect(label);
       if (!r) throw new Error(`no item labelled "${label}" is drawn`);
@@ -266,10 +284,7 @@ export async function openApp(t, opts = {}) {
       return [r.x + (j + fx) * r.w / cols, r.y + (i + fy) * r.h / rows];
     },
     // What heatmap `label` drew in the last frame (window.attnviz.heatmapInfo), or null.
-    heatmap: async (label) => {
-      await app.frames(1);
-      return page.evaluate((l) => window.attnviz.heatmapInfo(l), label);
-    },
+    heatmap: (label) => settle(1, label, 'heatmapInfo'),
     // Scrolls the Stages tab with the wheel until heatmap `label` is wholly inside the
     // Views window (title and column labels included); returns its heatmapInfo. The
     // wheel turns over an operation line of the flow, not over a map (maps take the

@@ -210,6 +210,11 @@ test('the session survives a reload; a link wins over the saved session', async 
   await app.page.keyboard.press('Control+Z');
   await app.frames(3);
   assert.equal((await app.state()).causal, true, 'Ctrl+Z right after opening keeps the restored state');
+  // A change and, before the save's quiet time is over, a reload: the leaving page saves it.
+  await app.click('Causal mask');
+  await app.page.goto(app.server.url);
+  await app.page.evaluate(() => window.attnviz.ready);
+  assert.equal((await app.state()).causal, false, 'a change made just before leaving is kept');
   await app.page.goto(app.server.url + '#' + link(JSON.stringify({ v: 1, state: {} })));
   await app.page.reload();  // a hash-only change is not a load: reload to start from the link
   await app.page.evaluate(() => window.attnviz.ready);

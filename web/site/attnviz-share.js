@@ -201,6 +201,16 @@ var attnvizCore = (typeof attnvizCore !== 'undefined' && attnvizCore) || {};
       lastHash = hash;
       if (window.location.hash !== hash) window.history.replaceState(window.history.state, '', hash);
     }
+    // Leaving the page (a reload, a link followed, the tab closed) within SAVE_DELAY_MS
+    // of a change: the waiting save is done now, into storage (the address no longer
+    // matters), so the next visit opens on the last change and not on the one before.
+    window.addEventListener('pagehide', () => {
+      if (!saveTimer) return;
+      clearTimeout(saveTimer);
+      saveTimer = 0;
+      if (linkEstimate() > MAX_HASH_WRITE) return tooBigForLink();
+      try { window.localStorage.setItem(STORAGE_KEY, sessionText()); } catch (e) {}
+    });
     window.addEventListener('hashchange', () => {
       if (!isStarted() || window.location.hash === lastHash || window.location.hash.length <= 1) return;
       lastHash = window.location.hash;
