@@ -75,6 +75,12 @@ MatrixView App::matrix(std::string_view name, int head) const {
   Stage stage;
   return stage_from_name(name, &stage) ? model_->engine.matrix(stage, head) : MatrixView{};
 }
+bool App::row(std::string_view name, int head, int i, std::vector<float>* out) const {
+  Stage stage;
+  out->clear();
+  return stage_from_name(name, &stage) && model_->engine.row(stage, head, i, out);
+}
+uint64_t App::pipeline_bytes() const { return model_->engine.pipeline_bytes(); }
 bool App::stage_current(std::string_view name, int head) const {
   Stage stage;
   return stage_from_name(name, &stage) && model_->engine.current(stage, head);

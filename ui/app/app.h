@@ -43,6 +43,11 @@ class App {
   // A stage's matrix by its name (stage_name: "X", "Q", "weights", ...); empty for
   // an unknown name, or a head a stage does not have.
   MatrixView matrix(std::string_view name, int head) const;
+  // Row i of a stage by its name, computed on demand without the head's (S × S)
+  // matrices (Pipeline::row); false (out empty) when there is no such row.
+  bool row(std::string_view name, int head, int i, std::vector<float>* out) const;
+  // Bytes the engine's pipelines hold (every layer's; Pipeline::bytes_held).
+  uint64_t pipeline_bytes() const;
   // Whether the engine holds that stage up to date (it computes a stage no
   // panel reads only when one first does; engine_session.h); false for an unknown name.
   bool stage_current(std::string_view name, int head) const;

@@ -179,6 +179,19 @@ EMSCRIPTEN_KEEPALIVE const float* attnviz_matrix(const char* name, int head, int
   return m.data;
 }
 
+// Row i of a stage of a head, computed on demand (Pipeline::row: no (S × S) matrix is
+// read or built): *len_out = its length; the data stay valid until the next call. Null
+// (length 0) when there is no such row.
+EMSCRIPTEN_KEEPALIVE const float* attnviz_row(const char* name, int head, int i, int* len_out) {
+  static std::vector<float> row;
+  const bool ok = g_app->row(name ? name : "", head, i, &row);
+  *len_out = ok ? static_cast<int>(row.size()) : 0;
+  return ok ? row.data() : nullptr;
+}
+
+// Bytes the engine's pipelines hold (memoryStats' pipeline_bytes).
+EMSCRIPTEN_KEEPALIVE double attnviz_pipeline_bytes() { return static_cast<double>(g_app->pipeline_bytes()); }
+
 // The lessons (docs/lessons.md): [{id, title, steps}]; the open one {id, step, steps,
 // task, done}; opening one (id "" closes) → {ok, error}. Valid until the next call.
 EMSCRIPTEN_KEEPALIVE const char* attnviz_lessons() {

@@ -149,6 +149,23 @@ var attnvizCore = (typeof attnvizCore !== 'undefined' && attnvizCore) || {};
         return { rows, cols, data: out };
       } finally { Module._free(dims); }
     });
+    // Row i of a stage of a head, computed on demand without the head's (S × S) matrices:
+    // {cols, data}, or null when there is no such row (docs/test-api.md).
+    api.getRow = (name, head, i) => withCString(String(name), (p) => {
+      const len = Module._malloc(4);
+      try {
+        const data = Module._attnviz_row(p, head | 0, i | 0, len);
+        if (!data) return null;
+        const { i32, f32 } = heap();
+        const cols = i32[len >> 2];
+        return { cols, data: Array.from(f32.subarray(data >> 2, (data >> 2) + cols)) };
+      } finally { Module._free(len); }
+    });
+    // The page's memory: the WebAssembly heap's size and what the engine's buffers hold.
+    api.memoryStats = () => ({
+      wasm_bytes: heap().f32.buffer.byteLength,
+      pipeline_bytes: Module._attnviz_pipeline_bytes(),
+    });
     api.stageCurrent = (name, head) => withCString(String(name), (p) => Module._attnviz_stage_current(p, head | 0) === 1);
     api.itemRect = (label) => withCString(String(label), (p) => {
       const out = Module._malloc(16);

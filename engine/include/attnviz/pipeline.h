@@ -98,6 +98,14 @@ class Pipeline {
   // (W_o/b_o without out_proj, b_q/b_k/b_v without qkv_bias, no result yet).
   const Tensor* matrix(Stage stage, int head = 0) const;
   const Tensor* matrix(std::string_view name, int head = 0) const;  // by stage_name()
+  // Row i of a stage into *out (resized). The per-head (S × S) stages (scores, scaled,
+  // bias, masked, weights, dropped) and context are computed from the inputs (Q, K, V,
+  // q_rot / k_rot, the dropout mask) without reading, building or updating the head's
+  // (S × S) buffers, and are bit for bit the row matrix() holds (pipeline_rows.cpp);
+  // other stages copy their stored row. False, out empty, when there is no such row
+  // (no result, head or i out of range, an absent stage). What a view of a long input
+  // reads: only the rows it shows (docs/engine.md, "Rows on demand").
+  bool row(Stage stage, int head, int i, std::vector<float>* out) const;
   // Query head h's columns of Q, or of K and V those of the K/V head it reads
   // (h / (num_heads / num_kv_heads)): (S × head_dim), row stride d_out (kv_dim for K, V).
   TensorView head_slice(Stage qkv, int head) const;
@@ -118,6 +126,11 @@ class Pipeline {
   // masked) only once matrix() materialised it. dropped without dropout is
   // weights itself: false. For tests of the table and memory accounting.
   bool holds(Stage stage, int head = 0) const;
+
+  // Bytes the pipeline's buffers hold now (every stage of every head, the dropout
+  // mask, caches; not the work spaces' scratch): what memoryStats() reports and what
+  // kMaxPipelineBytes bounds by estimate (estimate_pipeline_bytes).
+  uint64_t bytes_held() const;
 
   // Derived parameters of the current result.
   float divisor() const;                  // float32(√head_dim | √d_out | 1 × temperature)

@@ -191,6 +191,20 @@ bool Pipeline::holds(Stage stage, int head) const {
   return t != nullptr && !t->empty();
 }
 
+uint64_t Pipeline::bytes_held() const {
+  auto f = [](const Tensor& t) { return static_cast<uint64_t>(t.data.capacity()) * sizeof(float); };
+  const detail::Buffers& b = impl_->buf;
+  const detail::Params& w = b.params;
+  uint64_t n = f(b.X) + f(w.W_q) + f(w.W_k) + f(w.W_v) + f(w.W_o) + f(w.b_q) + f(w.b_k) + f(w.b_v) + f(w.b_o) +
+               f(b.Q) + f(b.K) + f(b.V) + f(b.QT) + f(b.KT) + f(b.concat) + f(b.output) + b.keep.capacity() +
+               impl_->keep_cache.capacity() + impl_->embedding.table.capacity() * sizeof(float);
+  for (const detail::HeadBuffers& hb : b.heads) {
+    n += f(hb.q_rot) + f(hb.k_rot) + f(hb.scores) + f(hb.scaled) + f(hb.masked) + f(hb.bias) + f(hb.weights) +
+         f(hb.exps) + hb.row_max.capacity() * sizeof(float) + f(hb.dropped) + f(hb.context);
+  }
+  return n;
+}
+
 float Pipeline::divisor() const { return impl_->plan.divisor; }
 
 bool Pipeline::cell_masked(int i, int j, MaskReason* reason) const {

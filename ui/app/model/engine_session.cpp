@@ -47,6 +47,13 @@ MatrixView EngineSession::logits() const { return view_of(stack_.logits()); }
 
 uint64_t EngineSession::version(Stage stage, int head) const { return pipeline().version(stage, head); }
 
+uint64_t EngineSession::pipeline_bytes() const {
+  uint64_t n = 0;
+  if (!has_result()) return 0;
+  for (int l = 0; l < stack_.num_layers(); ++l) n += stack_.layer(l).bytes_held();
+  return n;
+}
+
 bool EngineSession::current(Stage stage, int head) const { return pipeline().current(stage, head); }
 
 }  // namespace attnviz::ui

@@ -52,6 +52,13 @@ class EngineSession {
   // A stage's matrix (attnviz/stages.h): per-head stages take `head`, the
   // others only head 0; empty when there is no such matrix.
   MatrixView matrix(Stage stage, int head) const;
+  // Row i of a stage of the layer shown, computed on demand (Pipeline::row: no (S × S)
+  // matrix of the head is read or built); false, out empty, when there is none.
+  bool row(Stage stage, int head, int i, std::vector<float>* out) const {
+    return has_result() && pipeline().row(stage, head, i, out);
+  }
+  // Bytes every layer's pipeline holds (Pipeline::bytes_held).
+  uint64_t pipeline_bytes() const;
   // Changes exactly when that matrix's contents change: panels re-upload a
   // texture only when the version they drew differs.
   uint64_t version(Stage stage, int head) const;
