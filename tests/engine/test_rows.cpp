@@ -7,7 +7,10 @@
 // row equal to them bit for bit inherits those tolerances.)
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -149,6 +152,90 @@ TEST(Rows, BytesHeldFollowTheBuffersAndRowsAddNone) {
   EXPECT_EQ(p.bytes_held(), held);
   ASSERT_NE(p.matrix(Stage::masked, 3), nullptr);
   EXPECT_EQ(p.bytes_held(), held + 200u * 200u * sizeof(float));
+}
+
+}  // namespace
+
+namespace {
+
+// overview() against pooling the full matrix here, in the order it documents: equal bits.
+void expect_overview_is_pooled_matrix(const attnviz::State& s, const std::string& what) {
+  Pipeline p;
+  run(&p, s);
+  const int S = p.seq_len();
+  for (Stage st : {Stage::scores, Stage::masked, Stage::weights, Stage::dropped, Stage::bias}) {
+    for (int h = 0; h < p.num_heads(); ++h) {
+      const attnviz::Tensor* m = p.matrix(st, h);
+      for (int b : {1, 3, 8, 64, S + 5}) {
+        for (Pipeline::Pool pool : {Pipeline::Pool::max, Pipeline::Pool::mean}) {
+          attnviz::Tensor o;
+          const bool ok = p.overview(st, h, b, pool, &o);
+          ASSERT_EQ(ok, m != nullptr) << what;
+          if (!ok) continue;
+          const int n = (S + b - 1) / b;
+          ASSERT_EQ(o.rows, n);
+          ASSERT_EQ(o.cols, n);
+          for (int I = 0; I < n; ++I) {
+            for (int J = 0; J < n; ++J) {
+              float mx = -std::numeric_limits<float>::infinity();
+              bool nan = false;
+              double sum = 0.0;
+              int cells = 0;
+              for (int i = I * b; i < std::min(S, (I + 1) * b); ++i) {
+                for (int j = J * b; j < std::min(S, (J + 1) * b); ++j, ++cells) {
+                  const float x = m->at(i, j);
+                  nan |= x != x;
+                  mx = x > mx ? x : mx;
+                  sum += x;
+                }
+              }
+              const float want = pool == Pipeline::Pool::max ? (nan ? NAN : mx) : static_cast<float>(sum / cells);
+              const float got = o.at(I, J);
+              ASSERT_TRUE(std::memcmp(&want, &got, sizeof want) == 0 || (want != want && got != got))
+                  << what << ": " << attnviz::stage_name(st) << " h" << h << " block " << b << " cell (" << I << ", " << J
+                  << ") " << got << " vs " << want;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Rows, OverviewsPoolTheFullMatrixMaxOrMeanWithEveryVariant) {
+  expect_overview_is_pooled_matrix(shaped(37, 8, 8, 2, ", \"causal\": true"), "causal");
+  expect_overview_is_pooled_matrix(shaped(37, 8, 8, 2, ", \"alibi\": true, \"window\": 6"), "ALiBi, window");
+  expect_overview_is_pooled_matrix(
+      shaped(40, 16, 16, 4, ", \"positional\": \"rope\", \"num_kv_heads\": 2, \"dropout\": {\"p\": 0.3, \"training\": true}"),
+      "RoPE, GQA, dropout");
+  expect_overview_is_pooled_matrix(shaped(9, 4, 4, 1, ", \"causal\": true, \"mask_fill\": -1e9, \"safe_softmax\": true"),
+                                   "fill -1e9");
+}
+
+TEST(Rows, AnOverviewLeavesAStaleHeadStaleAndRefusesWhatIsNotSquare) {
+  Pipeline p;
+  p.track_demand();
+  run(&p, shaped(64, 8, 8, 2, ", \"causal\": true"));
+  attnviz::Tensor o;
+  ASSERT_TRUE(p.overview(Stage::weights, 1, 16, Pipeline::Pool::mean, &o));
+  EXPECT_EQ(o.rows, 4);
+  EXPECT_FALSE(p.current(Stage::weights, 1));
+  // Under the causal mask the blocks above the diagonal weigh nothing; each row sums
+  // to 1, so a diagonal block's mean is at most 16 / 256 and the blocks of a block-row
+  // hold 16 rows' weight: their means sum to 16 / 256.
+  for (int I = 0; I < 4; ++I) {
+    double row_sum = 0.0;
+    for (int J = 0; J < 4; ++J) {
+      if (J > I) EXPECT_EQ(o.at(I, J), 0.0f);
+      row_sum += o.at(I, J);
+    }
+    EXPECT_NEAR(row_sum, 16.0 / 256.0, 1e-6);
+  }
+  EXPECT_FALSE(p.overview(Stage::Q, 0, 4, Pipeline::Pool::max, &o));
+  EXPECT_FALSE(p.overview(Stage::context, 0, 4, Pipeline::Pool::max, &o));
+  EXPECT_FALSE(p.overview(Stage::weights, 2, 4, Pipeline::Pool::max, &o));
+  EXPECT_FALSE(p.overview(Stage::weights, 0, 0, Pipeline::Pool::max, &o));
+  EXPECT_TRUE(o.empty());
 }
 
 }  // namespace

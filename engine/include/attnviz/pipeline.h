@@ -106,6 +106,14 @@ class Pipeline {
   // (no result, head or i out of range, an absent stage). What a view of a long input
   // reads: only the rows it shows (docs/engine.md, "Rows on demand").
   bool row(Stage stage, int head, int i, std::vector<float>* out) const;
+  // A head's (S × S) stage seen whole at a glance: the (⌈S/b⌉ × ⌈S/b⌉) map whose cell
+  // (I, J) pools the b × b block of cells from (I·b, J·b) (smaller at the last row and
+  // column): their maximum (NaN if one is NaN, like torch.max) or their mean (summed in
+  // double row by row, divided once, rounded to float32 once). Computed from rows on
+  // demand, b rows at a time: no (S × S) buffer is read or built. False (out empty)
+  // for a stage that is not (S × S), a head out of range, b < 1, no result.
+  enum class Pool : uint8_t { max, mean };
+  bool overview(Stage stage, int head, int block, Pool pool, Tensor* out) const;
   // Query head h's columns of Q, or of K and V those of the K/V head it reads
   // (h / (num_heads / num_kv_heads)): (S × head_dim), row stride d_out (kv_dim for K, V).
   TensorView head_slice(Stage qkv, int head) const;

@@ -17,7 +17,8 @@
 //   context  the dropped row · V_g (matmul_rows, one row; the exact-zero keys the full
 //            path skips change no bits, contract 2)
 // Cost per row: S · head_dim multiply-adds for the scores (and as many for context),
-// O(S) for the rest; memory: the caller's S floats and one scratch row.
+// O(S) for the rest; memory: the caller's S floats and one scratch row. Blocks of rows
+// (overview) go through the same code n rows at a time, one matmul_rows for their scores.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -33,14 +34,13 @@ namespace {
 using detail::Buffers;
 using detail::Plan;
 
-// scores row i of head h into s (S).
-void scores_row(const Plan& p, const Buffers& b, int h, int i, float* s) {
+// scores rows i0 … i0 + n − 1 of head h into s (n × S); idx: 0 … n − 1.
+void scores_rows(const Plan& p, const Buffers& b, int h, int i0, int n, const int* idx, float* s) {
   const size_t off = static_cast<size_t>(h) * p.head_dim;
   const size_t koff = static_cast<size_t>(p.kv_head(h)) * p.head_dim;
-  const float* q = p.rope ? b.heads[static_cast<size_t>(h)].q_rot.row(i) : b.Q.row(i) + off;
   const int lda = p.rope ? p.head_dim : p.d_out;
-  const int row0 = 0;
-  kernels::matmul_rows(q, lda, b.KT.data.data() + koff * p.S, p.S, nullptr, s, p.S, p.head_dim, p.S, &row0, 1);
+  const float* q = p.rope ? b.heads[static_cast<size_t>(h)].q_rot.row(i0) : b.Q.row(i0) + off;
+  kernels::matmul_rows(q, lda, b.KT.data.data() + koff * p.S, p.S, nullptr, s, p.S, p.head_dim, p.S, idx, n);
 }
 
 // weights row i of head h from its scores row s (S) into w (S); s and w may not alias.
@@ -60,6 +60,57 @@ void weights_row(const Plan& p, int h, int i, const float* s, float* w) {
   kernels::softmax_row(w, w, p.S, p.safe_softmax);
 }
 
+bool square_stage(Stage st) {
+  return st == Stage::scores || st == Stage::scaled || st == Stage::bias || st == Stage::masked ||
+         st == Stage::weights || st == Stage::dropped;
+}
+
+// Rows i0 … i0 + n − 1 of a per-head (S × S) stage or of context, head h, into out
+// (n × S, or n × head_dim for context); scratch grows to n × S floats.
+void stage_rows(const Plan& p, const Buffers& b, Stage stage, int h, int i0, int n, std::vector<float>* out,
+                std::vector<float>* scratch) {
+  const size_t S = static_cast<size_t>(p.S), cells = static_cast<size_t>(n) * S;
+  std::vector<int> idx(static_cast<size_t>(n));
+  for (int t = 0; t < n; ++t) idx[static_cast<size_t>(t)] = t;
+  if (stage == Stage::bias) {
+    out->resize(cells);
+    const float slope = p.slopes[static_cast<size_t>(h)];
+    for (int t = 0; t < n; ++t)
+      for (int j = 0; j < p.S; ++j) (*out)[t * S + static_cast<size_t>(j)] = kernels::alibi_bias(slope, i0 + t, j);
+    return;
+  }
+  std::vector<float>& s = *scratch;
+  s.resize(cells);
+  scores_rows(p, b, h, i0, n, idx.data(), s.data());
+  if (stage == Stage::scores) {
+    out->assign(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(cells));
+    return;
+  }
+  out->resize(cells);
+  for (int t = 0; t < n; ++t) {
+    const float* st = s.data() + t * S;
+    float* o = out->data() + t * S;
+    const int i = i0 + t;
+    if (stage == Stage::scaled) kernels::div_scalar(st, 1, o, 1, p.S, p.divisor);
+    else if (stage == Stage::masked) kernels::masked_row(st, o, p.S, i, p.mask(h));
+    else weights_row(p, h, i, st, o);
+  }
+  if (stage == Stage::scaled || stage == Stage::masked || stage == Stage::weights) return;
+  if (p.dropout_active) {  // dropped rows (dropped = weights without dropout)
+    for (int t = 0; t < n; ++t) {
+      const uint8_t* keep = b.keep.data() + (static_cast<size_t>(h) * S + static_cast<size_t>(i0 + t)) * S;
+      kernels::dropout_row(out->data() + t * S, keep, s.data() + t * S, p.S, p.dropout_scale);
+    }
+    out->swap(s);
+  }
+  if (stage == Stage::dropped) return;
+  // context rows = dropped rows · V_g: (n × S) · (S × head_dim), V_g stride kv_dim.
+  const float* vh = b.V.data.data() + static_cast<size_t>(p.kv_head(h)) * p.head_dim;
+  s.resize(static_cast<size_t>(n) * p.head_dim);
+  kernels::matmul_rows(out->data(), p.S, vh, p.kv_dim, nullptr, s.data(), p.head_dim, p.S, p.head_dim, idx.data(), n);
+  out->assign(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(n) * p.head_dim);
+}
+
 // Row i of a stored stage (Q, K, V, X, the tail, ...), copied.
 bool stored_row(const Pipeline& pl, Stage stage, int head, int i, std::vector<float>* out) {
   const Tensor* t = pl.matrix(stage, head);
@@ -76,49 +127,50 @@ bool Pipeline::row(Stage stage, int head, int i, std::vector<float>* out) const 
   const Plan& p = impl_->plan;
   const bool per_head = stage_is_per_head(stage);
   if (head < 0 || (per_head ? head >= p.H : head != 0) || i < 0) return false;
-  const bool square = stage == Stage::scores || stage == Stage::scaled || stage == Stage::bias ||
-                      stage == Stage::masked || stage == Stage::weights || stage == Stage::dropped;
-  if (!square && stage != Stage::context) return stored_row(*this, stage, head, i, out);
-  if (i >= p.S) return false;
-  if (stage == Stage::bias && p.slopes.empty()) return false;
-  // With RoPE the query row is q_rot's, which the pipeline keeps current with Q (apply).
-  const Buffers& b = impl_->buf;
+  if (!square_stage(stage) && stage != Stage::context) return stored_row(*this, stage, head, i, out);
+  if (i >= p.S || (stage == Stage::bias && p.slopes.empty())) return false;
+  // With RoPE the query rows are q_rot's, which the pipeline keeps current with Q (apply).
+  std::vector<float> scratch;
+  stage_rows(p, impl_->buf, stage, head, i, 1, out, &scratch);
+  return true;
+}
+
+bool Pipeline::overview(Stage stage, int head, int block, Pool pool, Tensor* out) const {
+  *out = Tensor();
+  if (!impl_->has_result || !square_stage(stage) || block < 1) return false;
+  const Plan& p = impl_->plan;
+  if (head < 0 || head >= p.H || (stage == Stage::bias && p.slopes.empty())) return false;
+  const int n = (p.S + block - 1) / block;
+  out->reset(n, n);
+  std::vector<float> rows, scratch;
   const size_t S = static_cast<size_t>(p.S);
-  if (stage == Stage::bias) {
-    out->resize(S);
-    const float slope = p.slopes[static_cast<size_t>(head)];
-    for (int j = 0; j < p.S; ++j) (*out)[static_cast<size_t>(j)] = kernels::alibi_bias(slope, i, j);
-    return true;
+  for (int bi = 0; bi < n; ++bi) {
+    const int i0 = bi * block, h_rows = std::min(block, p.S - i0);
+    stage_rows(p, impl_->buf, stage, head, i0, h_rows, &rows, &scratch);
+    float* o = out->row(bi);
+    for (int bj = 0; bj < n; ++bj) {
+      const int j0 = bj * block, w_cols = std::min(block, p.S - j0);
+      if (pool == Pool::max) {
+        float m = -std::numeric_limits<float>::infinity();
+        bool nan = false;
+        for (int t = 0; t < h_rows; ++t) {
+          const float* r = rows.data() + t * S + j0;
+          for (int j = 0; j < w_cols; ++j) {
+            nan |= r[j] != r[j];
+            m = r[j] > m ? r[j] : m;
+          }
+        }
+        o[bj] = nan ? std::numeric_limits<float>::quiet_NaN() : m;
+      } else {  // the block's cells summed in double, row by row, then one division, rounded once
+        double sum = 0.0;
+        for (int t = 0; t < h_rows; ++t) {
+          const float* r = rows.data() + t * S + j0;
+          for (int j = 0; j < w_cols; ++j) sum += r[j];
+        }
+        o[bj] = static_cast<float>(sum / (static_cast<double>(h_rows) * w_cols));
+      }
+    }
   }
-  std::vector<float> s(S);
-  scores_row(p, b, head, i, s.data());
-  if (stage == Stage::scores) {
-    *out = std::move(s);
-    return true;
-  }
-  out->resize(S);
-  if (stage == Stage::scaled) {
-    kernels::div_scalar(s.data(), 1, out->data(), 1, p.S, p.divisor);
-    return true;
-  }
-  if (stage == Stage::masked) {
-    kernels::masked_row(s.data(), out->data(), p.S, i, p.mask(head));
-    return true;
-  }
-  weights_row(p, head, i, s.data(), out->data());
-  if (stage == Stage::weights) return true;
-  if (p.dropout_active) {  // dropped row i (dropped = weights without dropout)
-    const uint8_t* keep = b.keep.data() + (static_cast<size_t>(head) * S + static_cast<size_t>(i)) * S;
-    kernels::dropout_row(out->data(), keep, s.data(), p.S, p.dropout_scale);
-    out->swap(s);
-  }
-  if (stage == Stage::dropped) return true;
-  // context row i = dropped row i · V_g: (1 × S) · (S × head_dim), V_g stride kv_dim.
-  const float* vh = b.V.data.data() + static_cast<size_t>(p.kv_head(head)) * p.head_dim;
-  const int row0 = 0;
-  s.resize(static_cast<size_t>(p.head_dim));
-  kernels::matmul_rows(out->data(), p.S, vh, p.kv_dim, nullptr, s.data(), p.head_dim, p.S, p.head_dim, &row0, 1);
-  *out = std::move(s);
   return true;
 }
 
