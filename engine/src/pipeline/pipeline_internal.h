@@ -184,6 +184,11 @@ int stage_level(Stage s);
 // or NaN); there entries built_from … S − 1 may already hold it (a refused
 // causal_off_weights_row leaves them so).
 void compute_weights_row(const Plan& p, HeadBuffers& hb, int h, int r, float* w, int built_from = INT_MAX);
+// Weights row r of head h from its scores row s (S) into w (S), without the kept
+// numerators: the masked row's softmax, over the causal cut first (kernels::softmax_cut)
+// and whole when that gives NaN. compute_weights_row's bits; s and w may not alias.
+// Pipeline::row and overview (pipeline_rows.cpp) compute their rows with it.
+void weights_row_from_scores(const Plan& p, int h, int r, const float* s, float* w);
 // The patches give compute_weights_row's bits from the kept numerators when
 // they may, and otherwise return false having changed nothing that
 // compute_weights_row would not rewrite, except the masked values a refused

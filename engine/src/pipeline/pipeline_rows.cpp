@@ -11,8 +11,8 @@
 //   scaled   scores / divisor (div_scalar)
 //   bias     ALiBi's −m_h·|i − j| (alibi_bias), only with ALiBi
 //   masked   masked_row under the head's MaskRule
-//   weights  softmax of the masked row: compute_weights_row's arithmetic (the causal
-//            cut, then the whole row when the cut gives NaN)
+//   weights  softmax of the masked row: weights_row_from_scores, the full path's own
+//            (the causal cut, then the whole row when the cut gives NaN)
 //   dropped  dropout_row with the keep mask's row (weights itself without dropout)
 //   context  the dropped row · V_g (matmul_rows, one row; the exact-zero keys the full
 //            path skips change no bits, contract 2)
@@ -41,23 +41,6 @@ void scores_rows(const Plan& p, const Buffers& b, int h, int i0, int n, const in
   const int lda = p.rope ? p.head_dim : p.d_out;
   const float* q = p.rope ? b.heads[static_cast<size_t>(h)].q_rot.row(i0) : b.Q.row(i0) + off;
   kernels::matmul_rows(q, lda, b.KT.data.data() + koff * p.S, p.S, nullptr, s, p.S, p.head_dim, p.S, idx, n);
-}
-
-// weights row i of head h from its scores row s (S) into w (S); s and w may not alias.
-void weights_row(const Plan& p, int h, int i, const float* s, float* w) {
-  const kernels::MaskRule rule = p.mask(h);
-  const bool causal_inf = p.causal && p.fill == -std::numeric_limits<float>::infinity();
-  const int cut = causal_inf ? kernels::softmax_cut(i + 1, p.S) : p.S;
-  if (cut < p.S) {
-    kernels::masked_row(s, w, cut, i, rule);
-    kernels::softmax_row(w, w, cut, false);
-    if (!std::isnan(w[0])) {
-      std::fill(w + cut, w + p.S, 0.0f);
-      return;
-    }
-  }
-  kernels::masked_row(s, w, p.S, i, rule);
-  kernels::softmax_row(w, w, p.S, p.safe_softmax);
 }
 
 bool square_stage(Stage st) {
@@ -93,7 +76,7 @@ void stage_rows(const Plan& p, const Buffers& b, Stage stage, int h, int i0, int
     const int i = i0 + t;
     if (stage == Stage::scaled) kernels::div_scalar(st, 1, o, 1, p.S, p.divisor);
     else if (stage == Stage::masked) kernels::masked_row(st, o, p.S, i, p.mask(h));
-    else weights_row(p, h, i, st, o);
+    else detail::weights_row_from_scores(p, h, i, st, o);
   }
   if (stage == Stage::scaled || stage == Stage::masked || stage == Stage::weights) return;
   if (p.dropout_active) {  // dropped rows (dropped = weights without dropout)

@@ -49,15 +49,26 @@ void compute_weights_row(const Plan& p, HeadBuffers& hb, int h, int r, float* w,
       m = mx;
       return;
     }
-  } else if (cut < p.S) {
-    kernels::masked_row(hb.scores.row(r), w, cut, r, rule);
+  } else {
+    weights_row_from_scores(p, h, r, hb.scores.row(r), w);
+    return;
+  }
+  kernels::masked_row(hb.scores.row(r), w, p.S, r, rule);
+  kernels::softmax_row(w, w, p.S, p.safe_softmax);
+}
+
+void weights_row_from_scores(const Plan& p, int h, int r, const float* s, float* w) {
+  const int cut = weights_len(p, r);
+  const kernels::MaskRule rule = p.mask(h);
+  if (cut < p.S) {
+    kernels::masked_row(s, w, cut, r, rule);
     kernels::softmax_row(w, w, cut, false);
     if (!std::isnan(w[0])) {
       std::fill(w + cut, w + p.S, 0.0f);
       return;
     }
   }
-  kernels::masked_row(hb.scores.row(r), w, p.S, r, rule);
+  kernels::masked_row(s, w, p.S, r, rule);
   kernels::softmax_row(w, w, p.S, p.safe_softmax);
 }
 
