@@ -10,6 +10,9 @@
 //                             zh-CN; of captured layers, layer N's attention, 0 by default)
 //   attnviz-cli convert IN OUT  write the state in IN as OUT: a .safetensors state file when
 //                             OUT ends in .safetensors (attnviz/state_file.h), else JSON
+//   attnviz-cli overview FILE|- --stage S --head H --block B [--pool max|mean]   one head's (S × S)
+//                             stage pooled over B × B blocks from rows on demand (Pipeline::overview)
+//                             as {"stage", "head", "block", "pool", "rows", "cols", "data", "ms"}
 //   attnviz-cli version       print {"name", "version", "state_version"} as one JSON line
 //   attnviz-cli bench --tokens S --d-model D --heads H [...]   timings as one JSON line (bench.cpp)
 //
@@ -24,6 +27,8 @@
 // function with the CommandFn signature plus one row.
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
@@ -254,6 +259,73 @@ int cmd_convert(int argc, char** argv) {
   return kExitOk;
 }
 
+// A head's (S × S) stage at a glance, and how long the engine took to pool it ("ms", one
+// thread): the committed measure of overviews (docs/engine.md, "Rows on demand").
+int cmd_overview(int argc, char** argv) {
+  const std::string usage = "usage: attnviz-cli overview FILE|- --stage S --head H --block B [--pool max|mean]";
+  const char* path = nullptr;
+  std::string stage_name = "weights", pool_name = "max";
+  long head = 0, block = 0;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool has_value = i + 1 < argc;
+    auto number = [&](long* out, long lo, long hi) {
+      char* end = nullptr;
+      *out = has_value ? std::strtol(argv[i + 1], &end, 10) : -1;
+      const bool ok = has_value && end != argv[i + 1] && *end == '\0' && *out >= lo && *out <= hi;
+      ++i;
+      return ok;
+    };
+    if (arg == "--stage" && has_value) {
+      stage_name = argv[++i];
+    } else if (arg == "--pool" && has_value) {
+      pool_name = argv[++i];
+    } else if (arg == "--head") {
+      if (!number(&head, 0, 1 << 20)) return report_error(kExitBadInput, "--head needs a head number from 0; " + usage, "--head");
+    } else if (arg == "--block") {
+      if (!number(&block, 1, attnviz::Limits::kMaxTokens))
+        return report_error(kExitBadInput, "--block needs a block size from 1; " + usage, "--block");
+    } else if (path == nullptr && (arg == "-" || arg.rfind("--", 0) != 0)) {
+      path = argv[i];
+    } else {
+      return report_error(kExitBadInput, "unexpected argument \"" + arg + "\"; " + usage, "");
+    }
+  }
+  if (path == nullptr || block == 0) return report_error(kExitBadInput, usage, "");
+  attnviz::Stage stage;
+  if (!attnviz::stage_from_name(stage_name, &stage) || !attnviz::stage_info(stage).per_head || stage == attnviz::Stage::context ||
+      stage == attnviz::Stage::q_rot || stage == attnviz::Stage::k_rot)
+    return report_error(kExitBadInput, "--stage \"" + stage_name + "\" is not a (S × S) stage: scores, scaled, bias, masked, weights or dropped", "--stage");
+  if (pool_name != "max" && pool_name != "mean")
+    return report_error(kExitBadInput, "--pool is max or mean, not \"" + pool_name + "\"", "--pool");
+  attnviz::State state;
+  int code = kExitOk;
+  if (!read_state(path, &state, &code)) return code;
+  if (state.model.active() || state.captured())
+    return report_error(kExitBadInput, "overview reads a one-layer state (no trained model, no captured layers)", "model");
+  attnviz::Pipeline pipeline;
+  pipeline.track_demand();  // only the inputs: the overview reads no (S × S) buffer
+  const attnviz::Status st = pipeline.set_state(std::move(state));
+  if (!st.ok) return report_refusal(kExitBadInput, st);
+  if (head >= pipeline.num_heads())
+    return report_error(kExitBadInput, "--head " + std::to_string(head) + ": this state has " +
+                                           std::to_string(pipeline.num_heads()) + " heads", "--head");
+  attnviz::Tensor out;
+  const auto t0 = std::chrono::steady_clock::now();
+  const bool ok = pipeline.overview(stage, static_cast<int>(head), static_cast<int>(block),
+                                    pool_name == "max" ? attnviz::Pipeline::Pool::max : attnviz::Pipeline::Pool::mean, &out);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (!ok) return report_error(kExitBadInput, "this state has no " + stage_name + " stage (bias needs ALiBi)", "--stage");
+  nlohmann::json data = nlohmann::json::array();
+  for (float x : out.data) {  // as the report writes numbers: non-finite ones as "-inf", "inf", "nan"
+    if (std::isfinite(x)) data.push_back(x);
+    else data.push_back(x != x ? "nan" : (x < 0 ? "-inf" : "inf"));
+  }
+  const nlohmann::json j = {{"stage", stage_name}, {"head", head}, {"block", block}, {"pool", pool_name},
+                            {"rows", out.rows},    {"cols", out.cols}, {"data", data},  {"ms", ms}};
+  return write_stdout(j.dump() + "\n") ? kExitOk : kExitInternal;
+}
+
 int cmd_version(int argc, char** /*argv*/) {
   if (argc != 1) return report_error(kExitBadInput, "usage: attnviz-cli version", "");
   const nlohmann::json j = {{"name", "attnviz-cli"},
@@ -274,6 +346,7 @@ const Command kCommands[] = {
     {"head-scores", "head-scores FILE|-", cmd_head_scores},
     {"export-torch", "export-torch FILE|- [--lang LANG] [--layer N]", cmd_export_torch},
     {"convert", "convert IN OUT", cmd_convert},
+    {"overview", "overview FILE|- --stage S --head H --block B [--pool max|mean]", cmd_overview},
     {"version", "version", cmd_version},
     {"bench", "bench --tokens S --d-model D --heads H [--causal] [--reps N] [--d-out D2] [--seed N]",
      attnviz_cli::cmd_bench},
