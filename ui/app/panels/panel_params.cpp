@@ -380,12 +380,12 @@ void shapes_group(AppModel& m) {
   error_line(m, "d_model");
   int_field(m, N_("d_out"), &d.d_out);
   error_line(m, "d_out");
-  // Heads: K/V heads that no longer divide the new number of heads go back to one K/V
-  // head per head (MHA), so a head change is never refused for GQA's sake.
+  // Heads: the fields sized by the heads follow (fit_to_heads: K/V heads that no longer
+  // divide go back to one per head, the sink logits are cut or padded with 0), so a head
+  // change is never refused for their sake.
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
   if (ImGui::InputInt(L("Heads"), &d.num_heads, 1, 4)) {
-    if (d.num_kv_heads > 0 && (d.num_heads <= 0 || d.num_kv_heads >= d.num_heads || d.num_heads % d.num_kv_heads != 0))
-      d.num_kv_heads = 0;
+    fit_to_heads(&d);
     apply_edit(m);
   }
   item_register("Heads");
