@@ -27,8 +27,8 @@ __all__ = ["show", "capture", "View", "State", "Capture", "CapturedLayer", "Attn
 
 _STATE_KEYS = {"version", "tokens", "d_model", "d_out", "num_heads", "embedding", "positional", "weights",
                "qkv_bias", "out_proj", "out_bias", "scale", "temperature", "causal", "key_padding",
-               "mask_fill", "safe_softmax", "dropout", "rope", "num_kv_heads", "alibi", "window", "model",
-               "layers"}
+               "mask_fill", "safe_softmax", "dropout", "rope", "num_kv_heads", "alibi", "window", "sinks",
+               "kv_cache", "model", "layers"}
 
 
 def state_of(obj, x=None, tokens=None, **options) -> State:

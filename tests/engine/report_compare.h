@@ -58,6 +58,10 @@
 //          w*(e^{2 d_i} - 1) under input perturbations <= d_i, plus its own
 //          rounding w*2((S+4)u + u|m - max m|) (the exp argument m - max m is
 //          rounded relative to its size).
+//          With gpt-oss's sink (issue 36) the row is [masked row, s_h], S + 1
+//          entries: s_h is an input both sides hold exactly (a float32 of the
+//          state), so it adds no perturbation to d_i; it joins the max ("max m"
+//          is max(row, s_h)) and the sum, one more rounding: (S+5)u.
 //   dropped E_w * s + 2*2u|dropped|, s = 1/(1-p) (0 for p = 1, 1 if identity).
 //   context E_dropped |V_h| + |dropped| E_Vh + 2 gamma(S) |dropped||V_h|
 //   output E_concat |W_o| + |concat| E_Wo + E_bo + 2 gamma(d_out+1)(|concat||W_o| + |b_o|)
@@ -423,11 +427,14 @@ inline void compare_reports(const std::string& name, const json& state, const js
         e_masked.v[i] = 0.0;  // a filled entry (not scaled + bias within its bound)
     check.compare(hn + "masked", he.at("masked"), hg.value("masked", json()), e_masked);
 
-    // weights = softmax(masked) per row
+    // weights = softmax(masked) per row (with gpt-oss's sink: of [masked row, s_h])
     const Mat w = to_mat(he.at("weights"));
     Mat e_w(S, S);
+    const json sinks = state.value("sinks", json());
+    const bool sink_on = sinks.is_object() && sinks.value("enabled", false);
+    const double sink = sink_on && sinks.contains("values") ? sinks.at("values").at(size_t(h)).get<double>() : 0.0;
     for (int i = 0; i < S; ++i) {
-      double d = 0.0, mx = -std::numeric_limits<double>::infinity();
+      double d = 0.0, mx = sink_on ? sink : -std::numeric_limits<double>::infinity();
       for (int k = 0; k < S; ++k) {
         d = std::max(d, e_masked.at(i, k));
         if (std::isfinite(masked.at(i, k))) mx = std::max(mx, masked.at(i, k));
@@ -435,7 +442,7 @@ inline void compare_reports(const std::string& name, const json& state, const js
       for (int j = 0; j < S; ++j) {
         const double m = masked.at(i, j);
         const double arg = (std::isfinite(m) && std::isfinite(mx)) ? std::fabs(m - mx) : 0.0;
-        e_w.at(i, j) = w.mag(i, j) * (std::expm1(2.0 * d) + 2.0 * ((S + 4) * kU + kU * arg));
+        e_w.at(i, j) = w.mag(i, j) * (std::expm1(2.0 * d) + 2.0 * ((S + (sink_on ? 5 : 4)) * kU + kU * arg));
       }
     }
     check.compare(hn + "weights", he.at("weights"), hg.value("weights", json()), e_w);

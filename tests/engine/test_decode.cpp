@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "attnviz/decode.h"
+#include "attnviz/explain.h"
 #include "attnviz/kernels.h"
 #include "attnviz/materialize.h"
 #include "attnviz/pipeline.h"
@@ -337,14 +338,20 @@ FullRow full_causal_row(const Pipeline& p, int h, int t) {
   rule.fill = static_cast<float>(s.mask_fill);
   rule.window = s.window;
   rule.slope = s.alibi ? attnviz::alibi_slopes(H)[h] : 0.0f;
+  if (s.kv_cache.streaming()) {
+    rule.cache_sinks = s.kv_cache.sink_tokens;
+    rule.cache_recent = s.kv_cache.recent;
+  }
+  const attnviz::kernels::Sink sink{s.sinks.logit(h), S};
+  const attnviz::kernels::Sink* sk = s.sinks.enabled ? &sink : nullptr;
   r.masked.resize(S);
   attnviz::kernels::masked_row(r.scores.data(), r.masked.data(), S, t, rule);
   r.weights = r.masked;
   const int cut = std::isinf(rule.fill) ? attnviz::kernels::softmax_cut(t + 1, S) : S;
-  attnviz::kernels::softmax_row(r.weights.data(), r.weights.data(), cut, false);
+  attnviz::kernels::softmax_row(r.weights.data(), r.weights.data(), cut, false, sk);
   if (std::isnan(r.weights[0])) {
     r.weights = r.masked;
-    attnviz::kernels::softmax_row(r.weights.data(), r.weights.data(), S, s.safe_softmax);
+    attnviz::kernels::softmax_row(r.weights.data(), r.weights.data(), S, s.safe_softmax, sk);
   } else {
     std::fill(r.weights.begin() + cut, r.weights.end(), 0.0f);
   }
@@ -403,6 +410,179 @@ TEST(DecodeReference, EverythingButGqa) {
   expect_decode_equals_reference(s);
 }
 
+TEST(DecodeReference, SinksAndStreamingLlm) {
+  State s = make(25, std::string(kSmall) + ", \"sinks\": {\"enabled\": true, \"values\": [0.75, -1.5]}");
+  expect_decode_equals_reference(s);
+  s.kv_cache.policy = attnviz::CachePolicy::streaming_llm;
+  s.kv_cache.sink_tokens = 2;
+  s.kv_cache.recent = 5;
+  expect_decode_equals_reference(s);
+  s.sinks.enabled = false;
+  s.positional = attnviz::Positional::rope;
+  s.alibi = true;
+  s.dropout.p = 0.2;
+  s.dropout.training = true;
+  expect_decode_equals_reference(s);
+}
+
+// ---- gpt-oss's sinks (issue 36): the sink's exp joins the step's max and sum,
+// in the lane of column S, so every step is still the full row bit for bit.
+
+std::string sinks_json(std::initializer_list<float> v) {
+  std::string out = "\"sinks\": {\"enabled\": true, \"values\": [";
+  bool first = true;
+  for (float x : v) {
+    out += (first ? "" : ", ") + std::to_string(x);
+    first = false;
+  }
+  return out + "]}";
+}
+
+TEST(DecodeSinks, ShortAndLongRows) {
+  // S + 1 below 8, at 8 (S = 7: the row of 8 is summed in lanes), and past it.
+  for (int S : {1, 2, 6, 7, 8, 9, 15, 16, 17, 33, 70}) {
+    SCOPED_TRACE(S);
+    expect_every_step_matches(make(S, std::string(kSmall) + ", " + sinks_json({0.5f, -0.25f})));
+  }
+}
+
+TEST(DecodeSinks, EveryKernelImplementationAndLogit) {
+  const attnviz::kernels::Isa was = attnviz::kernels::active_isa();
+  for (auto isa : {attnviz::kernels::Isa::portable, attnviz::kernels::Isa::avx2, attnviz::kernels::Isa::wasm_simd128}) {
+    if (!attnviz::kernels::set_isa(isa)) continue;
+    SCOPED_TRACE(attnviz::kernels::isa_name(isa));
+    for (float logit : {-30.0f, -1.0f, 0.0f, 2.0f, 40.0f}) {
+      SCOPED_TRACE(logit);
+      State s = make(19, std::string(kSmall) + ", " + sinks_json({logit, 0.125f}));
+      expect_every_step_matches(s);
+      s.dropout.p = 0.1;
+      s.dropout.training = true;
+      expect_every_step_matches(s);
+    }
+  }
+  attnviz::kernels::set_isa(was);
+}
+
+TEST(DecodeSinks, WithTheVariantsPaddingAndAFiniteFill) {
+  State s = make(23, "\"d_model\": 16, \"d_out\": 16, \"num_heads\": 4, \"num_kv_heads\": 2, "
+                     "\"positional\": \"rope\", \"alibi\": true, \"window\": 5, \"qkv_bias\": true, " +
+                         sinks_json({0.0f, 1.0f, -2.0f, 0.5f}));
+  s.key_padding.assign(23, 1);
+  s.key_padding[0] = s.key_padding[9] = 0;  // row 0 has no key left: zeros, the sink takes it all
+  expect_every_step_matches(s);
+  Pipeline p;
+  run(&p, s);
+  const DecodeStep d0 = attnviz::decode_step(p, 0, 0);
+  EXPECT_EQ(d0.weights.data[0], 0.0f);
+  EXPECT_EQ(d0.sink_weight, 1.0f);
+  s.mask_fill = -1e9;
+  expect_every_step_matches(s);
+}
+
+// The step's sink weight is what torch's dropped column holds: the full row's
+// softmax over [masked row, s_h] at column S (the explanation computes it so).
+TEST(DecodeSinks, SinkWeightIsTheDroppedColumn) {
+  const State s = make(12, std::string(kSmall) + ", " + sinks_json({1.5f, -0.5f}));
+  Pipeline p;
+  run(&p, s);
+  for (int h = 0; h < 2; ++h)
+    for (int t = 0; t < 12; ++t) {
+      const DecodeStep d = attnviz::decode_step(p, h, t);
+      const attnviz::Explanation e = p.explain(Stage::weights, h, t, 0);
+      ASSERT_TRUE(e.sink);
+      EXPECT_EQ(std::memcmp(&d.sink_weight, &e.sink_share, 4), 0) << h << " " << t;
+      EXPECT_GT(d.sink_weight, 0.0f);
+      double sum = d.sink_weight;
+      for (int j = 0; j <= t; ++j) sum += d.weights.data[j];
+      EXPECT_NEAR(sum, 1.0, 1e-6);
+    }
+}
+
+// Why the step puts the sink in column S's lane: a decoder that appends the sink
+// right after its t+1 keys (as PyTorch's cached gpt-oss does) sums in another
+// order and differs from the full row now and then.
+TEST(DecodeSinks, SinkAfterTheCachedKeysDiffersSomewhere) {
+  int differ = 0, rows = 0;
+  for (int seed = 1; seed <= 30; ++seed) {
+    State s = make(16, std::string(kSmall) + ", " + sinks_json({0.3f, -0.6f}) + ", \"embedding\": {\"seed\": " +
+                           std::to_string(seed) + "}");
+    Pipeline p;
+    run(&p, s);
+    for (int h = 0; h < 2; ++h)
+      for (int t = 0; t < 16; ++t) {
+        const DecodeStep d = attnviz::decode_step(p, h, t);
+        std::vector<float> naive(static_cast<size_t>(t) + 1);
+        const attnviz::kernels::Sink after{s.sinks.logit(h), t + 1};
+        attnviz::kernels::softmax_row(d.masked.row(0), naive.data(), t + 1, after);
+        ++rows;
+        if (std::memcmp(naive.data(), p.matrix(Stage::weights, h)->row(t), 4u * (t + 1)) != 0) ++differ;
+      }
+  }
+  std::printf("a sink appended after the cached keys differs from the full row in %d of %d rows\n", differ, rows);
+  EXPECT_GT(differ, 0);
+}
+
+// ---- StreamingLLM's cache (issue 36): evicted keys are masked at their original
+// positions, so every step is still the full row bit for bit.
+
+State streaming(int S, int k, int w, const std::string& extra = kSmall) {
+  State s = make(S, extra);
+  s.kv_cache.policy = attnviz::CachePolicy::streaming_llm;
+  s.kv_cache.sink_tokens = k;
+  s.kv_cache.recent = w;
+  return s;
+}
+
+TEST(DecodeStreaming, EveryStepMatchesTheMaskedFullRow) {
+  for (int k : {0, 1, 4}) {
+    for (int w : {1, 2, 4, 9}) {
+      SCOPED_TRACE(std::to_string(k) + " " + std::to_string(w));
+      expect_every_step_matches(streaming(20, k, w));
+    }
+  }
+  State s = streaming(26, 2, 3, "\"d_model\": 16, \"d_out\": 16, \"num_heads\": 4, \"num_kv_heads\": 1, "
+                                "\"positional\": \"rope\", \"alibi\": true, " +
+                                    sinks_json({0.0f, 1.0f, -1.0f, 0.25f}));
+  s.dropout.p = 0.3;
+  s.dropout.training = true;
+  s.key_padding.assign(26, 1);
+  s.key_padding[1] = s.key_padding[20] = 0;
+  expect_every_step_matches(s);
+}
+
+TEST(DecodeStreaming, TheCacheHoldsTheFirstKAndTheLastW) {
+  const State s = streaming(12, 2, 3);
+  Pipeline p;
+  run(&p, s);
+  for (int t = 0; t < 12; ++t) {
+    const DecodeStep d = attnviz::decode_step(p, 1, t);
+    ASSERT_TRUE(d.streaming);
+    int kept = 0;
+    for (int j = 0; j <= t; ++j) {
+      const bool in = j < 2 || t - j < 3;
+      kept += in;
+      EXPECT_EQ(d.key_evicted[j], in ? 0 : 1) << t << " " << j;
+      EXPECT_EQ(d.key_masked[j], in ? 0 : 1) << t << " " << j;
+      if (!in) EXPECT_EQ(d.weights.data[j], 0.0f);
+      attnviz::MaskReason why;
+      EXPECT_EQ(p.cell_masked(t, j, &why), !in);
+      if (!in) EXPECT_EQ(why, attnviz::MaskReason::evicted);
+    }
+    EXPECT_EQ(d.cached, kept) << t;
+    EXPECT_EQ(kept, attnviz::streaming_kept(t, 2, 3)) << t;
+  }
+}
+
+TEST(DecodeStreaming, WithoutTheCausalMaskLaterKeysStay) {
+  State s = streaming(9, 1, 2);
+  s.causal = false;
+  Pipeline p;
+  run(&p, s);
+  const DecodeStep d = attnviz::decode_step(p, 0, 6);
+  EXPECT_EQ(d.differs, DecodeDiffers::not_causal);
+  for (int j = 0; j < 9; ++j) EXPECT_EQ(p.cell_masked(6, j), j >= 1 && j <= 4) << j;
+}
+
 // ---- cache sizes
 
 TEST(KvCacheBytes, MhaGqaMqaAndWindow) {
@@ -429,6 +609,23 @@ TEST(KvCacheBytes, MhaGqaMqaAndWindow) {
   big.d_out = 4096;
   big.num_heads = 32;
   EXPECT_EQ(attnviz::kv_cache_bytes(big).bytes, 2ull * 2048 * 32 * 128 * 4);
+}
+
+// StreamingLLM keeps min(t + 1, k + w) tokens: a cache that stops growing at k + w.
+TEST(KvCacheBytes, StreamingLlmStopsGrowingAtKPlusW) {
+  State s = make(100, "\"d_model\": 128, \"d_out\": 128, \"num_heads\": 8, \"num_kv_heads\": 2");
+  s.kv_cache.sink_tokens = 4;
+  s.kv_cache.recent = 12;
+  const attnviz::KvCacheBytes b = attnviz::kv_cache_bytes(s);
+  EXPECT_EQ(b.per_token_bytes, 2u * 2 * 16 * 4);
+  EXPECT_EQ(b.streaming_bytes, 16u * b.per_token_bytes);  // the numbers count whatever the policy
+  for (int t : {0, 5, 14, 15, 16, 99}) {
+    EXPECT_EQ(attnviz::kv_cache_bytes_at(b, t, false), uint64_t(t + 1) * b.per_token_bytes) << t;
+    EXPECT_EQ(attnviz::kv_cache_bytes_at(b, t, true), uint64_t(std::min(t + 1, 16)) * b.per_token_bytes) << t;
+  }
+  EXPECT_EQ(attnviz::streaming_kept(-1, 4, 12), 0);
+  EXPECT_EQ(attnviz::streaming_kept(3, 0, 1), 1);
+  EXPECT_EQ(attnviz::streaming_kept(1 << 20, 1 << 20, 1 << 20), (1 << 20) + 1);
 }
 
 }  // namespace

@@ -238,6 +238,56 @@ namespace {
 // Every formula comes from the one table (analysis/formulas.cpp): its id and values
 // rebuild the English text, every placeholder is filled, and across these states
 // every line of the table but `none` is met at least once.
+// gpt-oss's sink (issue 36): the row's max and normaliser are those of [masked row, s_h],
+// each weight is exp_term · (1 / normaliser) bit for bit, and the sink's share is the
+// dropped column: the weights and it sum to 1.
+TEST(Explain, WeightsWithASinkNameItsShare) {
+  auto s = state_from(R"({"tokens": ["a", "b", "c", "d", "e", "f", "g", "h", "i"], "d_model": 4, "d_out": 4,
+    "num_heads": 2, "causal": true, "sinks": {"enabled": true, "values": [2.5, -0.75]}})");
+  Pipeline p;
+  run(&p, s);
+  for (int h = 0; h < 2; ++h)
+    for (int i = 0; i < 9; ++i) {
+      double sum = 0.0;
+      float share = 0.0f;
+      for (int j = 0; j < 9; ++j) {
+        const Explanation w = p.explain(Stage::weights, h, i, j);
+        ASSERT_TRUE(w.sink);
+        EXPECT_EQ(w.formula_id, attnviz::Formula::weights_softmax_sink);
+        EXPECT_EQ(w.sink_logit, h == 0 ? 2.5f : -0.75f);
+        EXPECT_GE(w.row_max, w.sink_logit);
+        EXPECT_EQ(w.sink_exp, attnviz::kernels::exp_f32(w.sink_logit - w.row_max));
+        EXPECT_EQ(w.exp_term * (1.0f / w.normaliser), w.value);
+        sum += w.value;
+        share = w.sink_share;
+      }
+      EXPECT_GT(share, 0.0f);
+      EXPECT_NEAR(sum + share, 1.0, 1e-6) << h << " " << i;
+    }
+}
+
+TEST(Explain, EvictedKeysNameStreamingLlm) {
+  auto s = state_from(R"({"tokens": ["a", "b", "c", "d", "e", "f"], "d_model": 4, "d_out": 4, "causal": true,
+    "key_padding": [1, 1, 1, 0, 1, 1], "kv_cache": {"policy": "streaming_llm", "sink_tokens": 2, "recent": 2}})");
+  Pipeline p;
+  run(&p, s);
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 6; ++j) {
+      const Explanation e = p.explain(Stage::masked, 0, i, j);
+      const bool evicted = j >= 2 && i - j >= 2, padded = j == 3;
+      EXPECT_EQ(e.masked, j > i || evicted || padded) << i << " " << j;
+      if (j <= i) {
+        EXPECT_EQ(e.reason, evicted && padded ? MaskReason::evicted_and_padding
+                            : padded          ? MaskReason::padding
+                            : evicted         ? MaskReason::evicted
+                                              : MaskReason::none) << i << " " << j;
+      }
+      EXPECT_EQ(e.cache_sinks, 2);
+      EXPECT_EQ(e.cache_recent, 2);
+    }
+  EXPECT_EQ(p.explain(Stage::masked, 0, 4, 2).formula, "masked[4][2] = mask_fill -inf (evicted from the KV cache)");
+}
+
 TEST(Explain, EveryFormulaIsTheTablesLineFilled) {
   const char* states[] = {
       R"({"tokens": ["a", "b", "c", "d", "e"], "d_model": 4, "d_out": 6, "num_heads": 2, "qkv_bias": true,
@@ -253,6 +303,9 @@ TEST(Explain, EveryFormulaIsTheTablesLineFilled) {
       R"({"tokens": ["a", "b", "c"], "d_model": 4, "d_out": 4, "num_heads": 1, "scale": "none", "temperature": 2,
           "dropout": {"p": 0.5, "training": false}, "positional": "rope", "num_kv_heads": 1})",
       R"({"tokens": ["a", "b"], "d_model": 4, "d_out": 4, "num_heads": 2, "num_kv_heads": 1, "positional": "rope"})",
+      R"({"tokens": ["a", "b", "c", "d", "e"], "d_model": 4, "d_out": 4, "num_heads": 2, "causal": true,
+          "key_padding": [1, 1, 0, 1, 1], "sinks": {"enabled": true, "values": [0.5, -1]},
+          "kv_cache": {"policy": "streaming_llm", "sink_tokens": 1, "recent": 1}})",
   };
   bool met[attnviz::kFormulaCount] = {};
   std::vector<attnviz::State> all;

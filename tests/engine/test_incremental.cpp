@@ -446,6 +446,71 @@ TEST(Incremental, RandomEditsWithTheVariantsMatchFreshPipelines) {
   }
 }
 
+// Issue 36's options in the random walk: gpt-oss's sinks switched, one head's
+// logit changed, StreamingLLM's cache switched and resized, with the other edits
+// (padding, the causal mask, dropout, the window), against fresh pipelines.
+TEST(Incremental, RandomEditsWithSinksAndStreamingMatchFreshPipelines) {
+  std::mt19937 rng(3636);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  auto s = state_from(R"({"tokens": ["the", "cat", "sat", "on", "the", "mat", "and", "ran", "to", "it"],
+    "d_model": 6, "d_out": 8, "num_heads": 4, "causal": true, "out_proj": true,
+    "weights": {"init": "torch_linear", "seed": 36}})");
+  s = attnviz::materialize_embedding(s);
+  Pipeline p;
+  run(&p, s);
+  int patched = 0;
+  for (int step = 0; step < 200; ++step) {
+    switch (pick(10)) {
+      case 0: s.embedding.values.mut().at(pick(10), pick(6)) = static_cast<float>(pick(200) - 100) / 50.0f; break;
+      case 1: s.sinks.enabled = !s.sinks.enabled; break;
+      case 2:
+        if (s.sinks.values.empty()) s.sinks.values.assign(4, 0.0f);
+        s.sinks.values[static_cast<size_t>(pick(4))] = static_cast<float>(pick(9) - 4) * 0.75f;
+        break;
+      case 3:
+        s.kv_cache.policy = pick(2) ? attnviz::CachePolicy::full : attnviz::CachePolicy::streaming_llm;
+        break;
+      case 4:
+        s.kv_cache.sink_tokens = pick(4);
+        s.kv_cache.recent = 1 + pick(5);
+        break;
+      case 5: s.causal = !s.causal; break;
+      case 6: s.key_padding = pick(2) ? std::vector<uint8_t>{} : std::vector<uint8_t>{1, 0, 1, 1, 1, 1, 0, 1, 1, 1}; break;
+      case 7: s.dropout = {pick(3) * 0.25, pick(2) == 1, static_cast<uint64_t>(pick(3))}; break;
+      case 8: s.window = pick(4); break;
+      case 9: s.safe_softmax = !s.safe_softmax; break;
+    }
+    run(&p, s);
+    for (int h = 0; h < 4; ++h) patched += upd(p, Stage::weights, h).patched;
+    expect_same_as_fresh(p, "step " + std::to_string(step));
+    if (HasFailure()) return;
+  }
+  EXPECT_GT(patched, 0) << "edits under sinks patch rows from the kept numerators too";
+}
+
+// One head's sink logit changes that head's weights (every row), and no other head's.
+TEST(Incremental, OneSinkLogitRecomputesOneHead) {
+  auto s = state_from(R"({"tokens": ["a", "b", "c", "d", "e", "f"], "d_model": 4, "d_out": 8, "num_heads": 4,
+    "causal": true, "sinks": {"enabled": true, "values": [0, 0, 0, 0]}})");
+  Pipeline p;
+  run(&p, s);
+  s.sinks.values[2] = 1.5f;
+  run(&p, s);
+  for (int h = 0; h < 4; ++h) {
+    EXPECT_EQ(upd(p, Stage::scores, h).kind, UpdateKind::none) << h;
+    EXPECT_EQ(upd(p, Stage::masked, h).kind, UpdateKind::none) << h;
+    EXPECT_EQ(upd(p, Stage::weights, h).changed, h == 2) << h;
+  }
+  expect_same_as_fresh(p, "one logit");
+  s.kv_cache.policy = attnviz::CachePolicy::streaming_llm;  // a mask change: masked and weights, not scores
+  s.kv_cache.sink_tokens = 1;
+  s.kv_cache.recent = 2;
+  run(&p, s);
+  EXPECT_EQ(upd(p, Stage::scores, 0).kind, UpdateKind::none);
+  EXPECT_TRUE(upd(p, Stage::masked, 0).changed);
+  expect_same_as_fresh(p, "streaming");
+}
+
 // RoPE: an edited token redoes only its rows of q_rot and k_rot (rotation is
 // row by row), and a new base rotates every row again.
 TEST(Incremental, RopeRotatesOnlyTheChangedRows) {

@@ -546,6 +546,67 @@ TEST(Kernels, SoftmaxOverTheCutOfACausalRowIsTheWholeRowBitwise) {
   EXPECT_GT(fell_back, 100);
 }
 
+// kernels.h, softmax with a sink (gpt-oss): the row [x_0 … x_{n−1}, 0 … 0, logit]
+// of at + 1 entries. Its definition is torch.softmax over the concatenated row
+// with the last column dropped; the plain softmax_row is torch's softmax bit for
+// bit, so the sink functions must give, for every instruction set, exactly the
+// plain softmax of [x, −inf × (at − n), logit]: its first n entries, and its last
+// as the returned sink weight. Rows of every special case, logits below, between
+// and above the entries, and `at` from n (the sink right after the keys) to far
+// past it (a causal row cut short, a decoding step), across the 8-lane boundary.
+TEST(Kernels, SoftmaxWithASinkIsTorchsSoftmaxOfTheConcatenatedRow) {
+  IsaGuard guard;
+  const float inf = std::numeric_limits<float>::infinity();
+  int checked = 0;
+  for (const auto& x : softmax_rows()) {
+    const int n = int(x.size());
+    for (float logit : {-50.0f, -1.5f, 0.0f, 0.75f, 9.0f, 120.0f}) {
+      for (int extra : {0, 1, 2, 6, 7, 8, 9, 23}) {
+        const int at = n + extra;
+        std::vector<float> cat(x);
+        cat.resize(size_t(at), -inf);
+        cat.push_back(logit);
+        ASSERT_TRUE(k::set_isa(Isa::portable));
+        std::vector<float> want(cat.size());
+        k::softmax_row(cat.data(), want.data(), at + 1, false);
+        const k::Sink sink{logit, at};
+        for (Isa isa : supported()) {
+          ASSERT_TRUE(k::set_isa(isa));
+          std::vector<float> y(x.size(), 7.0f), e(x.size(), 7.0f), y2(x.size(), 7.0f);
+          const float share = k::softmax_row(x.data(), y.data(), n, sink);
+          const float m = k::softmax_exps(x.data(), e.data(), n, &sink);
+          const float share2 = k::softmax_normalize(e.data(), y2.data(), n, m, &sink);
+          const std::string where = std::string(k::isa_name(isa)) + " n=" + std::to_string(n) +
+                                    " at=" + std::to_string(at) + " logit=" + std::to_string(logit);
+          if (m == m) ASSERT_TRUE(same_bits(share2, want[size_t(at)])) << where << " (halves)";
+          ASSERT_TRUE(same_bits(share, want[size_t(at)]) || (std::isnan(share) && std::isnan(want[size_t(at)])))
+              << where << ": sink " << share << " vs " << want[size_t(at)];
+          for (int j = 0; j < n; ++j) {
+            const float w = want[size_t(j)];
+            ASSERT_TRUE(same_bits(y[size_t(j)], w) || (std::isnan(y[size_t(j)]) && std::isnan(w)))
+                << where << " j=" << j << ": " << y[size_t(j)] << " vs " << w;
+            if (m == m) ASSERT_TRUE(same_bits(y2[size_t(j)], w)) << where << " j=" << j << " (halves)";
+          }
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 4000);
+}
+
+// Without a sink (a null Sink*) the three are the plain functions.
+TEST(Kernels, SoftmaxWithoutASinkIsThePlainOne) {
+  for (const auto& x : softmax_rows()) {
+    const int n = int(x.size());
+    std::vector<float> want(x.size()), got(x.size());
+    k::softmax_row(x.data(), want.data(), n, true);
+    EXPECT_TRUE(std::isnan(k::softmax_row(x.data(), got.data(), n, true, nullptr)));
+    for (int j = 0; j < n; ++j)
+      ASSERT_TRUE(same_bits(got[size_t(j)], want[size_t(j)]) || (std::isnan(got[size_t(j)]) && std::isnan(want[size_t(j)])));
+  }
+}
+
 TEST(Kernels, PortableSoftmaxIsTheDocumentedFormula) {
   // softmax_row = exp_f32(x − max) · (1 / sum_f32_torch), as kernels.h says.
   IsaGuard guard;

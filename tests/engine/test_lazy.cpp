@@ -154,6 +154,7 @@ TEST(Lazy, RandomEditsAndReadsMatchAnEagerPipeline) {
       case 7:
         s.num_heads = pick(2) ? 3 : 2;
         if (s.num_heads == 2) s.positional = attnviz::Positional::none;  // head_dim 3: no RoPE
+        attnviz::fit_to_heads(&s);  // explicit sink logits follow the heads
         break;
       case 8: s.key_padding.assign(s.tokens.size(), 0); s.key_padding[0] = 1; break;
       case 9:  // issue 23's options (num_heads 2 or 3: RoPE needs an even head_dim, G divides H)
@@ -161,6 +162,12 @@ TEST(Lazy, RandomEditsAndReadsMatchAnEagerPipeline) {
         s.window = pick(3);
         s.num_kv_heads = pick(2) ? 0 : 1;
         s.positional = s.num_heads == 3 && pick(2) ? attnviz::Positional::rope : attnviz::Positional::none;
+        // issue 36's: sinks (values fitted to the heads) and StreamingLLM's cache
+        s.sinks.enabled = pick(2) == 1;
+        s.sinks.values.assign(static_cast<size_t>(s.num_heads), static_cast<float>(pick(5) - 2));
+        s.kv_cache.policy = pick(2) ? attnviz::CachePolicy::streaming_llm : attnviz::CachePolicy::full;
+        s.kv_cache.sink_tokens = pick(3);
+        s.kv_cache.recent = 1 + pick(3);
         break;
       default: break;  // no edit: a frame only
     }

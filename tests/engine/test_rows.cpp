@@ -77,6 +77,9 @@ TEST(Rows, EveryRowOfEveryVariantIsTheFullPipelinesRowBitForBit) {
       {"dropout", ", \"dropout\": {\"p\": 0.3, \"training\": true, \"seed\": 9}"},
       {"dropout, causal", ", \"causal\": true, \"dropout\": {\"p\": 0.5, \"training\": true, \"seed\": 123}"},
       {"temperature, scale d_out", ", \"temperature\": 0.7, \"scale\": \"d_out\", \"qkv_bias\": true, \"out_proj\": true"},
+      {"sinks", ", \"causal\": true, \"sinks\": {\"enabled\": true, \"values\": [0.5, -1, 2, 0]}"},
+      {"sinks, padding, dropout", ", \"sinks\": {\"enabled\": true, \"values\": [3, 1, -2, 0.25]}, \"key_padding\": [1,0,1,1,1,0,1,1,1,1,1,1,0], \"dropout\": {\"p\": 0.2, \"training\": true}"},
+      {"StreamingLLM", ", \"causal\": true, \"kv_cache\": {\"policy\": \"streaming_llm\", \"sink_tokens\": 2, \"recent\": 3}"},
   };
   for (const auto& [name, extra] : variants) expect_rows_equal_matrices(shaped(13, 16, 16, 4, extra), name);
 }
@@ -210,6 +213,9 @@ TEST(Rows, OverviewsPoolTheFullMatrixMaxOrMeanWithEveryVariant) {
       "RoPE, GQA, dropout");
   expect_overview_is_pooled_matrix(shaped(9, 4, 4, 1, ", \"causal\": true, \"mask_fill\": -1e9, \"safe_softmax\": true"),
                                    "fill -1e9");
+  expect_overview_is_pooled_matrix(
+      shaped(33, 8, 8, 2, ", \"causal\": true, \"sinks\": {\"enabled\": true, \"values\": [1, -1]}, \"kv_cache\": {\"policy\": \"streaming_llm\", \"sink_tokens\": 1, \"recent\": 8}"),
+      "sinks, StreamingLLM");
 }
 
 TEST(Rows, AnOverviewLeavesAStaleHeadStaleAndRefusesWhatIsNotSquare) {

@@ -2,7 +2,10 @@
 // giving a learner-readable sentence and the offending field.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <string>
+#include <vector>
 
 #include "attnviz/report.h"
 #include "attnviz/state.h"
@@ -69,6 +72,93 @@ TEST(State, VariantFieldsRoundTrip) {
   State off;
   ASSERT_TRUE(attnviz::parse_state_text(R"({"rope": {"base": 10}})", &off).ok);
   EXPECT_EQ(attnviz::state_to_json(off)["rope"]["base"], 10.0);
+}
+
+// Issue 36's fields: gpt-oss's sinks and StreamingLLM's cache, read, kept while
+// off, and written only when not their defaults.
+TEST(State, SinksAndKvCacheRoundTrip) {
+  const char* text = R"({"tokens": ["a", "b", "c", "d"], "d_model": 4, "d_out": 4, "num_heads": 2,
+    "sinks": {"enabled": true, "values": [0.1, -2.5]},
+    "kv_cache": {"policy": "streaming_llm", "sink_tokens": 1, "recent": 2}, "causal": true})";
+  State a, b;
+  const Status st = attnviz::parse_state_text(text, &a);
+  ASSERT_TRUE(st.ok) << st.error;
+  EXPECT_TRUE(a.sinks.enabled);
+  ASSERT_EQ(a.sinks.values.size(), 2u);
+  EXPECT_EQ(a.sinks.values[0], 0.1f);
+  EXPECT_EQ(a.sinks.logit(1), -2.5f);
+  EXPECT_TRUE(a.kv_cache.streaming());
+  EXPECT_EQ(a.kv_cache.sink_tokens, 1);
+  EXPECT_EQ(a.kv_cache.recent, 2);
+  const json j = attnviz::state_to_json(a);
+  EXPECT_EQ(j["sinks"]["values"][0].dump(), "0.1");  // the shortest decimal that reads back as the float32
+  EXPECT_EQ(j["kv_cache"]["policy"], "streaming_llm");
+  ASSERT_TRUE(attnviz::parse_state(j, &b).ok);
+  EXPECT_EQ(attnviz::state_to_json(b), j);
+  EXPECT_TRUE(a == b);
+  // Defaults write nothing; sinks on without values is 0 for every head.
+  State d;
+  ASSERT_TRUE(attnviz::parse_state_text("{}", &d).ok);
+  for (const char* k : {"sinks", "kv_cache"}) EXPECT_EQ(attnviz::state_to_json(d).count(k), 0u) << k;
+  State on;
+  ASSERT_TRUE(attnviz::parse_state_text(R"({"sinks": {"enabled": true}})", &on).ok);
+  EXPECT_TRUE(on.sinks.values.empty());
+  EXPECT_EQ(on.sinks.logit(0), 0.0f);
+  EXPECT_EQ(attnviz::state_to_json(on)["sinks"].dump(), R"({"enabled":true})");
+  // Kept while off: the values and the cache's sizes survive a switch off and the JSON.
+  State off;
+  ASSERT_TRUE(attnviz::parse_state_text(
+                  R"({"sinks": {"enabled": false, "values": [3]}, "kv_cache": {"sink_tokens": 2}})", &off).ok);
+  const json oj = attnviz::state_to_json(off);
+  EXPECT_EQ(oj["sinks"]["values"][0], 3.0);
+  EXPECT_EQ(oj["kv_cache"]["policy"], "full");
+  EXPECT_EQ(oj["kv_cache"]["sink_tokens"], 2);
+}
+
+// A State built in code (the UI's): one finite logit per head, or none.
+TEST(State, SinkLogitsAreValidatedInCodeToo) {
+  State s;
+  s.num_heads = 2;
+  s.sinks.values = {1.0f};
+  Status st = attnviz::validate_state(s);
+  EXPECT_EQ(st.field, "sinks.values");
+  EXPECT_EQ(st.error, "sinks.values must have 2 numbers (num_heads), but it has 1");
+  s.sinks.values = {1.0f, std::numeric_limits<float>::infinity()};
+  st = attnviz::validate_state(s);
+  EXPECT_EQ(st.field, "sinks.values[1]");
+  EXPECT_EQ(st.error, "sinks.values[1] must contain finite numbers only");
+  s.sinks.values = {1.0f, std::nanf("")};
+  EXPECT_EQ(attnviz::validate_state(s).field, "sinks.values[1]");
+  s.sinks.values = {1.0f, 2.0f};
+  EXPECT_TRUE(attnviz::validate_state(s).ok);
+  s.kv_cache.recent = 0;
+  st = attnviz::validate_state(s);
+  EXPECT_EQ(st.field, "kv_cache.recent");
+  EXPECT_EQ(st.error, "kv_cache.recent must be a whole number from 1 to 1048576, not 0");
+  s.kv_cache.recent = 1;
+  s.kv_cache.sink_tokens = -1;
+  EXPECT_EQ(attnviz::validate_state(s).field, "kv_cache.sink_tokens");
+}
+
+// fit_to_heads: the fields sized by the heads follow an edit of num_heads.
+TEST(State, FitToHeadsResizesTheSinksAndResetsKvHeads) {
+  State s;
+  s.d_out = 8;
+  s.num_heads = 4;
+  s.num_kv_heads = 2;
+  s.sinks.values = {1, 2, 3, 4};
+  s.num_heads = 2;
+  attnviz::fit_to_heads(&s);
+  EXPECT_EQ(s.sinks.values, (std::vector<float>{1, 2}));
+  EXPECT_EQ(s.num_kv_heads, 0);  // 2 K/V heads of 2 heads: plain MHA, written as 0
+  s.num_heads = 8;
+  attnviz::fit_to_heads(&s);
+  EXPECT_EQ(s.sinks.values, (std::vector<float>{1, 2, 0, 0, 0, 0, 0, 0}));
+  EXPECT_TRUE(attnviz::validate_state(s).ok);
+  State none;
+  none.num_heads = 3;
+  attnviz::fit_to_heads(&none);
+  EXPECT_TRUE(none.sinks.values.empty());  // no explicit values: 0 for every head, whatever their number
 }
 
 TEST(State, SerialisationRoundTrips) {
@@ -202,6 +292,20 @@ const BadCase kBadCases[] = {
     {"{\"window\": -2}", "window", "whole number from 1"},
     {"{\"window\": 2.5}", "window", "whole number"},
     {"{\"window\": \"3\"}", "window", "whole number"},
+    // issue 36's
+    {"{\"sinks\": true}", "sinks", "must be an object"},
+    {"{\"sinks\": {\"enabled\": 1}}", "sinks.enabled", "true or false"},
+    {"{\"sinks\": {\"on\": true}}", "sinks.on", "unknown field \"on\""},
+    {"{\"num_heads\": 2, \"sinks\": {\"values\": [1]}}", "sinks.values", "must have 2 numbers (num_heads), but it has 1"},
+    {"{\"sinks\": {\"values\": 0.5}}", "sinks.values", "must be a list of numbers"},
+    {"{\"sinks\": {\"values\": [\"0.5\"]}}", "sinks.values[0]", "must be a number"},
+    {"{\"sinks\": {\"values\": [1e39]}}", "sinks.values[0]", "float32"},
+    {"{\"kv_cache\": {\"policy\": \"sink\"}}", "kv_cache.policy", "\"full\", \"streaming_llm\""},
+    {"{\"kv_cache\": {\"recent\": 0}}", "kv_cache.recent", "whole number from 1"},
+    {"{\"kv_cache\": {\"sink_tokens\": -1}}", "kv_cache.sink_tokens", "whole number from 0"},
+    {"{\"kv_cache\": {\"sink_tokens\": 1.5}}", "kv_cache.sink_tokens", "whole number"},
+    {"{\"kv_cache\": {\"window\": 4}}", "kv_cache.window", "unknown field \"window\""},
+    {"{\"kv_cache\": \"streaming_llm\"}", "kv_cache", "must be an object"},
 };
 
 INSTANTIATE_TEST_SUITE_P(State, BadInput, ::testing::ValuesIn(kBadCases));

@@ -144,6 +144,17 @@ TEST(TorchScript, EachOptionBecomesTheTutorialsLine) {
       {R"({"window": 3, "causal": true, "mask_fill": -1e9})",
        {"masked_scores = scaled_scores.masked_fill(mask, -1e9)\n",
         "masked_scores = masked_scores.masked_fill(window_mask, -1e9)\n"}},
+      // Issue 36: gpt-oss's sinks as its sdpa() writes them, StreamingLLM's cache as a mask.
+      {R"({"num_heads": 2, "d_out": 4, "sinks": {"enabled": true, "values": [0.5, -1.25]}})",
+       {"sinks = torch.tensor([0.5, -1.25])  #",
+        "sink_column = sinks.reshape(num_heads, 1, 1).expand(-1, num_tokens, 1)\n",
+        "probs = torch.softmax(torch.cat([masked_scores, sink_column], dim=-1), dim=-1)\n",
+        "attn_weights = probs[..., :-1]  #", "probs[..., -1])\n"}},
+      {R"({"sinks": {"enabled": true}})", {"sinks = torch.tensor([0.0])  #", "sink_column = sinks.expand(num_tokens, 1)\n"}},
+      {R"({"kv_cache": {"policy": "streaming_llm", "sink_tokens": 2, "recent": 3}})",
+       {"sink_tokens, recent = 2, 3\n", "idx = torch.arange(num_tokens)\n",
+        "evicted = (idx[None, :] >= sink_tokens) & ((idx[:, None] - idx[None, :]) >= recent)",
+        "masked_scores = scaled_scores.masked_fill(evicted, -torch.inf)\n"}},
   };
   for (const Expect& e : cases) {
     const std::string py = torch_script(state_from(e.state));
@@ -152,9 +163,11 @@ TEST(TorchScript, EachOptionBecomesTheTutorialsLine) {
 }
 
 TEST(TorchScript, WithoutTheVariantsNoneOfTheirLinesAppear) {
-  for (const char* state : {"{}", R"({"num_heads": 2, "num_kv_heads": 2, "d_out": 4, "causal": true})"}) {
+  for (const char* state : {"{}", R"({"num_heads": 2, "num_kv_heads": 2, "d_out": 4, "causal": true})",
+                            R"({"sinks": {"enabled": false, "values": [3]}, "kv_cache": {"policy": "full", "recent": 1}})"}) {
     const std::string py = torch_script(state_from(state));
-    for (const char* line : {"num_kv_heads", "repeat_interleave", "rotate_half", "q_rot", "alibi", "window", "get_slopes"})
+    for (const char* line : {"num_kv_heads", "repeat_interleave", "rotate_half", "q_rot", "alibi", "window", "get_slopes",
+                             "sink", "evicted", "probs"})
       EXPECT_FALSE(has(py, line)) << state << " has " << line;
   }
   // Only the window masks: its own comment, not "nothing is masked".

@@ -185,6 +185,24 @@ const std::pair<const char*, const char*> kHandPicked[] = {
          "num_heads": 4, "num_kv_heads": 2, "positional": "rope", "alibi": true, "window": 3, "causal": true,
          "qkv_bias": true, "out_proj": true, "weights": {"init": "torch_linear", "seed": 23, "layout": "fused"},
          "dropout": {"p": 0.1, "training": true, "seed": 23}})"},
+    // Issue 36 (long_*): gpt-oss's sink logits, StreamingLLM's cache, alone and with the others.
+    {"long_sinks_one_head", R"({"causal": true, "sinks": {"enabled": true, "values": [1.25]}})"},
+    {"long_sinks_default_zero", R"({"d_out": 8, "num_heads": 4, "d_model": 6, "sinks": {"enabled": true}})"},
+    {"long_sinks_dead_row_safe",
+     R"({"window": 1, "causal": true, "key_padding": [1, 1, 0, 1, 1], "safe_softmax": true, "num_heads": 2,
+         "sinks": {"enabled": true, "values": [0.5, -2]}})"},
+    {"long_streaming_llm",
+     R"({"tokens": ["t0","t1","t2","t3","t4","t5","t6","t7","t8","t9","t10"], "causal": true, "d_out": 4,
+         "num_heads": 2, "kv_cache": {"policy": "streaming_llm", "sink_tokens": 2, "recent": 3}})"},
+    {"long_streaming_not_causal_padding",
+     R"({"key_padding": [1, 1, 0, 1, 1], "mask_fill": -1e9, "kv_cache": {"policy": "streaming_llm", "sink_tokens": 1,
+         "recent": 2}})"},
+    {"long_everything",
+     R"({"tokens": ["t0","t1","t2","t3","t4","t5","t6","t7","t8","t9","t10","t11"], "d_model": 8, "d_out": 16,
+         "num_heads": 4, "num_kv_heads": 2, "positional": "rope", "alibi": true, "window": 6, "causal": true,
+         "sinks": {"enabled": true, "values": [0.5, -0.5, 2, 0]},
+         "kv_cache": {"policy": "streaming_llm", "sink_tokens": 1, "recent": 3},
+         "dropout": {"p": 0.1, "training": true, "seed": 36}})"},
 };
 
 // Explicit values drawn with torch's generator (so they are the same on every machine).
@@ -296,6 +314,10 @@ std::vector<Case> chinese_cases() {
        R"({"tokens": ["我", "爱", "自然", "语言", "处理", "。"], "d_model": 6, "d_out": 8, "num_heads": 2,
            "num_kv_heads": 1, "positional": "rope", "rope": {"style": "interleaved"}, "alibi": true, "window": 2,
            "weights": {"init": "torch_linear", "seed": 5, "layout": "fused"}})"},
+      {"zh_CN_long_sinks_streaming_llm",
+       R"({"tokens": ["我", "爱", "自然", "语言", "处理", "。", "你", "呢"], "d_model": 6, "d_out": 4, "num_heads": 2,
+           "causal": true, "sinks": {"enabled": true, "values": [1, -1]},
+           "kv_cache": {"policy": "streaming_llm", "sink_tokens": 1, "recent": 2}})"},
   };
   for (const auto& [name, text] : states) out.push_back({name, from_json(name, text), "zh-CN"});
   State v = from_json("zh_CN_explicit_scale_none", R"({"d_model": 3, "d_out": 2, "scale": "none", "temperature": 1.5})");
@@ -313,6 +335,10 @@ std::vector<Case> model_cases() {
       {"model_options", from_json("model_options", std::string("{") + m +
                                                        R"(, "causal": false, "temperature": 0.7, "window": 3,
                                                          "alibi": true, "dropout": {"p": 0.2, "training": true, "seed": 5}})")},
+      {"model_sinks_streaming_llm",
+       from_json("model_sinks_streaming_llm", std::string("{") + m +
+                                                  R"(, "sinks": {"enabled": true, "values": [0.5, 0, -0.5, 1]},
+                                                    "kv_cache": {"policy": "streaming_llm", "sink_tokens": 1, "recent": 3}})")},
       {"zh_CN_model", from_json("zh_CN_model", std::string("{") + m + R"(, "key_padding": [1, 1, 1, 1, 0, 1, 1, 1]})"), "zh-CN"},
   };
 }

@@ -51,6 +51,13 @@ struct DecodeStep {
   float slope = 0.0f;     // ALiBi's m_h (0: no bias)
   int window = 0;         // sliding window (0: none)
   int window_start = 0;   // the first key inside the window: max(0, t − window + 1)
+  bool sink = false;      // gpt-oss's sink logit joins the softmax (sink_logit, its weight sink_weight)
+  float sink_logit = 0.0f;
+  float sink_weight = 0.0f;  // the sink's share of the row: 1 − Σ weights, as torch's dropped column holds it
+  bool streaming = false; // StreamingLLM's cache: keys neither among the first cache_sinks nor the last
+  int cache_sinks = 0;    //   cache_recent are evicted (key_evicted), masked in the row
+  int cache_recent = 0;
+  int cached = 0;         // keys in the cache at this step: t+1, or min(t+1, k + w) under StreamingLLM
   bool dropout = false;   // dropout active (training, p > 0)
   DecodeDiffers differs = DecodeDiffers::no;
 
@@ -62,7 +69,9 @@ struct DecodeStep {
   Tensor weights;  // (1 × (t+1))         softmax of masked
   Tensor dropped;  // (1 × (t+1))         dropout(weights); equal to weights without dropout
   Tensor context;  // (1 × head_dim)      dropped · V cache
-  std::vector<uint8_t> key_masked;  // (t+1) 1 = key j masked (padding, or outside the window)
+  std::vector<uint8_t> key_masked;  // (t+1) 1 = key j masked (padding, outside the window, or evicted)
+  std::vector<uint8_t> key_evicted; // (t+1) 1 = key j evicted from StreamingLLM's cache (its K, V rows are
+                                    //   no longer held: kept here, masked, so the row keeps the full row's columns)
 
   bool valid() const { return t >= 0; }
   bool full_row_differs() const { return differs != DecodeDiffers::no; }
@@ -91,13 +100,22 @@ bool decode_matches_pipeline(const Pipeline& p, const DecodeStep& d);
 //   mha_bytes    = 2 · S · H · head_dim · 4   (what plain multi-head attention keeps)
 //   window_bytes = 2 · min(S, window) · G · head_dim · 4  (a rolling cache, as Mistral's:
 //                  only the last `window` keys can be read again); = bytes without a window
+//   streaming_bytes = 2 · min(S, k + w) · G · head_dim · 4  (StreamingLLM's cache of the
+//                  first k = sink_tokens and the last w = recent keys, kv_cache's numbers
+//                  whatever its policy)
 struct KvCacheBytes {
   int S = 0, H = 0, G = 0, head_dim = 0, window = 0;
+  int sink_tokens = 0, recent = 0;  // the state's kv_cache numbers (k, w)
   uint64_t bytes = 0;
   uint64_t mha_bytes = 0;
   uint64_t window_bytes = 0;
+  uint64_t streaming_bytes = 0;
   uint64_t per_token_bytes = 0;  // 2 · G · head_dim · 4: what one more token adds
 };
 KvCacheBytes kv_cache_bytes(const State& s);
+// Keys StreamingLLM's cache holds at step t: |{j <= t : j < k or t − j < w}| = min(t + 1, k + w).
+int streaming_kept(int t, int sink_tokens, int recent);
+// The cache's bytes at step t (t + 1 tokens so far): full, or StreamingLLM's.
+uint64_t kv_cache_bytes_at(const KvCacheBytes& b, int t, bool streaming);
 
 }  // namespace attnviz

@@ -14,9 +14,12 @@
 namespace attnviz {
 
 // Why a cell is masked. The sliding window is named only when neither the
-// causal mask nor padding covers the cell (it is the reason left).
-enum class MaskReason { none, causal, padding, causal_and_padding, window, window_and_padding };
-// "none", "causal", "padding", "causal and padding", "window", "window and padding"
+// causal mask nor padding covers the cell (it is the reason left), and
+// StreamingLLM's eviction only when the window does not either.
+enum class MaskReason { none, causal, padding, causal_and_padding, window, window_and_padding, evicted,
+                        evicted_and_padding };
+// "none", "causal", "padding", "causal and padding", "window", "window and padding", "evicted",
+// "evicted and padding"
 const char* mask_reason_name(MaskReason r);
 
 // The formula a cell is explained with: one line of a table (analysis/formulas.cpp,
@@ -52,8 +55,11 @@ enum class Formula : int {
   masked_causal_and_padding,
   masked_window,
   masked_window_and_padding,
+  masked_evicted,       // StreamingLLM's cache no longer holds the key
+  masked_evicted_and_padding,
   weights_safe_zero,    // {0} i, {1} j
   weights_softmax,      // {0} i, {1} j
+  weights_softmax_sink, // {0} i, {1} j, {2} head (gpt-oss's sink s_h joins the denominator)
   dropped_off,          // {0} i, {1} j
   dropped_kept,         // {0} i, {1} j
   dropped_zeroed,       // {0} i, {1} j
@@ -116,6 +122,14 @@ struct Explanation {
   float exp_term = 0.0f;    // exp(input − row_max)
   float normaliser = 0.0f;  // Σ over the row of exp(masked[i][s] − row_max)
   bool safe_zeroed = false; // whole row −inf and safe_softmax: the row is zeros
+  // gpt-oss's sink (weights with sinks): row_max = max(row, sink_logit), and the normaliser
+  // also sums sink_exp = exp(sink_logit − row_max); sink_share = sink_exp · (1 / normaliser) is
+  // the weight torch's dropped column holds, so row i's weights sum to about 1 − sink_share.
+  bool sink = false;
+  float sink_logit = 0.0f, sink_exp = 0.0f, sink_share = 0.0f;
+  // masked under StreamingLLM's cache: its first keys kept (j < cache_sinks) and its recent ones
+  // (i − j < cache_recent); cache_recent 0 without it.
+  int cache_sinks = 0, cache_recent = 0;
 
   // q_rot / k_rot (RoPE): value = fl(fl(x_a·cos) + fl(∓x_b·sin)) with the pair (a, b) of
   // column j (rope_partner), the angle = position · inv_freq[k] (position = the row).

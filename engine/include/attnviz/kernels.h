@@ -106,9 +106,11 @@ inline bool is_masked(int i, int j, bool causal, const uint8_t* key_padded) {
 }
 
 // One head's rule from scores to the masked stage (issue 23 adds the window
-// and ALiBi): cell (i, j) is masked when causal and j > i, key j is padded, or
-// it lies outside the sliding window (i − j ≥ window, and without the causal
-// mask also j − i ≥ window); a masked cell holds fill, any other
+// and ALiBi, issue 36 StreamingLLM's cache): cell (i, j) is masked when causal
+// and j > i, key j is padded, it lies outside the sliding window (i − j ≥
+// window, and without the causal mask also j − i ≥ window), or StreamingLLM's
+// cache has evicted it (j ≥ cache_sinks and i − j ≥ cache_recent: neither one
+// of the first tokens nor a recent one); a masked cell holds fill, any other
 // scores / divisor + alibi_bias(slope, i, j) (the bias only when slope ≠ 0).
 struct MaskRule {
   float divisor = 1.0f;
@@ -117,14 +119,18 @@ struct MaskRule {
   float fill = 0.0f;
   int window = 0;      // 0: no window
   float slope = 0.0f;  // ALiBi's m_h; 0: no bias
+  int cache_sinks = 0;   // StreamingLLM: the first keys kept (j < cache_sinks)
+  int cache_recent = 0;  // StreamingLLM: the recent keys kept (i − j < cache_recent); 0: no eviction
   // The rule for columns j0 … of the same rows (key_padded moved on by j0; the
-  // caller passes i − j0 as the row, as for the blocks of masked_row).
+  // caller passes i − j0 as the row, as for the blocks of masked_row, and the
+  // first tokens' bound moves with the columns).
   MaskRule from_column(int j0) const {
     MaskRule r = *this;
     if (key_padded != nullptr) r.key_padded = key_padded + j0;
+    r.cache_sinks = cache_sinks - j0;
     return r;
   }
-  bool plain() const { return window == 0 && slope == 0.0f; }  // the pre-issue-23 rule
+  bool plain() const { return window == 0 && slope == 0.0f && cache_recent == 0; }  // the pre-issue-23 rule
 };
 
 // ALiBi's bias of cell (i, j): −(m_h · |i − j|), the product rounded to float32
@@ -137,8 +143,14 @@ inline bool outside_window(int i, int j, int window, bool causal) {
   return window > 0 && (i - j >= window || (!causal && j - i >= window));
 }
 
+// StreamingLLM's eviction: key j has left the cache of query i (issue 36).
+inline bool evicted(int i, int j, int cache_sinks, int cache_recent) {
+  return cache_recent > 0 && j >= cache_sinks && i - j >= cache_recent;
+}
+
 inline bool is_masked(int i, int j, const MaskRule& m) {
-  return is_masked(i, j, m.causal, m.key_padded) || outside_window(i, j, m.window, m.causal);
+  return is_masked(i, j, m.causal, m.key_padded) || outside_window(i, j, m.window, m.causal) ||
+         evicted(i, j, m.cache_sinks, m.cache_recent);
 }
 
 // Cell (i, j) of the masked stage from its score.
@@ -216,6 +228,38 @@ void softmax_normalize(const float* e, float* y, int n);
 // true; otherwise false and e untouched. (The row's exps then stand as
 // softmax_exps would give them, as long as m is still the row's max.)
 bool softmax_exps_under(const float* x, float* e, int n, float m);
+
+// ---- softmax with a sink (gpt-oss) -------------------------------------------
+
+// gpt-oss's attention sink: a learned logit per head joins every row of logits
+// as one more column, torch.softmax runs over the S + 1 entries and the sink's
+// column is dropped, so a row of weights sums to 1 − (the sink's share):
+//   torch.softmax(torch.cat([x, sink.expand(S, 1)], dim=-1), dim=-1)[..., :-1]
+// The functions below take the row as [x_0 … x_{n−1}, 0 … 0, logit], at + 1
+// entries (at >= n): the zeros stand for keys n … at − 1 whose exps are +0
+// (masked with −inf), so a row cut short (softmax_cut) or a decoding step of
+// t + 1 keys sums exactly as the full row of `at` keys does, the sink in lane
+// at mod 8 of sum_f32_torch (adding +0 to a lane changes nothing).
+struct Sink {
+  float logit = 0.0f;  // s_h, finite
+  int at = 0;          // the sink's column in the full row: the number of keys S
+};
+// m = max(x_0 … x_{n−1}, logit) (NaN if x has a NaN), e_j = exp_f32(x_j − m)
+// (e untouched when m is NaN). Returns m. x and e may alias.
+float softmax_exps(const float* x, float* e, int n, const Sink& sink);
+// y_j = e_j · (1 / Σ) for j < n, Σ = sum_f32_torch of [e_0 … e_{n−1}, 0 …,
+// exp_f32(logit − m)]. Returns the sink's own weight exp_f32(logit − m) · (1/Σ),
+// the column torch drops. e and y may alias.
+float softmax_normalize(const float* e, float* y, int n, float m, const Sink& sink);
+// Both halves; a NaN in x makes the row (and the returned sink weight) NaN, as
+// in torch. No safe-softmax case: the sink keeps a row from being all −inf (a
+// row of masked keys gives zeros, the sink takes the whole weight). x and y may alias.
+float softmax_row(const float* x, float* y, int n, const Sink& sink);
+// The same three with an optional sink: sink == nullptr is the plain function
+// (softmax_normalize's m is then unused; it and softmax_row return NaN).
+float softmax_exps(const float* x, float* e, int n, const Sink* sink);
+float softmax_normalize(const float* e, float* y, int n, float m, const Sink* sink);
+float softmax_row(const float* x, float* y, int n, bool safe, const Sink* sink);
 
 // Softmax of a row whose keys from `live` on are masked to −inf (a causal row
 // i has live = i + 1) can skip them: softmax_row over the first

@@ -95,6 +95,33 @@ struct RopeSpec {
   RopeStyle style = RopeStyle::half;
 };
 
+// gpt-oss's attention sinks: a learned logit s_h per head joins every row of
+// head h's masked scores as one more column before the softmax, and that
+// column is dropped after it, so each row of weights sums to less than 1
+// (torch.softmax(torch.cat([masked, s_h], -1), -1)[..., :-1]; kernels.h, Sink).
+// Kept when off, so switching back restores the values.
+struct SinkSpec {
+  bool enabled = false;
+  std::vector<float> values;  // (num_heads) s_h, finite; empty: 0 for every head
+  float logit(int h) const { return values.empty() ? 0.0f : values[static_cast<size_t>(h)]; }
+};
+
+// The KV cache a decoder keeps (the Decode tab; docs/engine.md "KV cache and
+// decoding"). `full` keeps every key (what a state without this field does).
+// `streaming_llm` is StreamingLLM's (Xiao et al. 2023, "Efficient Streaming
+// Language Models with Attention Sinks"): the first sink_tokens keys stay, the
+// middle is evicted, and the most recent `recent` keys (the query's own among
+// them) roll. At original positions that is a mask: key j is masked for query
+// i when j >= sink_tokens and i − j >= recent (kernels.h, MaskRule). The two
+// numbers are kept while the policy is full.
+enum class CachePolicy { full, streaming_llm };
+struct KvCacheSpec {
+  CachePolicy policy = CachePolicy::full;
+  int sink_tokens = 4;  // k: the paper's 4 initial tokens ("attention sinks"); 0 … kMaxWindow
+  int recent = 4;       // w: the rolling window of the latest keys; 1 … kMaxWindow
+  bool streaming() const { return policy == CachePolicy::streaming_llm; }
+};
+
 // A trained model the state runs (attnviz/model.h): its token embeddings,
 // learned positions and every layer's weights come from the model, the state's
 // tokens are words of its vocabulary, and each layer is this pipeline with
@@ -140,6 +167,8 @@ struct State {
   bool alibi = false;     // per-head linear bias −m_h·|i − j| added to scaled before the mask
   int window = 0;         // sliding window: key j masked for query i when i − j ≥ window
                           // (and j − i ≥ window without the causal mask); 0: no window
+  SinkSpec sinks;         // gpt-oss's per-head sink logits (off by default)
+  KvCacheSpec kv_cache;   // the decoder's KV cache: full, or StreamingLLM's (a mask at original positions)
   DropoutSpec dropout;
   ModelSpec model;        // a trained model (its sizes, weights, embeddings), or none
   // Captured layers: L ≥ 1 independent attention layers, each with its own input and
@@ -158,6 +187,13 @@ struct State {
 // layer l's input and weights as its explicit embedding and weights (shared, not
 // copied) and no layers. What LayerStack runs for layer l. l is clamped to the layers.
 State captured_layer_state(const State& s, int l);
+
+// After an edit of num_heads (the Heads control, weights import): the fields
+// sized by the heads follow, so the edit is never refused for their sake.
+// num_kv_heads goes back to 0 (one K/V head per head) when it no longer
+// divides num_heads; explicit sink logits are cut or padded with 0 to
+// num_heads (left as they are while num_heads is out of range). Nothing else changes.
+void fit_to_heads(State* s);
 
 // The meaning checks parse_state() ends with; Pipeline::set_state() runs it too.
 Status validate_state(const State& s);
@@ -179,5 +215,6 @@ const char* positional_name(Positional p);
 const char* rope_style_name(RopeStyle r);
 const char* weight_init_name(WeightInit w);
 const char* weight_layout_name(WeightLayout l);
+const char* cache_policy_name(CachePolicy c);  // "full", "streaming_llm"
 
 }  // namespace attnviz

@@ -22,8 +22,8 @@ Status parse_state(const nlohmann::json& j, State* out);
 Status parse_state_text(std::string_view text, State* out);
 
 // State → JSON, canonical: every field written (the fields of issue 23 —
-// rope, num_kv_heads, alibi, window — only when they differ from their
-// defaults, so states without them read as before), explicit values as the
+// rope, num_kv_heads, alibi, window — and of issue 36 — sinks, kv_cache — only
+// when they differ from their defaults, so states without them read as before), explicit values as the
 // shortest decimals that round-trip their float32 values, only the explicit
 // matrices the flags use. parse_state(state_to_json(s)) gives s back.
 nlohmann::json state_to_json(const State& s);

@@ -88,7 +88,9 @@
 // and so do issue 23's variants, as the models write them: RoPE (Llama's
 // rotate_half or GPT-J's rotate_every_two, giving q_rot and k_rot), fewer K/V
 // heads (repeat_interleave, as Llama's repeat_kv), ALiBi (the paper's
-// get_slopes; alibi_bias added before the mask) and Mistral's sliding window.
+// get_slopes; alibi_bias added before the mask) and Mistral's sliding window,
+// and issue 36's: StreamingLLM's cache as one more mask (evicted), and gpt-oss's
+// sinks as its sdpa() writes them (torch.cat of a sink column, softmax, [..., :-1]).
 //
 // Comments and printed headings come from a table of messages per language
 // (torch_script_messages.cpp: English and 简体中文): adding a language is adding a table.

@@ -1,5 +1,6 @@
 // Pipeline::explain: the ingredients of one cell, recomputed with the same
 // kernels the pipeline used (so every number shown equals the stored one).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -19,6 +20,8 @@ const char* mask_reason_name(MaskReason r) {
     case MaskReason::causal_and_padding: return "causal and padding";
     case MaskReason::window: return "window";
     case MaskReason::window_and_padding: return "window and padding";
+    case MaskReason::evicted: return "evicted";
+    case MaskReason::evicted_and_padding: return "evicted and padding";
   }
   return "none";
 }
@@ -99,6 +102,8 @@ Formula masked_formula(const Explanation& e) {
     case MaskReason::causal_and_padding: return Formula::masked_causal_and_padding;
     case MaskReason::window: return Formula::masked_window;
     case MaskReason::window_and_padding: return Formula::masked_window_and_padding;
+    case MaskReason::evicted: return Formula::masked_evicted;
+    case MaskReason::evicted_and_padding: return Formula::masked_evicted_and_padding;
     case MaskReason::none: break;
   }
   return Formula::masked_fill;
@@ -178,17 +183,31 @@ struct Pipeline::Explainer {
     set_formula(&e, masked_formula(e), std::move(a));
   }
 
+  // With gpt-oss's sink the row is torch's [masked row i, s_h] (S + 1 entries):
+  // its max, its exps and their sum are that row's, the sink's exp in column S.
   void softmax() {
     const float* row = pipe.matrix(Stage::masked, e.head)->row(e.i);
     const int S = p.S;
+    const kernels::Sink* sink = p.sink(e.head);
     e.input = row[e.j];
     bool all_neg_inf = true;
     for (int s = 0; s < S; ++s) all_neg_inf = all_neg_inf && std::isinf(row[s]) && row[s] < 0;
-    e.row_max = kernels::max_f32_torch(row, S);
-    std::vector<float> ex(static_cast<size_t>(S));  // (S) exp(masked − max)
-    for (int s = 0; s < S; ++s) ex[s] = kernels::exp_f32(row[s] - e.row_max);
+    std::vector<float> ex(static_cast<size_t>(S) + 1);  // (S, + 1 with a sink) exp(entry − max)
+    std::copy(row, row + S, ex.begin());
+    if (sink != nullptr) ex[static_cast<size_t>(S)] = sink->logit;
+    const int n = sink != nullptr ? S + 1 : S;
+    e.row_max = kernels::max_f32_torch(ex.data(), n);
+    for (int s = 0; s < n; ++s) ex[s] = kernels::exp_f32(ex[s] - e.row_max);
     e.exp_term = ex[e.j];
-    e.normaliser = kernels::sum_f32_torch(ex.data(), S);
+    e.normaliser = kernels::sum_f32_torch(ex.data(), n);
+    if (sink != nullptr) {
+      e.sink = true;
+      e.sink_logit = sink->logit;
+      e.sink_exp = ex[static_cast<size_t>(S)];
+      e.sink_share = e.sink_exp * (1.0f / e.normaliser);
+      set_formula(&e, Formula::weights_softmax_sink, {str(e.i), str(e.j), str(e.head)});
+      return;
+    }
     e.safe_zeroed = p.safe_softmax && all_neg_inf;
     set_formula(&e, e.safe_zeroed ? Formula::weights_safe_zero : Formula::weights_softmax, {str(e.i), str(e.j)});
   }
@@ -240,6 +259,8 @@ Explanation Pipeline::explain(Stage stage, int head, int i, int j) const {
   const bool per_head = stage_is_per_head(stage);
   e.kv_head = per_head ? p.kv_head(head) : 0;
   e.window = p.window;
+  e.cache_sinks = p.cache_sinks;
+  e.cache_recent = p.cache_recent;
   if (per_head && !p.slopes.empty()) {
     e.alibi = true;
     e.slope = p.slopes[static_cast<size_t>(head)];

@@ -63,21 +63,30 @@ void copy_block(const Tensor& m, int first, int n, int col0, int w, Tensor* out)
 // A row whose max is not finite (every key masked with −inf: NaN, or zeros
 // under safe softmax; a NaN or +inf score) is done whole by softmax_row, as
 // the pipeline does.
-void softmax_step(const float* x, float* y, int live, int S, bool safe, float fill, bool* leaks,
-                  float* pad /* (8) */) {
+//
+// With gpt-oss's sink (kernels.h, Sink) the full row is [x_0 … x_{S−1}, s_h]:
+// the sink sits in column S, so in lane S mod 8, not in lane t+1 mod 8 where a
+// decoder appending it after its t+1 keys would put it. Sink{s_h, S} sums the
+// step's row as the full one, the zeros between standing for the masked tail;
+// the sink's exp joins the max, whatever t is. (So here too PyTorch's cached
+// decoding of gpt-oss, which concatenates the sink after the t+1 cached keys,
+// can differ from its full forward pass in the last bit.) Returns the sink's
+// weight (NaN without a sink).
+float softmax_step(const float* x, float* y, int live, int S, bool safe, float fill, const kernels::Sink* sink,
+                   bool* leaks, float* pad /* (8) */) {
   *leaks = false;
-  const int n = (S >= 8 && live < 8) ? 8 : live;  // the entries summed
-  float* e = n > live ? pad : y;                   // (n) the exps
-  const float mx = kernels::softmax_exps(x, e, live);
+  const int n = (S >= 8 && live < 8 && sink == nullptr) ? 8 : live;  // the entries summed
+  float* e = n > live ? pad : y;                                      // (n) the exps
+  const float mx = kernels::softmax_exps(x, e, live, sink);
   if (mx - mx != 0.0f) {  // −inf, +inf or NaN
-    kernels::softmax_row(x, y, live, safe);
-    return;
+    return kernels::softmax_row(x, y, live, safe, sink);
   }
   if (live < S && std::isfinite(fill))
     *leaks = !(fill < mx) || kernels::exp_f32(fill - mx) != 0.0f;
   std::fill(e + live, e + n, 0.0f);
-  kernels::softmax_normalize(e, e, n);
+  const float share = kernels::softmax_normalize(e, e, n, mx, sink);
   if (e != y) std::memcpy(y, e, sizeof(float) * static_cast<size_t>(live));
+  return share;
 }
 
 }  // namespace
@@ -104,6 +113,11 @@ bool decode_step(const Pipeline& p, int head, int t, DecodeStep* out) {
   d.slope = s.alibi ? alibi_slopes(H)[static_cast<size_t>(head)] : 0.0f;
   d.window = s.window;
   d.window_start = s.window > 0 ? std::max(0, t - s.window + 1) : 0;
+  d.sink = s.sinks.enabled;
+  d.sink_logit = s.sinks.enabled ? s.sinks.logit(head) : 0.0f;
+  d.streaming = s.kv_cache.streaming();
+  d.cache_sinks = d.streaming ? s.kv_cache.sink_tokens : 0;
+  d.cache_recent = d.streaming ? s.kv_cache.recent : 0;
   d.dropout = p.dropout_active();
   d.differs = s.causal ? DecodeDiffers::no : DecodeDiffers::not_causal;
 
@@ -142,16 +156,27 @@ bool decode_step(const Pipeline& p, int head, int t, DecodeStep* out) {
   rule.fill = static_cast<float>(s.mask_fill);
   rule.window = s.window;
   rule.slope = d.slope;
+  rule.cache_sinks = d.cache_sinks;
+  rule.cache_recent = d.cache_recent;
   d.masked.reset_for_overwrite(1, live);
   kernels::masked_row(d.scores.row(0), d.masked.row(0), live, t, rule);
   d.key_masked.resize(static_cast<size_t>(live));
-  for (int j = 0; j < live; ++j) d.key_masked[static_cast<size_t>(j)] = kernels::is_masked(t, j, rule) ? 1 : 0;
+  d.key_evicted.resize(static_cast<size_t>(live));
+  d.cached = 0;
+  for (int j = 0; j < live; ++j) {
+    const bool gone = kernels::evicted(t, j, d.cache_sinks, d.cache_recent);
+    d.key_evicted[static_cast<size_t>(j)] = gone ? 1 : 0;
+    d.key_masked[static_cast<size_t>(j)] = kernels::is_masked(t, j, rule) ? 1 : 0;
+    d.cached += gone ? 0 : 1;
+  }
 
   // 4. softmax (see softmax_step), dropout with row t of the head's keep mask.
   d.weights.reset_for_overwrite(1, live);
   float pad[8];
   bool leaks = false;
-  softmax_step(d.masked.row(0), d.weights.row(0), live, S, s.safe_softmax, rule.fill, &leaks, pad);
+  const kernels::Sink sink{d.sink_logit, S};
+  d.sink_weight = softmax_step(d.masked.row(0), d.weights.row(0), live, S, s.safe_softmax, rule.fill,
+                               d.sink ? &sink : nullptr, &leaks, pad);
   if (leaks && d.differs == DecodeDiffers::no) d.differs = DecodeDiffers::fill_leaks;
   d.dropped.reset_for_overwrite(1, live);
   if (d.dropout) {
@@ -239,7 +264,22 @@ KvCacheBytes kv_cache_bytes(const State& s) {
   b.mha_bytes = 2 * static_cast<uint64_t>(b.S) * static_cast<uint64_t>(b.H) * static_cast<uint64_t>(b.head_dim) * kFloat;
   const uint64_t kept = b.window > 0 ? static_cast<uint64_t>(std::min(b.S, b.window)) : static_cast<uint64_t>(b.S);
   b.window_bytes = kept * b.per_token_bytes;
+  b.sink_tokens = s.kv_cache.sink_tokens;
+  b.recent = s.kv_cache.recent;
+  b.streaming_bytes = static_cast<uint64_t>(streaming_kept(b.S - 1, b.sink_tokens, b.recent)) * b.per_token_bytes;
   return b;
+}
+
+int streaming_kept(int t, int sink_tokens, int recent) {
+  if (t < 0) return 0;
+  // j < k and t − j < w: disjoint once t + 1 > k + w (then t − w + 1 > k − 1), else every key.
+  const long long all = static_cast<long long>(t) + 1;
+  return static_cast<int>(std::min<long long>(all, static_cast<long long>(sink_tokens) + recent));
+}
+
+uint64_t kv_cache_bytes_at(const KvCacheBytes& b, int t, bool streaming) {
+  const int keys = streaming ? streaming_kept(t, b.sink_tokens, b.recent) : t + 1;
+  return static_cast<uint64_t>(std::max(0, keys)) * b.per_token_bytes;
 }
 
 }  // namespace attnviz

@@ -431,6 +431,7 @@ Error apply_mapping(const Mapping& m, const std::vector<TensorInfo>& tensors,
   st.d_out = s.d_out;
   st.num_heads = num_heads;
   st.num_kv_heads = kv_heads == num_heads ? 0 : kv_heads;  // a K/V head per head: plain MHA, written as 0
+  fit_to_heads(&st);  // the sink logits follow the heads (kept, cut, or 0 for a new head)
   st.qkv_bias = s.qkv_bias;
   st.out_proj = s.out_proj;
   st.out_bias = s.out_proj ? s.out_bias : st.out_bias;

@@ -438,6 +438,77 @@ void softmax_normalize(const float* e, float* y, int n) {
 }
 void exp_row(const float* x, float* y, int n) { current().exp(x, y, n); }
 
+namespace {
+
+// sum_f32_torch of the row [e_0 … e_{n−1}, 0 …, es] of at + 1 entries (n >= 1,
+// at >= n): in order below 8 entries, else in its 8 lanes, es the last entry
+// of lane at mod 8. Plain float32 adds in a fixed order: every instruction set
+// gets these bits (compilers may vectorise the lanes, never reorder them).
+float sum_with_sink(const float* e, int n, float es, int at) {
+  if (at + 1 < 8) {
+    float s = e[0];
+    for (int j = 1; j < n; ++j) s = s + e[j];
+    return s + es;  // the zeros between add +0: nothing
+  }
+  float lane[8];
+  for (int k = 0; k < 8; ++k) lane[k] = k < n ? e[k] : 0.0f;
+  int d = 8;
+  for (; d + 8 <= n; d += 8) {
+    for (int k = 0; k < 8; ++k) lane[k] = lane[k] + e[d + k];
+  }
+  for (int k = 0; d + k < n; ++k) lane[k] = lane[k] + e[d + k];
+  lane[at % 8] = lane[at % 8] + es;
+  const float a0 = lane[0] + lane[4], a1 = lane[1] + lane[5];
+  const float a2 = lane[2] + lane[6], a3 = lane[3] + lane[7];
+  return (a0 + a2) + (a1 + a3);
+}
+
+}  // namespace
+
+float softmax_exps(const float* x, float* e, int n, const Sink& sink) {
+  if (n <= 0) return sink.logit;
+  const Impl& k = current();
+  // Against the sink when no entry tops it (exps writes only then), else
+  // against the row's own max: max(x ∪ {logit}) either way.
+  const float mx = k.exps(x, e, n, sink.logit);
+  if (mx <= sink.logit) return sink.logit;
+  if (mx != mx) return mx;
+  return k.exps(x, e, n, std::numeric_limits<float>::quiet_NaN());
+}
+
+float softmax_normalize(const float* e, float* y, int n, float m, const Sink& sink) {
+  const float es = exp_f32(sink.logit - m);
+  if (n <= 0) return es / es;
+  const float inv = 1.0f / sum_with_sink(e, n, es, sink.at < n ? n : sink.at);
+  for (int j = 0; j < n; ++j) y[j] = e[j] * inv;
+  return es * inv;
+}
+
+float softmax_row(const float* x, float* y, int n, const Sink& sink) {
+  const float m = softmax_exps(x, y, n, sink);
+  if (m != m) {
+    for (int j = 0; j < n; ++j) y[j] = m;
+    return m;
+  }
+  return softmax_normalize(y, y, n, m, sink);
+}
+
+float softmax_exps(const float* x, float* e, int n, const Sink* sink) {
+  return sink != nullptr ? softmax_exps(x, e, n, *sink) : softmax_exps(x, e, n);
+}
+
+float softmax_normalize(const float* e, float* y, int n, float m, const Sink* sink) {
+  if (sink != nullptr) return softmax_normalize(e, y, n, m, *sink);
+  softmax_normalize(e, y, n);
+  return std::numeric_limits<float>::quiet_NaN();
+}
+
+float softmax_row(const float* x, float* y, int n, bool safe, const Sink* sink) {
+  if (sink != nullptr) return softmax_row(x, y, n, *sink);
+  softmax_row(x, y, n, safe);
+  return std::numeric_limits<float>::quiet_NaN();
+}
+
 int softmax_cut(int live, int n) {
   if (n < 8 || live >= n) return n;
   const int cut = live < 8 ? 8 : (live + 7) / 8 * 8;

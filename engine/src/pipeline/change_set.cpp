@@ -40,6 +40,24 @@ std::vector<int> switched_keys(const Plan& a, const Plan& b) {
   return keys;
 }
 
+// (H) 1 where head h's sink differs (on or off, or another logit's bits); empty
+// when no head's does.
+std::vector<uint8_t> sinks_changed(const Plan& a, const Plan& b) {
+  std::vector<uint8_t> out;
+  if (a.sinks.empty() && b.sinks.empty()) return out;
+  bool any = false;
+  out.assign(static_cast<size_t>(b.H), 0);
+  for (int h = 0; h < b.H; ++h) {
+    const kernels::Sink* x = a.sink(h);
+    const kernels::Sink* y = b.sink(h);
+    const bool differs = (x == nullptr) != (y == nullptr) || (x != nullptr && !same_float_bits(x->logit, y->logit));
+    out[static_cast<size_t>(h)] = differs ? 1 : 0;
+    any = any || differs;
+  }
+  if (!any) out.clear();
+  return out;
+}
+
 }  // namespace
 
 const Tensor& param_of(const Params& p, Stage s) {
@@ -65,8 +83,10 @@ const std::vector<int>& ChangeSet::rows_in(Stage qkv) const {
 }
 
 bool ChangeSet::empty() const {
+  bool sinks = false;
+  for (uint8_t c : sink_changed) sinks = sinks || c != 0;
   return x_rows.empty() && params == 0 && !rope_changed && !divisor_changed && !mask_changed && !safe_changed &&
-         !dropout_changed;
+         !sinks && !dropout_changed;
 }
 
 NewInputs build_inputs(const State& old, const State& next, EmbeddingCache* cache) {
@@ -97,10 +117,12 @@ ChangeSet describe_change(const Plan& old, const Tensor& old_x, const Params& ol
   c.mask_changed = !same_mask(old, next);
   c.causal_switched = old.causal != next.causal;
   c.fill_changed = !same_float_bits(old.fill, next.fill);
-  c.rule_changed = old.window != next.window || old.slopes != next.slopes;
+  c.rule_changed = old.window != next.window || old.slopes != next.slopes || old.cache_sinks != next.cache_sinks ||
+                   old.cache_recent != next.cache_recent;
   c.rope_changed = next.rope && (old.rope_base != next.rope_base || old.rope_style != next.rope_style);
   if (c.mask_changed) c.pad_switched = switched_keys(old, next);
   c.safe_changed = old.safe_softmax != next.safe_softmax;
+  c.sink_changed = sinks_changed(old, next);
 
   c.dropout_changed = !same_dropout(old, next);
   c.dropout_on = next.dropout_active && !old.dropout_active;

@@ -55,9 +55,14 @@ struct ChangeSet {
   bool mask_changed = false;     // causal, key padding or fill (same_mask)
   bool causal_switched = false;  // causal mask switched on or off
   bool fill_changed = false;     // mask_fill bits
-  bool rule_changed = false;     // the sliding window or ALiBi's slopes (a mask change no patch covers)
+  bool rule_changed = false;     // the sliding window, ALiBi's slopes or StreamingLLM's cache (a mask change no patch covers)
   std::vector<int> pad_switched;  // keys whose padding switched, ascending (only with mask_changed)
   bool safe_changed = false;      // safe_softmax switched: every weights row
+  std::vector<uint8_t> sink_changed;  // (H) 1: head h's sink switched on or off or took another logit
+  // Head h's softmax itself changed (safe_softmax, its sink): every one of its weights rows.
+  bool softmax_changed(int h) const {
+    return safe_changed || (!sink_changed.empty() && sink_changed[static_cast<size_t>(h)] != 0);
+  }
 
   // ---- dropout
   bool dropout_changed = false;  // switched, or another p / seed

@@ -42,6 +42,14 @@ void plan_variants(const State& s, const Plan* prev, Plan* p) {
   }
   p->window = s.window;
   if (s.alibi) p->slopes = alibi_slopes(p->H);
+  if (s.sinks.enabled) {
+    p->sinks.resize(static_cast<size_t>(p->H));
+    for (int h = 0; h < p->H; ++h) p->sinks[static_cast<size_t>(h)] = kernels::Sink{s.sinks.logit(h), p->S};
+  }
+  if (s.kv_cache.streaming()) {
+    p->cache_sinks = s.kv_cache.sink_tokens;
+    p->cache_recent = s.kv_cache.recent;
+  }
 }
 
 }  // namespace
@@ -99,7 +107,7 @@ bool same_mask(const Plan& a, const Plan& b) {
   std::memcpy(&fa, &a.fill, sizeof fa);
   std::memcpy(&fb, &b.fill, sizeof fb);
   return a.causal == b.causal && a.key_padded == b.key_padded && fa == fb && a.window == b.window &&
-         a.slopes == b.slopes;
+         a.slopes == b.slopes && a.cache_sinks == b.cache_sinks && a.cache_recent == b.cache_recent;
 }
 
 bool same_dropout(const Plan& a, const Plan& b) {

@@ -212,15 +212,18 @@ bool Pipeline::cell_masked(int i, int j, MaskReason* reason) const {
   const bool causal = p.causal && j > i;
   const bool padded = p.padded() != nullptr && j >= 0 && j < p.S && p.key_padded[j] != 0;
   const bool window = kernels::outside_window(i, j, p.window, p.causal);
+  const bool evicted = kernels::evicted(i, j, p.cache_sinks, p.cache_recent);  // never with causal (j < i)
   if (reason != nullptr) {
-    *reason = causal && padded   ? MaskReason::causal_and_padding
-              : causal           ? MaskReason::causal
-              : window && padded ? MaskReason::window_and_padding
-              : padded           ? MaskReason::padding
-              : window           ? MaskReason::window
-                                 : MaskReason::none;
+    *reason = causal && padded    ? MaskReason::causal_and_padding
+              : causal            ? MaskReason::causal
+              : window && padded  ? MaskReason::window_and_padding
+              : evicted && padded ? MaskReason::evicted_and_padding
+              : padded            ? MaskReason::padding
+              : window            ? MaskReason::window
+              : evicted           ? MaskReason::evicted
+                                  : MaskReason::none;
   }
-  return causal || padded || window;
+  return causal || padded || window || evicted;
 }
 
 bool Pipeline::dropout_active() const { return impl_->plan.dropout_active; }

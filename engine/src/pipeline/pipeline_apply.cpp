@@ -167,7 +167,7 @@ std::vector<int> update_heads(Pipeline::Impl& im, const Plan& old, const ChangeS
     detail::HeadChange change;
     change.masked_rows = hu.derive_stages(old, h, sc, cs, &patch);
     change.patch = &patch;
-    change.safe_changed = cs.safe_changed;
+    change.softmax_changed = cs.softmax_changed(h);
     change.dropout_changed = cs.dropout_changed;
     const size_t kv = static_cast<size_t>(np.kv_head(h));
     change.v_rows = &pj.v_rows[kv];

@@ -41,6 +41,9 @@ struct Plan {
   std::shared_ptr<const RopeTable> rope_tab;  // (S × head_dim/2) cos and sin, shared by copies of the plan
   int window = 0;                   // sliding window (0: none)
   std::vector<float> slopes;        // (H) ALiBi's m_h; empty without ALiBi
+  // Issue 36: gpt-oss's sink logits and StreamingLLM's cache.
+  std::vector<kernels::Sink> sinks;  // (H) each head's logit, at column S; empty without sinks
+  int cache_sinks = 0, cache_recent = 0;  // StreamingLLM's k and w (cache_recent 0: a full cache)
 
   const uint8_t* padded() const { return key_padded.empty() ? nullptr : key_padded.data(); }
   int kv_head(int h) const { return h / (H / G); }  // the K/V head query head h reads
@@ -53,8 +56,12 @@ struct Plan {
     m.fill = fill;
     m.window = window;
     m.slope = slopes.empty() ? 0.0f : slopes[static_cast<size_t>(h)];
+    m.cache_sinks = cache_sinks;
+    m.cache_recent = cache_recent;
     return m;
   }
+  // Head h's sink (the softmax's extra column), or null without sinks.
+  const kernels::Sink* sink(int h) const { return sinks.empty() ? nullptr : &sinks[static_cast<size_t>(h)]; }
 };
 
 // Heads keep their softmax numerators while all of them fit in this many
@@ -203,7 +210,7 @@ bool patch_weights_row(const Plan& p, HeadBuffers& hb, int h, int r, const std::
 // padding): keys after r now hold the fill. When none of them held the max
 // and the fill is at most the max, the exps of keys 0 … r stand; the rest
 // become exp(fill − max) (0 for −inf).
-bool causal_on_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w);
+bool causal_on_weights_row(const Plan& p, HeadBuffers& hb, int h, int r, float* w);
 // The causal mask was switched off (same divisor, fill and padding): keys
 // after r now hold their scaled scores. When none of them exceeds the max
 // (and none held it as the fill), the exps of keys 0 … r stand and only

@@ -263,12 +263,12 @@ std::vector<int> update_weights(Pipeline::Impl& im, Updater& up, const Plan& old
   const Plan& np = im.plan;
   Buffers& buf = im.buf;
   HeadBuffers& hb = buf.heads[static_cast<size_t>(h)];
-  const SoftmaxPatch* patch = before >= kWeights && !c.safe_changed ? c.patch : nullptr;
+  const SoftmaxPatch* patch = before >= kWeights && !c.softmax_changed ? c.patch : nullptr;
   const std::vector<uint8_t>& cells_only = up.sc().cells_only;
   int patched = 0;
   int built_from = INT_MAX;  // exps row entries a refused patch left holding the masked row
   auto patch_row = [&](int r, float* w) {
-    if (patch->causal_on) return causal_on_weights_row(np, hb, r, w);
+    if (patch->causal_on) return causal_on_weights_row(np, hb, h, r, w);
     if (patch->causal_off) return causal_off_weights_row(np, hb, h, r, w, &built_from);
     return patch_weights_row(np, hb, h, r, patch->cols, w);
   };
@@ -285,7 +285,7 @@ std::vector<int> update_weights(Pipeline::Impl& im, Updater& up, const Plan& old
   };
   if (before >= kWeights) {
     const std::vector<int> w_rows =
-        up.rows_stage_each(Stage::weights, h, hb.weights, c.safe_changed ? up.all() : c.masked_rows, weights_f);
+        up.rows_stage_each(Stage::weights, h, hb.weights, c.softmax_changed ? up.all() : c.masked_rows, weights_f);
     im.updates[static_cast<int>(Stage::weights)][static_cast<size_t>(h)].patched = patched;
     return up.dropped_stage(old, h, w_rows, c.dropout_changed, dropped_f);
   }
@@ -338,7 +338,7 @@ std::vector<int> update_head(Pipeline::Impl& im, Updater& up, const Plan& old, i
   if (want >= kWeights) {
     d_rows = update_weights(im, up, old, h, before, c);
     now = std::max(now, static_cast<int>(kWeights));
-  } else if (!c.masked_rows.empty() || c.safe_changed || c.dropout_changed) {
+  } else if (!c.masked_rows.empty() || c.softmax_changed || c.dropout_changed) {
     now = std::min(now, static_cast<int>(kScores));
     if (!np.dropout_active) hb.dropped = Tensor();  // a stale head keeps no dropout buffer without dropout
   }

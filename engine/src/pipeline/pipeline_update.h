@@ -246,7 +246,7 @@ class Updater {
 // flavour, dropout) and of its context (V_h) in one update.
 struct HeadChange {
   std::vector<int> masked_rows;              // rows whose masked row changed
-  bool safe_changed = false;                 // safe_softmax switched: every weights row
+  bool softmax_changed = false;              // the softmax changed (safe_softmax, the head's sink): every weights row
   bool dropout_changed = false;              // dropout switched, or another p / seed
   const std::vector<int>* v_rows = nullptr;  // rows of V_h that changed (nullptr: none)
   // With scratch.cells_only: how the rows marked there may be patched

@@ -29,9 +29,15 @@ int weights_len(const Plan& p, int r) {
 
 }  // namespace
 
+// With gpt-oss's sinks (Plan::sink, kernels.h Sink) every softmax below takes the
+// head's sink: the max is the row's and the sink's, and the sum puts the sink's
+// exp in the lane of column S whatever the length summed, so the cut rows and
+// the kept numerators give the whole row's bits with a sink as without one.
+// (A sink row is never all −inf: safe_softmax has nothing left to change.)
 void compute_weights_row(const Plan& p, HeadBuffers& hb, int h, int r, float* w, int built_from) {
   const int cut = weights_len(p, r);
   const kernels::MaskRule rule = p.mask(h);
+  const kernels::Sink* sink = p.sink(h);
   if (p.keep_exps) {
     float* e = hb.exps.row(r);
     float& m = hb.row_max[static_cast<size_t>(r)];
@@ -41,10 +47,10 @@ void compute_weights_row(const Plan& p, HeadBuffers& hb, int h, int r, float* w,
     // +0 under a finite max: only the first r + 1 go through exp, which keeps
     // −inf out of the rows the vector exps take their narrow form for.
     const int live = p.causal && p.fill == -std::numeric_limits<float>::infinity() ? r + 1 : cut;  // <= cut
-    const float mx = kernels::softmax_exps(e, e, live);
-    if (mx - mx == 0.0f) {  // a finite max: the exps are numbers in [0, 1] with a 1 among them
+    const float mx = kernels::softmax_exps(e, e, live, sink);
+    if (mx - mx == 0.0f) {  // a finite max: the exps are numbers in [0, 1] with a 1 among them (or the sink's)
       std::fill(e + live, e + p.S, 0.0f);
-      kernels::softmax_normalize(e, w, cut);
+      kernels::softmax_normalize(e, w, cut, mx, sink);
       std::fill(w + cut, w + p.S, 0.0f);
       m = mx;
       return;
@@ -54,22 +60,23 @@ void compute_weights_row(const Plan& p, HeadBuffers& hb, int h, int r, float* w,
     return;
   }
   kernels::masked_row(hb.scores.row(r), w, p.S, r, rule);
-  kernels::softmax_row(w, w, p.S, p.safe_softmax);
+  kernels::softmax_row(w, w, p.S, p.safe_softmax, sink);
 }
 
 void weights_row_from_scores(const Plan& p, int h, int r, const float* s, float* w) {
   const int cut = weights_len(p, r);
   const kernels::MaskRule rule = p.mask(h);
+  const kernels::Sink* sink = p.sink(h);
   if (cut < p.S) {
     kernels::masked_row(s, w, cut, r, rule);
-    kernels::softmax_row(w, w, cut, false);
+    kernels::softmax_row(w, w, cut, false, sink);
     if (!std::isnan(w[0])) {
       std::fill(w + cut, w + p.S, 0.0f);
       return;
     }
   }
   kernels::masked_row(s, w, p.S, r, rule);
-  kernels::softmax_row(w, w, p.S, p.safe_softmax);
+  kernels::softmax_row(w, w, p.S, p.safe_softmax, sink);
 }
 
 bool patch_weights_row(const Plan& p, HeadBuffers& hb, int h, int r, const std::vector<int>& cols, float* w) {
@@ -85,12 +92,12 @@ bool patch_weights_row(const Plan& p, HeadBuffers& hb, int h, int r, const std::
     e[c] = kernels::exp_f32(x - m);
   }
   const int len = weights_len(p, r);
-  kernels::softmax_normalize(e, w, len);
+  kernels::softmax_normalize(e, w, len, m, p.sink(h));
   std::fill(w + len, w + p.S, 0.0f);
   return true;
 }
 
-bool causal_on_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w) {  // keys after r: the fill, whatever the head
+bool causal_on_weights_row(const Plan& p, HeadBuffers& hb, int h, int r, float* w) {  // keys after r: the fill
   if (!p.keep_exps) return false;
   const float m = hb.row_max[static_cast<size_t>(r)];
   if (m != m || !(p.fill <= m)) return false;
@@ -99,7 +106,7 @@ bool causal_on_weights_row(const Plan& p, HeadBuffers& hb, int r, float* w) {  /
   if (held_max(e + r + 1, p.S - r - 1) && p.fill != m) return false;
   std::fill(e + r + 1, e + S, kernels::exp_f32(p.fill - m));
   const int len = weights_len(p, r);
-  kernels::softmax_normalize(e, w, len);
+  kernels::softmax_normalize(e, w, len, m, p.sink(h));
   std::fill(w + len, w + S, 0.0f);
   return true;
 }
@@ -128,7 +135,7 @@ bool causal_off_weights_row(const Plan& p, HeadBuffers& hb, int h, int r, float*
       return false;
     }
   }
-  kernels::softmax_normalize(e, w, p.S);
+  kernels::softmax_normalize(e, w, p.S, m, p.sink(h));
   return true;
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "attnviz/kernels.h"
@@ -46,6 +47,14 @@ const char* weight_init_name(WeightInit w) {
 
 const char* weight_layout_name(WeightLayout l) {
   return l == WeightLayout::per_head ? "per_head" : "fused";
+}
+
+const char* cache_policy_name(CachePolicy c) { return c == CachePolicy::streaming_llm ? "streaming_llm" : "full"; }
+
+void fit_to_heads(State* s) {
+  const int H = s->num_heads;
+  if (s->num_kv_heads > 0 && (H < 1 || s->num_kv_heads >= H || H % s->num_kv_heads != 0)) s->num_kv_heads = 0;
+  if (H >= 1 && H <= Limits::kMaxHeads && !s->sinks.values.empty()) s->sinks.values.resize(static_cast<size_t>(H), 0.0f);
 }
 
 namespace {
@@ -261,6 +270,32 @@ Status validate_variants(const State& s) {
   return Status::success();
 }
 
+// gpt-oss's sink logits (one finite float32 per head, or none: 0 each) and the
+// StreamingLLM cache's two sizes (issue 36).
+Status validate_sinks_and_cache(const State& s) {
+  const std::vector<float>& v = s.sinks.values;
+  if (!v.empty() && v.size() != static_cast<size_t>(s.num_heads)) {
+    return Status::refusal(Msg::numbers_count, "sinks.values",
+                           {"sinks.values", std::to_string(s.num_heads), "num_heads", std::to_string(v.size())});
+  }
+  for (size_t h = 0; h < v.size(); ++h) {
+    if (!std::isfinite(v[h])) {
+      const std::string field = "sinks.values[" + std::to_string(h) + "]";
+      return Status::refusal(Msg::finite_only, field, {field});
+    }
+  }
+  const KvCacheSpec& c = s.kv_cache;
+  if (c.sink_tokens < 0 || c.sink_tokens > Limits::kMaxWindow) {
+    return Status::refusal(Msg::whole_number_range, "kv_cache.sink_tokens",
+                           {"kv_cache.sink_tokens", "0", std::to_string(Limits::kMaxWindow), std::to_string(c.sink_tokens)});
+  }
+  if (c.recent < 1 || c.recent > Limits::kMaxWindow) {
+    return Status::refusal(Msg::whole_number_range, "kv_cache.recent",
+                           {"kv_cache.recent", "1", std::to_string(Limits::kMaxWindow), std::to_string(c.recent)});
+  }
+  return Status::success();
+}
+
 // A state that runs a trained model: the model is known, its checkpoint
 // exists, the sizes and flags are the model's, the tokens are its words.
 Status validate_model(const State& s) {
@@ -403,7 +438,9 @@ Status validate_state(const State& s) {
     st = validate_model(s);
     if (!st.ok) return st;
   }
-  return validate_variants(s);
+  st = validate_variants(s);
+  if (!st.ok) return st;
+  return validate_sinks_and_cache(s);
 }
 
 namespace {
@@ -444,6 +481,17 @@ bool rope_written(const State& s) {
   return s.positional == Positional::rope || s.rope.base != RopeSpec{}.base || s.rope.style != RopeSpec{}.style;
 }
 
+// sinks and kv_cache as state_to_json writes them (state_json.h: only when not the
+// defaults); the logits bit for bit, as JSON tells −0 from 0.
+bool same_sinks(const SinkSpec& a, const SinkSpec& b) {
+  return a.enabled == b.enabled && a.values.size() == b.values.size() &&
+         (a.values.empty() || std::memcmp(a.values.data(), b.values.data(), sizeof(float) * a.values.size()) == 0);
+}
+
+bool same_kv_cache(const KvCacheSpec& a, const KvCacheSpec& b) {
+  return a.policy == b.policy && a.sink_tokens == b.sink_tokens && a.recent == b.recent;
+}
+
 }  // namespace
 
 bool operator==(const State& a, const State& b) {
@@ -455,6 +503,7 @@ bool operator==(const State& a, const State& b) {
       a.key_padding == b.key_padding && a.mask_fill == b.mask_fill && a.safe_softmax == b.safe_softmax &&
       rope_written(a) == rope_written(b) && (!rope_written(a) || (a.rope.base == b.rope.base && a.rope.style == b.rope.style)) &&
       a.num_kv_heads == b.num_kv_heads && a.alibi == b.alibi && a.window == b.window &&
+      same_sinks(a.sinks, b.sinks) && same_kv_cache(a.kv_cache, b.kv_cache) &&
       a.dropout.p == b.dropout.p && a.dropout.training == b.dropout.training && a.dropout.seed == b.dropout.seed &&
       a.tokens == b.tokens && a.model.name == b.model.name && a.model.checkpoint == b.model.checkpoint;
   return same_fields && same_inputs(a, b);

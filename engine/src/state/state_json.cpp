@@ -399,6 +399,31 @@ void parse_positional(const json& j, State* s) {
                       : RopeStyle::half;
 }
 
+// "sinks": {"enabled", "values"} (gpt-oss's sink logits, one per head) and
+// "kv_cache": {"policy", "sink_tokens", "recent"} (issue 36). Each object is
+// optional, and so is each of its fields.
+void parse_sinks_and_cache(const json& j, State* s) {
+  if (const json* k = find(j, "sinks")) {
+    if (!k->is_object()) fail(Msg::must_be_object, "sinks", {"sinks", type_name(*k)});
+    reject_unknown(*k, {"enabled", "values"}, "sinks");
+    s->sinks.enabled = read_bool(*k, "enabled", false, "sinks");
+    if (const json* v = find(*k, "values")) {
+      const Tensor t = read_vector(*v, s->num_heads, "sinks.values", "num_heads");
+      s->sinks.values.assign(t.data.begin(), t.data.end());
+    }
+  }
+  if (const json* c = find(j, "kv_cache")) {
+    if (!c->is_object()) fail(Msg::must_be_object, "kv_cache", {"kv_cache", type_name(*c)});
+    reject_unknown(*c, {"policy", "sink_tokens", "recent"}, "kv_cache");
+    KvCacheSpec& kc = s->kv_cache;
+    kc.policy = read_choice(*c, "policy", "full", {"full", "streaming_llm"}, "kv_cache") == "streaming_llm"
+                    ? CachePolicy::streaming_llm
+                    : CachePolicy::full;
+    kc.sink_tokens = static_cast<int>(read_int(*c, "sink_tokens", kc.sink_tokens, 0, Limits::kMaxWindow, "kv_cache"));
+    kc.recent = static_cast<int>(read_int(*c, "recent", kc.recent, 1, Limits::kMaxWindow, "kv_cache"));
+  }
+}
+
 void parse_masking(const json& j, State* s) {
   s->causal = read_bool(j, "causal", s->causal, "");
   s->alibi = read_bool(j, "alibi", s->alibi, "");
@@ -500,7 +525,7 @@ void parse_all(const json& j, State* s, const detail::NamedTensorFn* named) {
   reject_unknown(j, {"version", "tokens", "d_model", "d_out", "num_heads", "embedding", "positional",
                      "weights", "qkv_bias", "out_proj", "out_bias", "scale", "temperature",
                      "causal", "key_padding", "mask_fill", "safe_softmax", "dropout", "rope",
-                     "num_kv_heads", "alibi", "window", "model", "layers"},
+                     "num_kv_heads", "alibi", "window", "sinks", "kv_cache", "model", "layers"},
                  "");
   *s = State{};
   parse_model(j, s);
@@ -526,6 +551,7 @@ void parse_all(const json& j, State* s, const detail::NamedTensorFn* named) {
                                  : ScaleMode::none;
   s->temperature = read_number(j, "temperature", s->temperature, "");
   parse_masking(j, s);
+  parse_sinks_and_cache(j, s);
   if (const json* d = find(j, "dropout")) {
     if (!d->is_object()) fail(Msg::must_be_object, "dropout", {"dropout", type_name(*d)});
     reject_unknown(*d, {"p", "training", "seed"}, "dropout");
@@ -661,6 +687,18 @@ nlohmann::json state_to_json(const State& s) {
   if (s.num_kv_heads != 0) j["num_kv_heads"] = s.num_kv_heads;
   if (s.alibi) j["alibi"] = true;
   if (s.window != 0) j["window"] = s.window;
+  // Issue 36's, likewise: sinks when on or given, kv_cache when not the default.
+  if (s.sinks.enabled || !s.sinks.values.empty()) {
+    j["sinks"] = {{"enabled", s.sinks.enabled}};
+    if (!s.sinks.values.empty()) {
+      const int n = static_cast<int>(s.sinks.values.size());
+      j["sinks"]["values"] = detail::tensor_to_json_vector(TensorView{s.sinks.values.data(), 1, n, n});
+    }
+  }
+  const KvCacheSpec& kc = s.kv_cache;
+  if (kc.streaming() || kc.sink_tokens != KvCacheSpec{}.sink_tokens || kc.recent != KvCacheSpec{}.recent) {
+    j["kv_cache"] = {{"policy", cache_policy_name(kc.policy)}, {"sink_tokens", kc.sink_tokens}, {"recent", kc.recent}};
+  }
   j["dropout"] = {{"p", s.dropout.p}, {"training", s.dropout.training}, {"seed", s.dropout.seed}};
   return j;
 }

@@ -222,8 +222,9 @@ class Script {
 struct Names {
   const State& s;
   bool linear, per_head, multi;
-  // Issue 23's options: fewer K/V heads (GQA / MQA), rotary positions, ALiBi, a window.
-  bool gqa, rope, alibi, window;
+  // Issue 23's options: fewer K/V heads (GQA / MQA), rotary positions, ALiBi, a window;
+  // issue 36's: StreamingLLM's cache (a mask), gpt-oss's sinks.
+  bool gqa, rope, alibi, window, streaming, sinks;
   // The report's parameters as Python expressions in x @ W orientation.
   std::string W_q, W_k, W_v, W_o, b_q, b_k, b_v, b_o;
   // The keys and values the scores and context read: whole, or split into heads.
@@ -240,6 +241,8 @@ struct Names {
         rope(st.positional == Positional::rope),
         alibi(st.alibi),
         window(st.window > 0),
+        streaming(st.kv_cache.streaming()),
+        sinks(st.sinks.enabled),
         keys(multi ? "k_heads" : "keys"),
         values(multi ? "v_heads" : "values"),
         q_scores(rope ? "q_rot" : multi ? "q_heads" : "queries"),
@@ -599,7 +602,7 @@ void write_mask(Script& py, const Names& n) {
   const State& s = n.s;
   py.section(PyMsg::mask);
   const bool padding = !s.key_padding.empty();
-  if (!s.causal && !padding && !n.window) {
+  if (!s.causal && !padding && !n.window && !n.streaming) {
     if (n.alibi) py.line("masked_scores = scaled_scores + alibi_bias", PyMsg::alibi_no_mask);
     else py.line("masked_scores = scaled_scores", PyMsg::no_mask);
     py.show(PyMsg::h_masked, "masked_scores");
@@ -628,6 +631,16 @@ void write_mask(Script& py, const Names& n) {
     py.line("masked_scores = " + from + ".masked_fill(window_mask, " + fill + ")");
     from = "masked_scores";
   }
+  if (n.streaming) {
+    py.comment(PyMsg::cache_streaming);
+    py.line("sink_tokens, recent = " + std::to_string(s.kv_cache.sink_tokens) + ", " +
+            std::to_string(s.kv_cache.recent));
+    if (!n.alibi && !n.window) py.line("idx = torch.arange(num_tokens)");
+    py.line("evicted = (idx[None, :] >= sink_tokens) & ((idx[:, None] - idx[None, :]) >= recent)",
+            PyMsg::cache_evicted);
+    py.line("masked_scores = " + from + ".masked_fill(evicted, " + fill + ")");
+    from = "masked_scores";
+  }
   if (padding) {
     std::vector<std::string> keep;
     for (uint8_t k : s.key_padding) keep.push_back(k ? "1" : "0");
@@ -641,7 +654,19 @@ void write_mask(Script& py, const Names& n) {
 void write_softmax_dropout(Script& py, const Names& n) {
   const State& s = n.s;
   py.section(PyMsg::softmax);
-  py.line("attn_weights = torch.softmax(masked_scores, dim=-1)");
+  if (n.sinks) {
+    py.comment(PyMsg::sinks);
+    std::vector<std::string> v;
+    for (int h = 0; h < s.num_heads; ++h) v.push_back(py_float(s.sinks.logit(h)));
+    py.line("sinks = torch.tensor(" + py_list(v, 21) + ")", PyMsg::sink_values);
+    if (n.multi) py.line("sink_column = sinks.reshape(num_heads, 1, 1).expand(-1, num_tokens, 1)", PyMsg::sink_column);
+    else py.line("sink_column = sinks.expand(num_tokens, 1)", PyMsg::sink_column);
+    py.line("probs = torch.softmax(torch.cat([masked_scores, sink_column], dim=-1), dim=-1)");
+    py.line("attn_weights = probs[..., :-1]", PyMsg::sink_drop);
+    py.show(PyMsg::h_sink_share, "probs[..., -1]");
+  } else {
+    py.line("attn_weights = torch.softmax(masked_scores, dim=-1)");
+  }
   if (s.safe_softmax) {
     py.comment(PyMsg::safe_softmax);
     py.line("fully_masked = torch.isneginf(masked_scores).all(dim=-1, keepdim=True)");

@@ -156,6 +156,18 @@ constexpr PyMsgText kEnglish[] = {
     {PyMsg::h_q_rot, "queries rotated by position (RoPE):"},
     {PyMsg::h_k_rot, "keys rotated by position (RoPE):"},
     {PyMsg::h_bias, "ALiBi bias:"},
+    {PyMsg::cache_streaming,
+     "StreamingLLM's KV cache (Xiao et al.): a decoder keeps the first sink_tokens keys and the\n"
+     "last recent ones, and evicts the rest. At the tokens' own positions that is a mask:"},
+    {PyMsg::cache_evicted, "neither one of the first keys nor a recent one: no longer in the cache"},
+    {PyMsg::sinks,
+     "gpt-oss's attention sinks: each head has a learned logit (its self.sinks) that joins every\n"
+     "row of logits as one more column; softmax runs over num_tokens + 1 entries, and that column\n"
+     "is dropped after it, so each row of weights sums to less than 1."},
+    {PyMsg::sink_values, "one per head"},
+    {PyMsg::sink_column, "(.., num_tokens, 1): the sink's column for every row"},
+    {PyMsg::sink_drop, "the sink's column dropped: each row sums to 1 - its share"},
+    {PyMsg::h_sink_share, "the sink's share of each row (the dropped column):"},
 };
 
 // 简体中文. Comment lines stay within about 90 columns (a Chinese character is two).
@@ -306,6 +318,18 @@ constexpr PyMsgText kChinese[] = {
     {PyMsg::h_q_rot, "按位置旋转后的查询（RoPE）："},
     {PyMsg::h_k_rot, "按位置旋转后的键（RoPE）："},
     {PyMsg::h_bias, "ALiBi 偏置："},
+    {PyMsg::cache_streaming,
+     "StreamingLLM 的 KV 缓存（Xiao 等人）：解码器保留前 sink_tokens 个键和最近的 recent 个键，\n"
+     "其余的被逐出。按词元自己的位置看，这就是一个掩码："},
+    {PyMsg::cache_evicted, "既不是最前面的键，也不是最近的键：已不在缓存中"},
+    {PyMsg::sinks,
+     "gpt-oss 的注意力汇（sink）：每个头有一个学到的 logit（它的 self.sinks），作为多出来的一列\n"
+     "加到每一行 logits 上；softmax 对 num_tokens + 1 个元素计算，之后丢掉这一列，\n"
+     "所以每一行权重之和小于 1。"},
+    {PyMsg::sink_values, "每个头一个"},
+    {PyMsg::sink_column, "(.., num_tokens, 1)：每一行的 sink 列"},
+    {PyMsg::sink_drop, "丢掉 sink 列：每一行之和为 1 - 它所占的份额"},
+    {PyMsg::h_sink_share, "sink 在每一行所占的份额（被丢掉的那一列）："},
 };
 
 }  // namespace

@@ -22,6 +22,8 @@ enum class PyMsg : int {
   rotate_every_two_doc, repeat_kv,
   alibi, get_slopes_doc, alibi_slopes, alibi_distance, alibi_shape, alibi_added, alibi_no_mask,
   window, window_before, window_after,
+  // issue 36: StreamingLLM's cache as a mask, gpt-oss's sinks in the softmax
+  cache_streaming, cache_evicted, sinks, sink_values, sink_column, sink_drop, h_sink_share,
   scores, scale_head_dim, scale_d_out, scale_none, scale_temperature,
   mask, no_mask, causal, padding, fill_inf, fill_number,
   softmax, safe_softmax,

@@ -2,7 +2,10 @@
 // new token's query row, the K and V caches with its row appended, the scores,
 // masked and weights rows and the context row; a line saying whether that is
 // row t of the full causal result bit for bit; and the cache's size in bytes
-// beside what plain multi-head attention would keep.
+// beside what plain multi-head attention would keep. The cache's policy is
+// chosen here: full, or StreamingLLM's (the first k keys and the last w; the
+// evicted ones are drawn as absent, their bytes counted), and with gpt-oss's
+// sinks the row's sink share is said under the weights.
 //
 // The engine computes every number (attnviz/decode.h); this file keeps the step
 // in a DecodeCache, recomputed when the state, the head or t changes (never per
@@ -10,7 +13,7 @@
 //
 // [SECTION] index
 //   DecodeCache     the step, the comparison, the cache sizes and their sentences
-//   Controls        step slider with ◀ ▶ and ←/→, head, the tokens so far
+//   Controls        step slider with ◀ ▶ and ←/→, head, the cache's policy, the tokens so far
 //   Maps            query, K cache, V cache, the rows
 //   Cache size      bytes for this set-up, MHA's, the window's, as numbers and bars
 #include <algorithm>
@@ -55,7 +58,12 @@ struct DecodeCache {
   std::string equality;             // "= row t of the full causal result …" or why not
   std::string appended;             // "Row t (token) is appended to both caches …"
   std::string bytes_line, mha_line, saving_line, window_line;
-  char bar_this[64] = "", bar_mha[64] = "", bar_window[64] = "";
+  std::string cache_line;           // StreamingLLM: which keys the cache holds at this step
+  std::string streaming_line;       // StreamingLLM: its bytes at this step against the full cache's
+  std::string sink_line;            // gpt-oss's sink: its share of the row
+  char bar_this[64] = "", bar_mha[64] = "", bar_window[64] = "", bar_streaming[64] = "";
+  std::vector<uint8_t> cache_absent;  // ((t+1) × head_dim) 1 on the rows of evicted keys (the K and V caches)
+  std::vector<uint8_t> row_absent;    // (1 × (t+1)) 1 on the evicted keys' columns (the rows over the keys)
 };
 
 namespace {
@@ -128,6 +136,35 @@ void word(DecodeCache& c, const State& s) {
     c.saving_line = b.G == 1 ? tr_args("MQA (one K/V head for all {0} query heads) saves {1} of the cache.", {H, pct})
                              : tr_args("GQA ({0} query heads share {2} K/V heads) saves {1} of the cache.", {H, pct, G});
   }
+  c.cache_line.clear();
+  c.streaming_line.clear();
+  if (d.streaming) {
+    const std::string k = std::to_string(d.cache_sinks), w = std::to_string(d.cache_recent);
+    const std::string kept = std::to_string(d.cached), all = std::to_string(d.t + 1);
+    c.cache_line = d.cached == d.t + 1
+                       ? tr_args("StreamingLLM's cache (the first {0} keys and the last {1}): at step {2} it still "
+                                 "holds all {3} keys.",
+                                 {k, w, t, all})
+                       : tr_args("StreamingLLM's cache (the first {0} keys and the last {1}): at step {2} it holds {3} "
+                                 "of the {4} keys; the others are evicted (drawn empty) and get weight 0. Positions "
+                                 "stay the original ones.",
+                                 {k, w, t, kept, all});
+    c.streaming_line = tr_args("At step {0}: the full cache holds {1} tokens = {2}; StreamingLLM's holds {3} = {4} "
+                               "(2 × tokens × {5} × {6} × 4 bytes), and never more than k + w = {7} tokens.",
+                               {t, all, bytes_text(kv_cache_bytes_at(b, d.t, false)), kept,
+                                bytes_text(kv_cache_bytes_at(b, d.t, true)), G, hd,
+                                std::to_string(static_cast<long long>(d.cache_sinks) + d.cache_recent)});
+  }
+  c.sink_line.clear();
+  if (d.sink) {
+    char logit[32], share[32], rest[32];
+    std::snprintf(logit, sizeof logit, "%.4g", d.sink_logit);
+    std::snprintf(share, sizeof share, "%.4f", d.sink_weight);
+    std::snprintf(rest, sizeof rest, "%.4f", 1.0 - static_cast<double>(d.sink_weight));
+    c.sink_line = tr_args("gpt-oss's sink s_{0} = {1} joins the softmax as one more column and is dropped: it takes "
+                          "{2} of row {3}, so the weights above sum to {4}.",
+                          {std::to_string(d.head), logit, share, t, rest});
+  }
   c.window_line.clear();
   if (b.window > 0)
     c.window_line = tr_args("Sliding window of {0}: a rolling cache keeps only the last {1} keys (Mistral): "
@@ -141,6 +178,24 @@ void word(DecodeCache& c, const State& s) {
   std::snprintf(c.bar_mha, sizeof c.bar_mha, "MHA  %s", n);
   format_bytes(b.window_bytes, n, sizeof n);
   std::snprintf(c.bar_window, sizeof c.bar_window, "%s  %s", tr("window"), n);
+  format_bytes(kv_cache_bytes_at(b, d.t, true), n, sizeof n);
+  std::snprintf(c.bar_streaming, sizeof c.bar_streaming, "StreamingLLM  %s", n);
+}
+
+// The evicted keys as absent cells: rows of the K and V caches, columns of the rows.
+void mark_absent(DecodeCache& c) {
+  const DecodeStep& d = c.step;
+  const int live = d.t + 1, hd = d.head_dim;
+  c.cache_absent.clear();
+  c.row_absent.clear();
+  if (!d.streaming || d.cached == live) return;
+  c.cache_absent.assign(static_cast<size_t>(live) * static_cast<size_t>(hd), 0);
+  c.row_absent.assign(static_cast<size_t>(live), 0);
+  for (int j = 0; j < live; ++j) {
+    if (!d.key_evicted[static_cast<size_t>(j)]) continue;
+    c.row_absent[static_cast<size_t>(j)] = 1;
+    std::fill_n(c.cache_absent.begin() + static_cast<ptrdiff_t>(j) * hd, hd, uint8_t{1});
+  }
 }
 
 DecodeCache& cache_of(AppModel& m) {
@@ -164,6 +219,7 @@ void update(AppModel& m, DecodeCache& c, int head, int t) {
   c.key_label_w = 0;
   for (const std::string& k : c.keys) c.key_label_w = std::max(c.key_label_w, ImGui::CalcTextSize(k.c_str()).x);
   word(c, p.state());
+  mark_absent(c);
   c.result = key;
   c.head = head;
   c.t = t;
@@ -235,6 +291,55 @@ void head_controls(AppModel& m, const DecodeStep& d) {
   }
 }
 
+// The cache's policy: full, or StreamingLLM's first k and last w keys (state.kv_cache; an
+// edit of the state like any other, so it is undone, shared and exported with it).
+void cache_controls(AppModel& m) {
+  State& d = m.draft;
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted(tr("KV cache"));
+  ImGui::SameLine();
+  const char* names[] = {tr("full"), tr("StreamingLLM")};
+  int policy = d.kv_cache.streaming() ? 1 : 0;
+  ImGui::SetNextItemWidth(std::max(ImGui::CalcTextSize(names[0]).x, ImGui::CalcTextSize(names[1]).x) +
+                          ImGui::GetFrameHeight() * 2);
+  if (ImGui::BeginCombo("##kv cache policy", names[policy])) {
+    for (int k = 0; k < 2; ++k) {
+      if (ImGui::Selectable(names[k], k == policy) && k != policy) {
+        d.kv_cache.policy = k == 1 ? CachePolicy::streaming_llm : CachePolicy::full;
+        // The first time on a short sentence the paper's 4 + 4 keep every key: take
+        // sizes that evict something at the last step, as the window's control does.
+        const int S = d.seq_len();
+        if (k == 1 && d.kv_cache.sink_tokens == KvCacheSpec{}.sink_tokens && d.kv_cache.recent == KvCacheSpec{}.recent &&
+            S <= d.kv_cache.sink_tokens + d.kv_cache.recent) {
+          d.kv_cache.sink_tokens = 1;
+          d.kv_cache.recent = std::max(1, std::min(4, (S - 1) / 2));
+        }
+        apply_edit(m);
+      }
+      item_register(k == 1 ? "KV cache: StreamingLLM" : "KV cache: full");
+    }
+    ImGui::EndCombo();
+  }
+  item_register("KV cache policy");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("%s", tr("full: every key stays cached. StreamingLLM (Xiao et al. 2023): the first k keys (the "
+                               "attention sinks) and the most recent w stay, the middle is evicted; here every key "
+                               "keeps its original position, so the cache is a mask on the full scores."));
+  if (!d.kv_cache.streaming()) return;
+  const struct {
+    const char* label;
+    const char* id;
+    int* value;
+  } fields[] = {{N_("sink tokens k"), "Decode sink tokens", &d.kv_cache.sink_tokens},
+                {N_("recent w"), "Decode recent", &d.kv_cache.recent}};
+  for (const auto& f : fields) {
+    ImGui::SameLine(0, 16);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+    if (ImGui::InputInt(L(f.label), f.value, 1, 4)) apply_edit(m);
+    item_register(f.id);
+  }
+}
+
 // The tokens so far, the new one (t) highlighted; a few of the ones still to come, dimmed.
 void tokens_so_far(AppModel& m, int t) {
   const auto& toks = m.engine.tokens();
@@ -271,9 +376,12 @@ void tokens_so_far(AppModel& m, int t) {
 void step_map(AppModel& m, DecodeCache& c, const char* label, const char* title, const Tensor& v,
               const std::vector<std::string>* rows, const std::vector<std::string>* cols, int hl_row, int hl_col,
               bool signed_values, float hi, float width, float height, float max_cell, CellRef link_of_cell,
-              bool link_rows, float min_cell_w = 0, const uint8_t* keep = nullptr) {
+              bool link_rows, float min_cell_w = 0, const uint8_t* keep = nullptr,
+              const std::vector<uint8_t>* absent = nullptr) {
   HeatmapSpec spec;
   spec.keep = keep;  // (v.rows × v.cols) dropout's keep mask: dropped cells get the ×
+  // (v.rows × v.cols) the evicted keys' cells, drawn empty (StreamingLLM)
+  spec.absent = absent != nullptr && !absent->empty() ? absent->data() : nullptr;
   spec.label = label;
   spec.title = title;
   spec.exports = &m.exports;
@@ -379,19 +487,23 @@ void maps(AppModel& m, DecodeCache& c) {
     // The caches take what is left above the size panel (its lines and bars).
     // The size panel's height as drawn last frame (its sentences wrap), or a guess.
     const float line = ImGui::GetFrameHeightWithSpacing();
-    const float panel_h = c.panel_h > 0 ? c.panel_h + 4.0f : line * (c.bytes.window > 0 ? 5.0f : 4.0f);
+    const float panel_h =
+        c.panel_h > 0 ? c.panel_h + 4.0f : line * (4.0f + (c.bytes.window > 0) + (d.streaming ? 2.0f : 0.0f));
     const float hmax = std::max(100.0f, ImGui::GetContentRegionAvail().y - panel_h);
     const float half = w * 0.5f - 6.0f;
     ImGui::BeginGroup();
-    std::snprintf(title, sizeof title, tr("K cache (%d×%d)"), t + 1, hd);
+    const bool evicts = !c.cache_absent.empty();
+    if (evicts) std::snprintf(title, sizeof title, tr("K cache (%d of %d×%d)"), d.cached, t + 1, hd);
+    else std::snprintf(title, sizeof title, tr("K cache (%d×%d)"), t + 1, hd);
     step_map(m, c, "decode K cache", title, d.keys, &c.keys, nullptr, t, -1, true, 1.0f, half, hmax, 56.0f,
-             CellRef{true, ks, d.rope ? h : 0, 0, d.rope ? 0 : d.kv_head * hd}, true);
+             CellRef{true, ks, d.rope ? h : 0, 0, d.rope ? 0 : d.kv_head * hd}, true, 0, nullptr, &c.cache_absent);
     ImGui::EndGroup();
     ImGui::SameLine(0, 12);
     ImGui::BeginGroup();
-    std::snprintf(title, sizeof title, tr("V cache (%d×%d)"), t + 1, hd);
+    if (evicts) std::snprintf(title, sizeof title, tr("V cache (%d of %d×%d)"), d.cached, t + 1, hd);
+    else std::snprintf(title, sizeof title, tr("V cache (%d×%d)"), t + 1, hd);
     step_map(m, c, "decode V cache", title, d.values, &c.keys, nullptr, t, -1, true, 1.0f, half, hmax, 56.0f,
-             CellRef{true, Stage::V, 0, 0, d.kv_head * hd}, true);
+             CellRef{true, Stage::V, 0, 0, d.kv_head * hd}, true, 0, nullptr, &c.cache_absent);
     ImGui::EndGroup();
     const float y0 = ImGui::GetCursorScreenPos().y;
     cache_size(c);
@@ -403,13 +515,20 @@ void maps(AppModel& m, DecodeCache& c) {
     const float key_w = row_cell_w(m, {&d.scores, &d.masked, &d.weights, &d.dropped});
     std::snprintf(title, sizeof title, tr("scores: q_%d · k_j (1×%d)"), t, t + 1);
     step_map(m, c, "decode scores", title, d.scores, &c.query, &c.keys, -1, t, true, 1.0f, w, 0, row_cell,
-             CellRef{true, Stage::scores, h, t, 0}, false, key_w);
+             CellRef{true, Stage::scores, h, t, 0}, false, key_w, nullptr, &c.row_absent);
     std::snprintf(title, sizeof title, tr("masked: scores ÷ divisor (+ bias), masked (1×%d)"), t + 1);
     step_map(m, c, "decode masked", title, d.masked, &c.query, &c.keys, -1, t, true, 1.0f, w, 0, row_cell,
-             CellRef{true, Stage::masked, h, t, 0}, false, key_w);
-    std::snprintf(title, sizeof title, tr("weights: softmax (1×%d)"), t + 1);
+             CellRef{true, Stage::masked, h, t, 0}, false, key_w, nullptr, &c.row_absent);
+    if (d.sink) std::snprintf(title, sizeof title, tr("weights: softmax with the sink s_%d (1×%d)"), h, t + 1);
+    else std::snprintf(title, sizeof title, tr("weights: softmax (1×%d)"), t + 1);
     step_map(m, c, "decode weights", title, d.weights, &c.query, &c.keys, -1, t, false, 1.0f, w, 0, row_cell,
-             CellRef{true, Stage::weights, h, t, 0}, false, key_w);
+             CellRef{true, Stage::weights, h, t, 0}, false, key_w, nullptr, &c.row_absent);
+    if (!c.sink_line.empty()) {
+      ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + w);
+      ImGui::TextDisabled("%s", c.sink_line.c_str());
+      ImGui::PopTextWrapPos();
+      item_register("Decode sink share");
+    }
     if (d.dropout) {
       std::snprintf(title, sizeof title, tr("dropped: dropout (1×%d)"), t + 1);
       const float hi = m.engine.pipeline().dropout_scale() > 0 ? m.engine.pipeline().dropout_scale() : 1.0f;
@@ -417,7 +536,7 @@ void maps(AppModel& m, DecodeCache& c) {
       const uint8_t* keep = dropout_marks(m, Stage::dropped, h);
       if (keep) keep += static_cast<size_t>(t) * static_cast<size_t>(m.engine.pipeline().seq_len());
       step_map(m, c, "decode dropped", title, d.dropped, &c.query, &c.keys, -1, t, false, hi, w, 0, row_cell,
-               CellRef{true, Stage::dropped, h, t, 0}, false, key_w, keep);
+               CellRef{true, Stage::dropped, h, t, 0}, false, key_w, keep, &c.row_absent);
     }
     std::snprintf(title, sizeof title, tr("context: weights · V cache (1×%d)"), hd);
     step_map(m, c, "decode context", title, d.context, &c.query, nullptr, -1, -1, true, 1.0f,
@@ -452,6 +571,9 @@ void cache_size(const DecodeCache& c) {
   bar(static_cast<float>(b.bytes / mha), c.bar_this, "kv cache bar", c.saving_line);
   bar(1.0f, c.bar_mha, "kv cache bar MHA", c.mha_line);
   if (b.window > 0) bar(static_cast<float>(b.window_bytes / mha), c.bar_window, "kv cache bar window", c.window_line);
+  if (c.step.streaming)
+    bar(static_cast<float>(static_cast<double>(kv_cache_bytes_at(b, c.step.t, true)) / mha), c.bar_streaming,
+        "kv cache bar StreamingLLM", c.streaming_line);
 }
 
 }  // namespace
@@ -470,7 +592,13 @@ void decode_tab(AppModel& m) {
   update(m, c, m.view.head, t);  // the head from the last frame's combo; a change shows next frame
   head_controls(m, c.step);
   update(m, c, m.view.head, t);
+  cache_controls(m);
+  error_line(m, "kv_cache");
   tokens_so_far(m, t);
+  if (!c.cache_line.empty()) {
+    ImGui::TextWrapped("%s", c.cache_line.c_str());
+    item_register("Decode cache line");
+  }
   const bool ok = c.matches && c.step.differs == DecodeDiffers::no;
   ImGui::PushStyleColor(ImGuiCol_Text, ok ? IM_COL32(120, 210, 140, 255) : IM_COL32(240, 170, 90, 255));
   ImGui::TextWrapped("%s", c.equality.c_str());

@@ -193,8 +193,19 @@ static void weights_body(const Explanation& e) {
     return;
   }
   flow(tr("exp(%s \xE2\x88\x92 row max %s) = %s"), f(e.input), f(e.row_max), f(e.exp_term));
-  flow(tr("normaliser \xCE\xA3_s exp(masked[s] \xE2\x88\x92 row max) = %s"), f(e.normaliser));
+  if (e.sink) {  // gpt-oss: the sink's logit joins the row's max and its denominator
+    flow(tr("sink logit s_%d = %s: exp(%s \xE2\x88\x92 row max) = %s"), e.head, f(e.sink_logit), f(e.sink_logit),
+         f(e.sink_exp));
+    flow(tr("normaliser exp(s_%d \xE2\x88\x92 row max) + \xCE\xA3_s exp(masked[s] \xE2\x88\x92 row max) = %s"), e.head,
+         f(e.normaliser));
+  } else {
+    flow(tr("normaliser \xCE\xA3_s exp(masked[s] \xE2\x88\x92 row max) = %s"), f(e.normaliser));
+  }
   flow(tr("weight = %s / %s = %s"), f(e.exp_term), f(e.normaliser), f(e.value));
+  if (e.sink)
+    flow(tr("The sink takes %s of row %d (its column is dropped after the softmax), so this row's weights sum to "
+            "1 \xE2\x88\x92 %s."),
+         f(e.sink_share), e.i, f(e.sink_share));
   if (std::isnan(e.value))
     flow_text(tr("NaN: every key of this row is masked with \xE2\x88\x92inf, so softmax divides 0 by 0 (torch.softmax "
                  "does the same). Safe softmax gives zeros instead."));
@@ -239,6 +250,13 @@ static void masked_body(const Explanation& e, const CellRef& c) {
       flow(tr("Masked: key %d is outside the sliding window: %s, so the value %s is replaced by the fill %s."), c.col, w,
            f(e.input), f(e.fill));
       if (e.reason == MaskReason::window_and_padding) flow(tr("Key %d is padding as well."), c.col);
+      break;
+    case MaskReason::evicted:
+    case MaskReason::evicted_and_padding:
+      flow(tr("Masked: StreamingLLM's KV cache has evicted key %d: it is not among the first %d keys and i "
+              "\xE2\x88\x92 j = %d \xE2\x89\xA5 %d (the recent keys kept), so the value %s is replaced by the fill %s."),
+           c.col, e.cache_sinks, e.i - e.j, e.cache_recent, f(e.input), f(e.fill));
+      if (e.reason == MaskReason::evicted_and_padding) flow(tr("Key %d is padding as well."), c.col);
       break;
   }
 }

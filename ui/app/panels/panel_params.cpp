@@ -26,18 +26,6 @@ namespace attnviz::ui {
 
 namespace {
 
-// The reason the draft was refused, under the control it concerns.
-void error_line(const AppModel& m, const char* field) {
-  if (m.error.empty()) return;
-  const std::string& f = m.error_field;
-  bool match = *field ? f.rfind(field, 0) == 0 : f.empty();
-  if (!match) return;
-  ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(255, 138, 122, 255));
-  ImGui::TextWrapped("%s", m.error.c_str());
-  ImGui::PopStyleColor();
-  item_register("error");
-}
-
 // --- [SECTION] controls bound to fields of the typed draft (AppModel::draft). Each
 // applies the draft when the learner changes it; a refused draft stays, with its reason.
 
@@ -380,12 +368,12 @@ void shapes_group(AppModel& m) {
   error_line(m, "d_model");
   int_field(m, N_("d_out"), &d.d_out);
   error_line(m, "d_out");
-  // Heads: K/V heads that no longer divide the new number of heads go back to one K/V
-  // head per head (MHA), so a head change is never refused for GQA's sake.
+  // Heads: the fields sized by the heads follow (fit_to_heads: K/V heads that no longer
+  // divide go back to one per head, the sink logits are cut or padded with 0), so a head
+  // change is never refused for their sake.
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
   if (ImGui::InputInt(L("Heads"), &d.num_heads, 1, 4)) {
-    if (d.num_kv_heads > 0 && (d.num_heads <= 0 || d.num_kv_heads >= d.num_heads || d.num_heads % d.num_kv_heads != 0))
-      d.num_kv_heads = 0;
+    fit_to_heads(&d);
     apply_edit(m);
   }
   item_register("Heads");
@@ -602,9 +590,50 @@ void window_control(AppModel& m) {
   error_line(m, "window");
 }
 
+// gpt-oss's sinks (issue 36): a checkbox and, while it is on, one logit per head,
+// as many to a line as fit. An edit of one gives the state explicit values for
+// every head (0 for the others), as the checkbox keeps them while off.
+void sinks_control(AppModel& m) {
+  State& d = m.draft;
+  if (ImGui::Checkbox(L("Sink logits (gpt-oss)"), &d.sinks.enabled)) apply_edit(m);
+  item_register("Sink logits");
+  tooltip(N_("gpt-oss's attention sinks: each head has a learned logit s_h that joins every row of its scores as "
+             "one more column before the softmax, torch.cat([scores, sinks[h].expand(S, 1)], dim=-1), and is dropped "
+             "after it, so each row of weights sums to 1 minus the sink's share. A head with a large s_h can attend "
+             "to nothing; a row whose keys are all masked gives zeros, not NaN."));
+  const int H = d.num_heads;
+  if (d.sinks.enabled && H >= 1 && H <= Limits::kMaxHeads &&
+      (d.sinks.values.empty() || d.sinks.values.size() == static_cast<size_t>(H))) {
+    char label[32], id[32];
+    const float field_w = ImGui::GetFontSize() * 4.0f;
+    const float right = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
+    for (int h = 0; h < H; ++h) {
+      std::snprintf(label, sizeof label, "s_%d", h);
+      const float w = field_w + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
+      if (h > 0) {
+        ImGui::SameLine(0, 14);
+        if (ImGui::GetCursorScreenPos().x + w > right) ImGui::NewLine();
+      }
+      float v = d.sinks.logit(h);
+      ImGui::SetNextItemWidth(field_w);
+      ImGui::PushID(h);
+      if (ImGui::InputFloat(label, &v, 0.0f, 0.0f, "%.4g")) {
+        if (d.sinks.values.empty()) d.sinks.values.assign(static_cast<size_t>(H), 0.0f);
+        d.sinks.values[static_cast<size_t>(h)] = v;
+        apply_edit(m);
+      }
+      ImGui::PopID();
+      std::snprintf(id, sizeof id, "Sink h%d", h);
+      item_register(id);
+      if (h == 0) tooltip(N_("s_h: head h's sink logit (gpt-oss's self.sinks[h]); 0 for every head until one is set"));
+    }
+  }
+  error_line(m, "sinks");
+}
+
 void variants_group(AppModel& m) {
   if (!group_header(m, N_("Variants (RoPE, GQA, ALiBi, window)"), false,
-                    {"rope", "positional", "num_kv_heads", "alibi", "window"}))
+                    {"rope", "positional", "num_kv_heads", "alibi", "window", "sinks"}))
     return;
   rope_controls(m);
   kv_heads_control(m);
@@ -614,6 +643,7 @@ void variants_group(AppModel& m) {
              "no positional encoding."));
   error_line(m, "alibi");
   window_control(m);
+  sinks_control(m);
 }
 
 // Puts the next small button beside the last item when it fits whole, else under it

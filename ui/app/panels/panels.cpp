@@ -25,6 +25,17 @@ namespace attnviz::ui {
 
 bool apply_edit(AppModel& m) { return m.apply(m.draft, Change::edit, ImGui::GetActiveID()); }
 
+void error_line(const AppModel& m, const char* field) {
+  if (m.error.empty()) return;
+  const std::string& f = m.error_field;
+  bool match = *field ? f.rfind(field, 0) == 0 : f.empty();
+  if (!match) return;
+  ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(255, 138, 122, 255));
+  ImGui::TextWrapped("%s", m.error.c_str());
+  ImGui::PopStyleColor();
+  item_register("error");
+}
+
 nlohmann::json default_state() {
   const auto& p = presets();
   if (!p.empty()) return p.front().state;  // App() also takes its decimals

@@ -19,6 +19,10 @@ void draw_panels(AppModel& m);
 // A control changed m.draft: applies it as an edit of that control (the one ImGui has
 // active), so its changes while it stays active (a drag, digits typed) are one undo step.
 bool apply_edit(AppModel& m);
+// The reason the draft was refused, under the control it concerns: when the refusal's
+// field starts with `field` ("" for refusals of no field). The Parameters panel's and
+// the Decode tab's controls use it.
+void error_line(const AppModel& m, const char* field);
 // View > Reset layout: the next frame puts the windows back in their default
 // arrangement for the current screen size (panels.cpp, m.widgets.layout).
 void request_layout_reset(AppModel& m);

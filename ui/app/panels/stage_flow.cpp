@@ -50,23 +50,52 @@ static void window_rule(const State& s, char* buf, size_t n) {
   else std::snprintf(buf, n, "|i \xE2\x88\x92 j| \xE2\x89\xA5 %d", s.window);
 }
 
+// StreamingLLM's eviction in the mask's words: "j ≥ 4 and i − j ≥ 8" (neither one of
+// the first 4 keys nor one of the last 8).
+static void evicted_rule(const State& s, char* buf, size_t n) {
+  std::snprintf(buf, n, tr("evicted: j \xE2\x89\xA5 %d and i \xE2\x88\x92 j \xE2\x89\xA5 %d"), s.kv_cache.sink_tokens,
+                s.kv_cache.recent);
+}
+
+// `where` or'ed with one more rule (nothing before: the rule alone).
+static void or_rule(char* where, size_t n, const char* rule) {
+  char before[200];
+  std::snprintf(before, sizeof before, "%s", where);
+  if (*before) std::snprintf(where, n, tr("%s or %s"), before, rule);
+  else std::snprintf(where, n, "%s", rule);
+}
+
 static int masked_op(const State& s, char* buf, size_t n) {
   const bool pad = padding_in_force(s);
   const bool win = s.window > 0;
+  const bool evict = s.kv_cache.streaming();
   const char* plus = s.alibi ? "+ bias, " : "";  // ALiBi's bias joins scaled before the mask
-  if (!s.causal && !pad && !win)
+  if (!s.causal && !pad && !win && !evict)
     return s.alibi ? std::snprintf(buf, n, "%s", NO_TR("scaled + bias")) : std::snprintf(buf, n, "%s", tr("no mask"));
-  char f[24], w[40], where[160];
+  char f[24], rule[80], where[200];
   fill_text(s, f, sizeof f);
   const char* base = s.causal && pad ? tr("j > i or key j padded") : s.causal ? NO_TR("j > i") : pad ? tr("key j padded") : "";
+  std::snprintf(where, sizeof where, "%s", base);
   if (win) {
-    window_rule(s, w, sizeof w);
-    if (*base) std::snprintf(where, sizeof where, tr("%s or %s"), base, w);
-    else std::snprintf(where, sizeof where, "%s", w);
-  } else {
-    std::snprintf(where, sizeof where, "%s", base);
+    window_rule(s, rule, sizeof rule);
+    or_rule(where, sizeof where, rule);
+  }
+  if (evict) {
+    evicted_rule(s, rule, sizeof rule);
+    or_rule(where, sizeof where, rule);
   }
   return std::snprintf(buf, n, NO_TR("%smasked_fill(%s, %s)"), plus, where, f);
+}
+
+// The softmax, with gpt-oss's sink of `head` when sinks are on.
+static int weights_op(const State& s, char* buf, size_t n, int head) {
+  if (s.sinks.enabled && head >= 0 && head < s.num_heads) {
+    char v[24];
+    num(s.sinks.logit(head), v, sizeof v);
+    return std::snprintf(buf, n, tr("softmax over the row and the sink s_%d = %s, the sink's column dropped"), head, v);
+  }
+  return std::snprintf(buf, n, "%s",
+                       s.safe_softmax ? tr("softmax(dim=-1), all-masked rows \xE2\x86\x92 0") : NO_TR("softmax(dim=-1)"));
 }
 
 static int dropped_op(const State& s, char* buf, size_t n) {
@@ -161,9 +190,7 @@ int flow_op(const State& s, float divisor, Stage stage, char* buf, size_t n, int
     }
     case Stage::scaled: return scaled_op(s, divisor, buf, n);
     case Stage::masked: return masked_op(s, buf, n);
-    case Stage::weights:
-      return std::snprintf(buf, n, "%s",
-                           s.safe_softmax ? tr("softmax(dim=-1), all-masked rows \xE2\x86\x92 0") : NO_TR("softmax(dim=-1)"));
+    case Stage::weights: return weights_op(s, buf, n, head);
     case Stage::dropped: return dropped_op(s, buf, n);
     case Stage::context:  // V_g under GQA / MQA: the K/V head's values
       return std::snprintf(buf, n, s.kv_heads() != s.num_heads ? NO_TR("%s \xC2\xB7 V_g") : NO_TR("%s \xC2\xB7 V_h"),
@@ -177,7 +204,9 @@ const char* flow_identity(const State& s, Stage stage) {
     case Stage::scaled:
       return s.scale == ScaleMode::none && s.temperature == 1.0 ? tr("no scaling: same as scores") : "";
     case Stage::masked:
-      return !s.causal && !padding_in_force(s) && s.window <= 0 && !s.alibi ? tr("no mask: same as scaled") : "";
+      return !s.causal && !padding_in_force(s) && s.window <= 0 && !s.alibi && !s.kv_cache.streaming()
+                 ? tr("no mask: same as scaled")
+                 : "";
     case Stage::dropped:
       if (!s.dropout.training) return tr("eval mode: identity, same as weights");
       return s.dropout.p <= 0.0 ? tr("p = 0: identity, same as weights") : "";
@@ -219,6 +248,12 @@ int flow_torch(const State& s, Stage stage, char* buf, size_t n) {
                            s.scale == ScaleMode::head_dim ? "keys.shape[-1]" : "d_out",
                            s.temperature != 1.0 ? " / temperature" : "");
     case Stage::masked:
+      if (s.kv_cache.streaming())  // StreamingLLM's cache at original positions (issue 36)
+        return std::snprintf(buf, n,
+                             "i, j = torch.arange(S)[:, None], torch.arange(S)[None, :]\n"
+                             "evicted = (j >= sink_tokens) & (i - j >= recent)  # sink_tokens = %d, recent = %d\n"
+                             "attn_scores = attn_scores.masked_fill(%sevicted, -torch.inf)",
+                             s.kv_cache.sink_tokens, s.kv_cache.recent, s.causal ? "(j > i) | " : "");
       if (s.window > 0)
         return std::snprintf(buf, n,
                              "i, j = torch.arange(S)[:, None], torch.arange(S)[None, :]\n"
@@ -228,7 +263,13 @@ int flow_torch(const State& s, Stage stage, char* buf, size_t n) {
       return std::snprintf(buf, n,
                            "mask = torch.triu(torch.ones(S, S), diagonal=1).bool()\n"
                            "attn_scores = attn_scores.masked_fill(mask, -torch.inf)");
-    case Stage::weights: return std::snprintf(buf, n, "attn_weights = torch.softmax(attn_scores, dim=-1)");
+    case Stage::weights:
+      if (s.sinks.enabled)  // gpt-oss: the sink joins each row as one more column, dropped after
+        return std::snprintf(buf, n,
+                             "sink = sinks[h].expand(S, 1)  # gpt-oss: one learned logit per head\n"
+                             "probs = torch.softmax(torch.cat([attn_scores, sink], dim=-1), dim=-1)\n"
+                             "attn_weights = probs[..., :-1]  # the sink's column dropped");
+      return std::snprintf(buf, n, "attn_weights = torch.softmax(attn_scores, dim=-1)");
     case Stage::dropped:
       return std::snprintf(buf, n, "dropout = nn.Dropout(%g); dropout.%s()\nattn_weights = dropout(attn_weights)",
                            s.dropout.p, s.dropout.training ? "train" : "eval");

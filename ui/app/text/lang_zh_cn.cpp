@@ -331,6 +331,16 @@ static const CatalogueEntry kZhCN[] = {
      "j - i < window）；其余的键像因果掩码一样用 masked_fill 掩码。"},
     {"sliding_window: how many keys, counting the query's own, each query sees",
      "sliding_window：每个查询能看到多少个键（包括它自己的位置）"},
+    {"Sink logits (gpt-oss)", "汇 logit（gpt-oss）"},
+    {"gpt-oss's attention sinks: each head has a learned logit s_h that joins every row of its scores as one more "
+     "column before the softmax, torch.cat([scores, sinks[h].expand(S, 1)], dim=-1), and is dropped after it, so "
+     "each row of weights sums to 1 minus the sink's share. A head with a large s_h can attend to nothing; a row "
+     "whose keys are all masked gives zeros, not NaN.",
+     "gpt-oss 的注意力汇（sink）：每个头有一个学到的 logit s_h，在 softmax 之前作为多出来的一列加到它每一行分数上，"
+     "即 torch.cat([scores, sinks[h].expand(S, 1)], dim=-1)，softmax 之后再丢掉这一列，所以每一行注意力权重之和是 "
+     "1 减去汇所占的份额。s_h 很大的头可以“什么都不关注”；所有键都被掩码的行得到全 0，而不是 NaN。"},
+    {"s_h: head h's sink logit (gpt-oss's self.sinks[h]); 0 for every head until one is set",
+     "s_h：头 h 的汇 logit（gpt-oss 的 self.sinks[h]）；在设置之前每个头都是 0"},
     {"Type a number and press Enter. The first edit switches that input from its seed to explicit "
      "values (exactly the numbers shown), so nothing else changes.",
      "输入数字后按回车。第一次编辑会把该输入从随机种子生成切换为显式数值（正是所显示的数），因此其他数值都不会变。"},
@@ -363,6 +373,9 @@ static const CatalogueEntry kZhCN[] = {
     {"dropout p = %s (train): kept × 1/(1−p) = %s", "Dropout p = %s（训练模式）：保留的权重 × 1/(1−p) = %s"},
     {"X · W_q, W_k, W_v%s: this head's columns", "X · W_q, W_k, W_v%s：取本头的列"},
     {"softmax(dim=-1), all-masked rows → 0", "softmax(dim=-1)，整行被掩码的行 → 0"},
+    {"evicted: j ≥ %d and i − j ≥ %d", "已逐出：j ≥ %d 且 i − j ≥ %d"},
+    {"softmax over the row and the sink s_%d = %s, the sink's column dropped",
+     "对这一行和汇 s_%d = %s 做 softmax，再丢掉汇那一列"},
     {"no scaling: same as scores", "不缩放：与注意力分数 scores 相同"},
     {"no mask: same as scaled", "无掩码：与缩放后的分数 scaled 相同"},
     {"eval mode: identity, same as weights", "评估模式：恒等变换，与注意力权重 weights 相同"},
@@ -447,10 +460,18 @@ static const CatalogueEntry kZhCN[] = {
     {"masked[{0}][{1}] = mask_fill {2} (causal and padding)", "masked[{0}][{1}] = mask_fill {2}（因果掩码与键填充）"},
     {"masked[{0}][{1}] = mask_fill {2} (window)", "masked[{0}][{1}] = mask_fill {2}（滑动窗口）"},
     {"masked[{0}][{1}] = mask_fill {2} (window and padding)", "masked[{0}][{1}] = mask_fill {2}（滑动窗口与键填充）"},
+    {"masked[{0}][{1}] = mask_fill {2} (evicted from the KV cache)",
+     "masked[{0}][{1}] = mask_fill {2}（已被逐出 KV 缓存）"},
+    {"masked[{0}][{1}] = mask_fill {2} (evicted from the KV cache, and padding)",
+     "masked[{0}][{1}] = mask_fill {2}（已被逐出 KV 缓存，且为键填充）"},
     {"weights[{0}][{1}] = 0 (the whole row is −inf and safe_softmax is on)",
      "weights[{0}][{1}] = 0（整行都是 −inf，且开启了 safe_softmax）"},
     {"weights[{0}][{1}] = exp(masked[{0}][{1}] − row max) / Σ_s exp(masked[{0}][s] − row max)",
      "weights[{0}][{1}] = exp(masked[{0}][{1}] − 行最大值) / Σ_s exp(masked[{0}][s] − 行最大值)"},
+    {"weights[{0}][{1}] = exp(masked[{0}][{1}] − row max) / (exp(sink_{2} − row max) + Σ_s exp(masked[{0}][s] − "
+     "row max))",
+     "weights[{0}][{1}] = exp(masked[{0}][{1}] − 行最大值) / (exp(sink_{2} − 行最大值) + Σ_s exp(masked[{0}][s] − "
+     "行最大值))"},
     {"dropped[{0}][{1}] = weights (dropout is off)", "dropped[{0}][{1}] = weights（Dropout 未启用）"},
     {"dropped[{0}][{1}] = weights[{0}][{1}] × 1/(1 − p) (kept)", "dropped[{0}][{1}] = weights[{0}][{1}] × 1/(1 − p)（保留）"},
     {"dropped[{0}][{1}] = weights[{0}][{1}] × 0 (dropped)", "dropped[{0}][{1}] = weights[{0}][{1}] × 0（丢弃）"},
@@ -465,6 +486,10 @@ static const CatalogueEntry kZhCN[] = {
     {"Masked: key %d is outside the sliding window: %s, so the value %s is replaced by the fill %s.",
      "已掩码（滑动窗口）：键 %d 在滑动窗口之外：%s，因此值 %s 被替换为填充值 mask_fill %s。"},
     {"Key %d is padding as well.", "键 %d 同时也是填充。"},
+    {"Masked: StreamingLLM's KV cache has evicted key %d: it is not among the first %d keys and i − j = %d ≥ %d (the "
+     "recent keys kept), so the value %s is replaced by the fill %s.",
+     "已掩码（StreamingLLM）：KV 缓存已逐出键 %d：它不在最前面的 %d 个键之中，且 i − j = %d ≥ %d（只保留最近的键），"
+     "因此值 %s 被替换为填充值 mask_fill %s。"},
     {"Columns %d and %d turn together as a pair (frequency k = %d).", "第 %d 列与第 %d 列成对旋转（频率序号 k = %d）。"},
     {"ALiBi slope of head %d: m_%d = %s (get_slopes(%d)[%d])", "头 %d 的 ALiBi 斜率：m_%d = %s（get_slopes(%d)[%d]）"},
     {"The farther the key, the lower its score: masked = scaled + bias.",
@@ -478,6 +503,11 @@ static const CatalogueEntry kZhCN[] = {
      "这一行的每个键都被掩码，且开启了安全 softmax（safe_softmax）：整行为 0。"},
     {"exp(%s − row max %s) = %s", "exp(%s − 行最大值 %s) = %s"},
     {"normaliser Σ_s exp(masked[s] − row max) = %s", "归一化因子 Σ_s exp(masked[s] − 行最大值) = %s"},
+    {"sink logit s_%d = %s: exp(%s − row max) = %s", "汇 logit s_%d = %s：exp(%s − 行最大值) = %s"},
+    {"normaliser exp(s_%d − row max) + Σ_s exp(masked[s] − row max) = %s",
+     "归一化因子 exp(s_%d − 行最大值) + Σ_s exp(masked[s] − 行最大值) = %s"},
+    {"The sink takes %s of row %d (its column is dropped after the softmax), so this row's weights sum to 1 − %s.",
+     "汇所占的份额为 %s（第 %d 行；它那一列在 softmax 之后被丢掉），所以这一行的注意力权重之和是 1 − %s。"},
     {"weight = %s / %s = %s", "权重 = %s / %s = %s"},
     {"NaN: every key of this row is masked with −inf, so softmax divides 0 by 0 (torch.softmax does the same). Safe softmax gives zeros instead.",
      "NaN：这一行的每个键都被 −inf 掩码，softmax 于是计算 0 除以 0（torch.softmax 也是如此）。安全 softmax 则给出全 0。"},
@@ -615,6 +645,33 @@ static const CatalogueEntry kZhCN[] = {
     {"weights: softmax (1×%d)", "注意力权重：softmax（1×%d）"},
     {"dropped: dropout (1×%d)", "丢弃后的权重：dropout（1×%d）"},
     {"context: weights · V cache (1×%d)", "上下文向量：权重 · V 缓存（1×%d）"},
+    {"KV cache", "KV 缓存"},
+    {"full", "完整"},
+    {"StreamingLLM", "StreamingLLM"},
+    {"full: every key stays cached. StreamingLLM (Xiao et al. 2023): the first k keys (the attention sinks) and the "
+     "most recent w stay, the middle is evicted; here every key keeps its original position, so the cache is a mask "
+     "on the full scores.",
+     "完整：每个键都留在缓存中。StreamingLLM（Xiao 等人，2023）：保留最前面的 k 个键（注意力汇）和最近的 w 个键，"
+     "中间的被逐出；这里每个键保持它原来的位置，所以这种缓存就是完整分数上的一个掩码。"},
+    {"sink tokens k", "汇词元 k"},
+    {"recent w", "最近 w"},
+    {"StreamingLLM's cache (the first {0} keys and the last {1}): at step {2} it still holds all {3} keys.",
+     "StreamingLLM 的缓存（最前面 {0} 个键和最后 {1} 个键）：在第 {2} 步它仍保留全部 {3} 个键。"},
+    {"StreamingLLM's cache (the first {0} keys and the last {1}): at step {2} it holds {3} of the {4} keys; the others "
+     "are evicted (drawn empty) and get weight 0. Positions stay the original ones.",
+     "StreamingLLM 的缓存（最前面 {0} 个键和最后 {1} 个键）：在第 {2} 步它保留 {4} 个键中的 {3} 个；其余的被逐出"
+     "（画成空格），权重为 0。位置仍是原来的位置。"},
+    {"At step {0}: the full cache holds {1} tokens = {2}; StreamingLLM's holds {3} = {4} (2 × tokens × {5} × {6} × 4 "
+     "bytes), and never more than k + w = {7} tokens.",
+     "第 {0} 步：完整缓存保存 {1} 个词元 = {2}；StreamingLLM 的保存 {3} 个 = {4}（2 × 词元数 × {5} × {6} × 4 字节），"
+     "且永远不超过 k + w = {7} 个词元。"},
+    {"gpt-oss's sink s_{0} = {1} joins the softmax as one more column and is dropped: it takes {2} of row {3}, so the "
+     "weights above sum to {4}.",
+     "gpt-oss 的汇 s_{0} = {1} 作为多出来的一列参与 softmax，之后被丢掉：它占了第 {3} 行中的 {2}，所以上面的权重之和是 "
+     "{4}。"},
+    {"K cache (%d of %d×%d)", "K 缓存（保留 %d，共 %d×%d）"},
+    {"V cache (%d of %d×%d)", "V 缓存（保留 %d，共 %d×%d）"},
+    {"weights: softmax with the sink s_%d (1×%d)", "注意力权重：带汇 s_%d 的 softmax（1×%d）"},
 
     // [SECTION] Trained models: the layer bar, the model's controls (panels.cpp, panel_params.cpp)
     {"Model", "模型"},

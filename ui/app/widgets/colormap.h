@@ -18,5 +18,7 @@ constexpr uint32_t kColourMasked = 0xFF5A4A3Au;    // −inf: dark slate, hatche
 constexpr uint32_t kColourMaskedHatch = 0xFF8C7A66u;
 constexpr uint32_t kColourNaN = 0xFFFF00FFu;       // NaN: magenta, impossible to miss
 constexpr uint32_t kColourPosInf = 0xFFFFFFFFu;    // +inf: white
+constexpr uint32_t kColourAbsent = 0xFF2B2622u;    // absent (an evicted key): near the window's background,
+constexpr uint32_t kColourAbsentHatch = 0xFF5C5650u;  // with a light hatch the other way from −inf's
 
 }  // namespace attnviz::ui

@@ -93,7 +93,8 @@ static void take_labels(HeatmapCache& c, const HeatmapSpec& spec, int rows, int 
 }
 
 CacheMiss heatmap_cache_miss(const HeatmapCache& c, const HeatmapSpec& spec, const MatrixView& m, uint64_t version) {
-  if (c.version != version || c.rows != m.rows || c.cols != m.cols || c.had_keep != (spec.keep != nullptr))
+  if (c.version != version || c.rows != m.rows || c.cols != m.cols || c.had_keep != (spec.keep != nullptr) ||
+      c.absent.empty() != (spec.absent == nullptr))
     return CacheMiss::matrix;
   if (!labels_current(c.row_labels, spec.row_labels, m.rows) || !labels_current(c.col_labels, spec.col_labels, m.cols))
     return CacheMiss::labels;
@@ -115,6 +116,8 @@ static void take_matrix(HeatmapCache& c, const HeatmapSpec& spec, const MatrixVi
   } else {
     c.dropped.clear();
   }
+  if (spec.absent) c.absent.assign(spec.absent, spec.absent + c.values.size());
+  else c.absent.clear();
   take_labels(c, spec, m.rows, m.cols);
   c.stats = value_stats(c.values.data(), m.rows, m.cols, m.cols);
   if (c.view_rows != m.rows || c.view_cols != m.cols) heatmap_reset_view(c);
@@ -147,8 +150,9 @@ static uint32_t cell_colour(Colormap cmap, float v, float lo, float hi) {
   return colormap_at(cmap, (v - lo) / (hi - lo));
 }
 
-// Rebuilds the texels: `block`×`block` per cell; −inf cells get a diagonal hatch and
-// dropped cells an × when the block is large enough to show one.
+// Rebuilds the texels: `block`×`block` per cell; −inf cells get a diagonal hatch,
+// dropped cells an × when the block is large enough to show one, and absent cells
+// (evicted keys) are all but empty: the background with a hatch the other way.
 static void rebuild_texture(HeatmapCache& c, TextureHost& textures) {
   int block = std::clamp(256 / std::max(c.rows, c.cols), 1, 8);
   int w = c.cols * block, h = c.rows * block;
@@ -164,14 +168,16 @@ static void rebuild_texture(HeatmapCache& c, TextureHost& textures) {
     for (int j = 0; j < c.cols; ++j) {
       size_t k = (size_t)i * c.cols + j;
       float v = c.values[k];
-      uint32_t col = cell_colour(c.cmap, v, c.lo, c.hi);
-      bool hatch = block >= 4 && std::isinf(v) && v < 0;
-      bool cross = block >= 4 && !c.dropped.empty() && c.dropped[k];
+      const bool absent = !c.absent.empty() && c.absent[k];
+      uint32_t col = absent ? kColourAbsent : cell_colour(c.cmap, v, c.lo, c.hi);
+      bool hatch = block >= 4 && std::isinf(v) && v < 0 && !absent;
+      bool cross = block >= 4 && !c.dropped.empty() && c.dropped[k] && !absent;
       for (int y = 0; y < block; ++y) {
         uint32_t* row = &c.rgba[(size_t)(i * block + y) * w + j * block];
         for (int x = 0; x < block; ++x) {
           uint32_t t = col;
           if (hatch && (x + y) % 4 == 0) t = kColourMaskedHatch;
+          if (absent && block >= 4 && (x + block - y) % 4 == 0) t = kColourAbsentHatch;
           if (cross && x > 0 && y > 0 && x < block - 1 && y < block - 1 && (x == y || x + y == block - 1))
             t = kColourDroppedMark;
           row[x] = t;
@@ -453,6 +459,7 @@ static void draw_values(const HeatmapCache& c, const HeatmapDetail& d, const Vie
   char s[48];
   for (int i = c.drawn.i0; i < c.drawn.i1; ++i)
     for (int j = c.drawn.j0; j < c.drawn.j1; ++j) {
+      if (!c.absent.empty() && c.absent[(size_t)i * c.cols + j]) continue;  // not there: nothing to print
       float v = c.values[(size_t)i * c.cols + j];
       int n = format_cell(v, d.decimals, s, sizeof s);
       ImVec2 ts = font->CalcTextSizeA(kCellFontSize, FLT_MAX, 0.0f, s, s + n);
@@ -659,7 +666,8 @@ nlohmann::json heatmap_info(const HeatmapCache& c) {
     rows.push_back(on ? fit : "");
     nlohmann::json line = nlohmann::json::array();
     for (int j = 0; j < c.cols; ++j) {
-      bool shown = vis && j >= d.j0 && j < d.j1 && d.detail.decimals >= 0;
+      bool shown = vis && j >= d.j0 && j < d.j1 && d.detail.decimals >= 0 &&
+                   (c.absent.empty() || !c.absent[(size_t)i * c.cols + j]);
       if (shown) format_cell(c.values[(size_t)i * c.cols + j], d.detail.decimals, s, sizeof s);
       line.push_back(shown ? s : "");
     }
@@ -675,13 +683,17 @@ nlohmann::json heatmap_info(const HeatmapCache& c) {
   for (int i = 0; i < c.rows && !c.dropped.empty(); ++i)
     for (int j = 0; j < c.cols; ++j)
       if (c.dropped[(size_t)i * c.cols + j]) dropped.push_back({i, j});
+  nlohmann::json absent = nlohmann::json::array();  // the cells drawn as not there
+  for (int i = 0; i < c.rows && !c.absent.empty(); ++i)
+    for (int j = 0; j < c.cols; ++j)
+      if (c.absent[(size_t)i * c.cols + j]) absent.push_back({i, j});
   const char* mode = d.lay.col_mode == ColLabelMode::rotated ? "rotated" : d.lay.col_mode == ColLabelMode::horizontal ? "horizontal" : "none";
   const nlohmann::json panel = {{"x", d.px0}, {"y", d.py0}, {"w", d.px1 - d.px0}, {"h", d.py1 - d.py0}};
   return {{"title", d.title}, {"values_hint", d.values_hint}, {"panel", panel}, {"x", d.x}, {"y", d.y}, {"w", d.w}, {"h", d.h}, {"rows", c.rows}, {"cols", c.cols},
           {"cell_w", d.cell_w}, {"cell_h", d.cell_h}, {"decimals", d.detail.decimals},
           {"col_label_mode", mode}, {"scroll", d.lay.scroll}, {"zoom", c.zoom}, {"row0", c.v0 * (float)c.rows}, {"col0", c.u0 * (float)c.cols},
           {"row_labels", std::move(rows)}, {"col_labels", std::move(cols)}, {"cells", std::move(cells)},
-          {"dropped", std::move(dropped)}, {"marks_drawn", c.block >= 4}};
+          {"dropped", std::move(dropped)}, {"absent", std::move(absent)}, {"marks_drawn", c.block >= 4}};
 }
 
 }  // namespace attnviz::ui

@@ -1,6 +1,7 @@
 // heatmap.h: one matrix drawn as a texture (one texel block per cell) with its
 // labels on both axes, a colour bar with its numeric range, the values printed in
-// the cells, and marks for −inf (masked), dropped (dropout) and NaN cells.
+// the cells, and marks for −inf (masked), dropped (dropout), absent (an evicted
+// key of a KV cache) and NaN cells.
 //
 // Three parts, each short enough to read:
 //   * heatmap_layout.h: the pure layout (sizes, label orientation and thinning,
@@ -10,8 +11,8 @@
 //
 // Immediate-mode call, retained state: each heatmap owns a HeatmapCache keyed by its
 // label. The cache is keyed on everything it keeps (heatmap_cache_miss): the matrix's
-// version and shape, whether dropout's keep mask came with it, and the row and column
-// labels. On a new matrix it copies the values (the map reports what it drew from
+// version and shape, whether dropout's keep mask or an absent mask came with it, and
+// the row and column labels. On a new matrix it copies the values (the map reports what it drew from
 // them, heatmapInfo), computes their range once and re-uploads the texture; on new
 // labels alone (a renamed token keeps every number) it copies and measures the labels.
 // Titles, decimals and the language are read from the spec every frame. An unchanged
@@ -53,6 +54,7 @@ struct HeatmapCache {
   std::vector<float> values;               // (rows × cols) dense copy
   std::vector<uint8_t> dropped;            // (rows × cols) 1 = dropped by dropout; empty: none
   bool had_keep = false;                   // the matrix came with a keep mask (dropped is its copy)
+  std::vector<uint8_t> absent;             // (rows × cols) 1 = not there (an evicted key); empty: none
   std::vector<std::string> row_labels, col_labels;  // (rows), (cols); empty: indices
   uint64_t labels_serial = 0;              // changes whenever the labels are copied
   ValueStats stats;
@@ -89,6 +91,8 @@ struct HeatmapSpec {
   float fixed_lo = 0.0f, fixed_hi = 1.0f;
   bool diverging = false;    // centre the range on 0 (signed values)
   const uint8_t* keep = nullptr;  // (rows × cols) dropout keep mask: 0 marks a dropped cell
+  const uint8_t* absent = nullptr;  // (rows × cols) 1: a cell that is not there (a key StreamingLLM's
+                                    // cache evicted): drawn as an empty hatched cell, no value printed
   int highlight_row = -1, highlight_col = -1;  // linked cursor from another view
   float max_width = 0;       // 0: use the available width
   float max_height = 0;      // 0: unbounded (the map takes the height its cells need)
