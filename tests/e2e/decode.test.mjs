@@ -2,6 +2,8 @@
 // last step; a click on the step slider moves to that step, ← and → move it by one;
 // the weights row's printed cells are the full result's row t (getMatrix; and, in a
 // second test, the Stages tab's weights map as drawn), and the K cache has t+1 rows.
+// Issue 36: the KV cache combo's StreamingLLM policy, its evicted keys drawn absent,
+// its sizes typed, its bytes; with sinks too, every item inside the window.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { openApp } from './harness.mjs';
@@ -141,4 +143,80 @@ test('decode: 简体中文 at 1280×720 with GQA and a window, and a link that k
   assert.equal(await step(other), S - 2, 'the link opened on step t = S − 2, not the last');
   await other.close();
   await app.close();
+});
+
+// Issue 36: StreamingLLM's cache from the Decode tab's KV cache combo, with the mouse and
+// the keyboard. At the last step of 12 tokens the paper's 4 sink tokens + 4 recent keep
+// keys 0–3 and 8–11: 4–7 are drawn absent in both caches and every row and weigh 0 in
+// the full result; the kept keys' weights print the full result's; the sizes typed
+// change what is evicted; the bytes bar is drawn. With sinks on too, in both languages,
+// at 1280×720 and 1920×1080, every item is inside the window (screenshots to look at).
+test('decode: StreamingLLM\'s cache from the combo evicts the middle, drawn absent; the bytes at the step', async (t) => {
+  const app = await openApp(t, { viewport: { width: 1440, height: 900 } });
+  const res = await app.setState(state);
+  assert.ok(res.ok, res.error);
+  await app.click('Decode');
+  assert.equal(await app.rect('Decode sink tokens'), null, 'the sizes show with StreamingLLM only');
+  await app.click('KV cache policy');
+  await app.click('KV cache: StreamingLLM');
+  assert.deepEqual((await app.state()).kv_cache, { policy: 'streaming_llm', sink_tokens: 4, recent: 4 });
+  assert.equal(await step(app), S - 1);
+  const k = await app.heatmap('decode K cache');
+  const evicted = [4, 5, 6, 7];
+  assert.deepEqual(k.absent, evicted.flatMap((j) => [0, 1, 2, 3].map((d) => [j, d])), 'rows 4–7 absent in K');
+  assert.deepEqual((await app.heatmap('decode V cache')).absent, k.absent, 'and in V');
+  const dec = await app.heatmap('decode weights');
+  assert.deepEqual(dec.absent, evicted.map((j) => [0, j]), 'columns 4–7 absent in the weights row');
+  const W = await app.matrix('weights', 0);
+  const row = W.data.slice((S - 1) * S, S * S);
+  for (const j of evicted) {
+    assert.equal(dec.cells[0][j], '', `an evicted key prints nothing (${j})`);
+    assert.equal(row[j], 0, `and weighs 0 in the full result (${j})`);
+  }
+  assertRowPrints(dec, row, 'decode weights');
+  assert.ok(await app.rect('kv cache bar StreamingLLM'), 'the bytes at this step are drawn');
+  assert.ok(await app.rect('Decode cache line'));
+  // Other sizes, typed: one sink token and the last two keys.
+  await app.type('Decode sink tokens', '1', { number: true });
+  await app.type('Decode recent', '2', { number: true });
+  assert.deepEqual((await app.state()).kv_cache, { policy: 'streaming_llm', sink_tokens: 1, recent: 2 });
+  assert.equal((await app.heatmap('decode weights')).absent.length, S - 3, 'keys 1–9 evicted');
+  // ← to an early step: the cache still holds every key there.
+  await app.click('Decode previous');
+  for (let k = 0; k < 8; ++k) await app.tap('ArrowLeft', 3);
+  assert.equal(await step(app), 2);
+  assert.deepEqual((await app.heatmap('decode weights')).absent, [], 'at step 2 nothing is evicted yet');
+  // Back to the full cache: the sizes stay in the state, nothing is absent.
+  await app.click('KV cache policy');
+  await app.click('KV cache: full');
+  assert.deepEqual((await app.state()).kv_cache, { policy: 'full', sink_tokens: 1, recent: 2 });
+  assert.deepEqual(app.errors, []);
+  await app.close();
+});
+
+test('decode: StreamingLLM and sinks at 1280×720 and 1920×1080, English and 简体中文, inside the window', async (t) => {
+  for (const viewport of [{ width: 1280, height: 720 }, { width: 1920, height: 1080 }]) {
+    for (const lang of ['en', 'zh-CN']) {
+      const app = await openApp(t, { viewport, query: `lang=${lang}` });
+      const res = await app.setState({ ...state, tokens: Array.from({ length: 20 }, (_, i) => `w${i}`),
+        sinks: { enabled: true, values: [1.5, -0.5] }, dropout: { p: 0.2, training: true, seed: 1 } });
+      assert.ok(res.ok, res.error);
+      await app.click('Decode');
+      await app.click('KV cache policy');
+      await app.click('KV cache: StreamingLLM');
+      await app.click('Decode previous');
+      for (const item of ['KV cache policy', 'Decode sink tokens', 'Decode recent', 'Decode cache line', 'Decode equality',
+                          'kv cache bytes', 'kv cache bar', 'kv cache bar MHA', 'kv cache bar StreamingLLM',
+                          'Decode sink share', 'decode query', 'decode K cache', 'decode V cache', 'decode scores',
+                          'decode masked', 'decode weights', 'decode dropped', 'decode context']) {
+        const r = await app.rect(item);
+        assert.ok(r, `${item} is drawn`);
+        assert.ok(r.x >= 0 && r.y >= 0 && r.x + r.w <= viewport.width + 0.5 && r.y + r.h <= viewport.height + 0.5,
+                  `${item} inside the window: ${JSON.stringify(r)}`);
+      }
+      await app.shot(`decode-streaming-sinks-${lang}-${viewport.width}x${viewport.height}`);
+      assert.deepEqual(app.errors, []);
+      await app.close();
+    }
+  }
 });

@@ -2,7 +2,8 @@
 // Variants header of Parameters (RoPE, its base and style, K/V heads, ALiBi, the
 // sliding window), the stages they add to the Stages flow with the engine's numbers
 // printed in their cells, a refusal that keeps the last valid result, and the
-// Inspector explaining a rotated component and a window-masked cell.
+// Inspector explaining a rotated component and a window-masked cell — and issue 36's
+// sink logits (gpt-oss), their fields and the rows' sink share.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { openApp } from './harness.mjs';
@@ -157,4 +158,45 @@ test('variants: the Inspector explains a rotated component and a cell the window
   await inspectorLinesInside(app, 'masked[5][0]');
   await app.shot('variants-inspector-window-1920');
   await app.close();
+});
+
+// Issue 36: gpt-oss's sink logits from the Variants header, with the mouse and the
+// keyboard: the checkbox, one field per head; each row of weights then sums to
+// 1 − the sink's share, exp(s − m) / (exp(s − m) + Σ exp(x − m)) from the masked row;
+// the softmax card and the Inspector name the sink. Screenshots at both sizes.
+test('variants: sink logits from their controls; rows sum to 1 − the sink share', async (t) => {
+  for (const viewport of [{ width: 1280, height: 720 }, { width: 1920, height: 1080 }]) {
+    const app = await openApp(t, { viewport });
+    const S = 7;
+    const res = await app.setState({ tokens: ['the', 'cat', 'sat', 'on', 'the', 'mat', '.'], d_model: 8, d_out: 8,
+      num_heads: 2, causal: true });
+    assert.ok(res.ok, res.error);
+    await clickParam(app, VARIANTS);
+    await clickParam(app, 'Sink logits');
+    assert.deepEqual((await app.state()).sinks, { enabled: true }, 'on, 0 for every head');
+    await reveal(app, 'Sink h1');
+    await app.type('Sink h1', '2.5', { number: true });
+    assert.deepEqual((await app.state()).sinks, { enabled: true, values: [0, 2.5] });
+    for (const [h, s] of [[0, 0], [1, 2.5]]) {
+      const W = await app.matrix('weights', h), M = await app.matrix('masked', h);
+      for (let i = 0; i < S; ++i) {
+        let m = s, sum = 0, z = 0;
+        for (let j = 0; j < S; ++j) if (M.data[i * S + j] > m) m = M.data[i * S + j];
+        for (let j = 0; j < S; ++j) z += Math.exp(M.data[i * S + j] - m);
+        const share = Math.exp(s - m) / (Math.exp(s - m) + z);
+        for (let j = 0; j < S; ++j) sum += W.data[i * S + j];
+        assert.ok(Math.abs(1 - sum - share) < 1e-6, `head ${h} row ${i}: weights sum to ${sum}, sink share ${share}`);
+      }
+    }
+    await app.click('Stages');
+    await app.click('head 1');
+    const w = await app.showMap('weights h1');
+    await app.page.mouse.move(w.x + 0.5 * w.cell_w, w.y + 4.5 * w.cell_h);
+    await app.frames(3);
+    await inspectorLinesInside(app, 'weights[4][0] with a sink');
+    assert.ok(await app.rect('op weights'), 'the softmax card names the sink');
+    await app.shot(`sinks-${viewport.width}x${viewport.height}`);
+    assert.deepEqual(app.errors, []);
+    await app.close();
+  }
 });

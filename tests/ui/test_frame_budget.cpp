@@ -18,6 +18,7 @@
 #include "attnviz/state_json.h"
 #include "headless.h"
 #include "imgui.h"
+#include "imgui_internal.h"
 
 // Counting global allocator for this test binary: counts only while armed.
 namespace {
@@ -172,6 +173,51 @@ TEST(FrameBudget, SteadyFramesAllocateNothingWithTheVariantsOn) {
       h.frame(app);
       ASSERT_TRUE(app.item_rect(shown, r)) << tab << " shows " << shown;
       std::string what = std::string("S=64, 12 heads, variants, ") + lang + ", " + tab;
+      ImGui::GetIO().AddMousePosEvent(2, 990);
+      for (int i = 0; i < 10; ++i) h.frame(app);
+      EXPECT_EQ(steady(h, app, what.c_str()), 0) << what << ": the per-frame path allocated";
+    }
+  }
+  app.set_language("en");
+}
+
+// Issue 36's options on: the sink fields of 12 heads in Parameters, the softmax card's
+// sink, StreamingLLM's evictions in the Decode tab (absent cells, its bytes bar and
+// sentences, the sink's share), every frame allocation-free.
+TEST(FrameBudget, SteadyFramesAllocateNothingWithSinksAndStreamingLlm) {
+  Headless h;
+  NullTextures tex;
+  App app(&tex);
+  for (int i = 0; i < 3; ++i) h.frame(app);
+  nlohmann::json s = nlohmann::json::parse(big_state(64, 12, 192));
+  s["sinks"] = {{"enabled", true}, {"values", std::vector<float>(12, 0.5f)}};
+  s["kv_cache"] = {{"policy", "streaming_llm"}, {"sink_tokens", 4}, {"recent", 16}};
+  ASSERT_TRUE(app.set_state_text(s.dump()).value("ok", false)) << app.set_state_text(s.dump()).dump();
+  float r[4];
+  const char* variants = "Variants (RoPE, GQA, ALiBi, window)";
+  ImGuiWindow* params = ImGui::FindWindowByName("###Parameters");
+  ASSERT_NE(params, nullptr);
+  // Scroll Parameters down: to the Variants header, open it, then to the last sink field.
+  auto scroll_to = [&](const char* label) {
+    ImGui::SetScrollY(params, 0.0f);
+    for (int k = 0; k < 2; ++k) h.frame(app);
+    for (int k = 0; k < 40 && !app.item_rect(label, r); ++k) {
+      ImGui::SetScrollY(params, params->Scroll.y + 60.0f);
+      for (int f = 0; f < 2; ++f) h.frame(app);
+    }
+    return app.item_rect(label, r);
+  };
+  ASSERT_TRUE(scroll_to(variants));
+  h.click(app, variants);
+  ASSERT_TRUE(scroll_to("Sink h11")) << "the Variants header is open: the 12 sink fields are drawn";
+  const char* tabs[][2] = {{"Stages", "Q h0"}, {"Decode", "kv cache bar StreamingLLM"}};
+  for (const char* lang : {"en", "zh-CN"}) {
+    ASSERT_TRUE(app.set_language(lang).value("ok", false));
+    for (const auto& [tab, shown] : tabs) {
+      h.click(app, tab);
+      h.frame(app);
+      ASSERT_TRUE(app.item_rect(shown, r)) << tab << " shows " << shown;
+      std::string what = std::string("S=64, 12 heads, sinks + StreamingLLM, ") + lang + ", " + tab;
       ImGui::GetIO().AddMousePosEvent(2, 990);
       for (int i = 0; i < 10; ++i) h.frame(app);
       EXPECT_EQ(steady(h, app, what.c_str()), 0) << what << ": the per-frame path allocated";

@@ -276,6 +276,7 @@ TEST_F(LongContext, TheDecodeTabsPolicyEvictsAndCountsTheBytes) {
   EXPECT_NE(k.value("title", "").find("8 of 12"), std::string::npos) << k.value("title", "");
   EXPECT_TRUE(drawn_now("kv cache bar StreamingLLM"));
   EXPECT_TRUE(drawn_now("Decode cache line"));
+  EXPECT_TRUE(drawn_now("legend evicted")) << "the legend names the empty cells";
   float r[4];
   ASSERT_TRUE(app.item_rect("Decode equality", r));
   // The sizes: k 1, w 2 keep keys 0, 10 and 11 at step 11.
@@ -294,6 +295,7 @@ TEST_F(LongContext, TheDecodeTabsPolicyEvictsAndCountsTheBytes) {
   EXPECT_EQ(s["kv_cache"]["policy"], "full");
   EXPECT_EQ(s["kv_cache"]["recent"], 2);
   EXPECT_TRUE(app.heatmap_info("decode K cache")["absent"].empty());
+  EXPECT_FALSE(drawn_now("legend evicted"));
 }
 
 // On the 5 tokens the app opens with, the paper's 4 + 4 would keep every key: the first
@@ -395,9 +397,11 @@ TEST_F(LongContext, EveryNewTextHasItsChineseEntry) {
   ImGui::GetIO().AddKeyEvent(ImGuiKey_Escape, false);
   frames(h, app);
   float r[4];
-  ASSERT_TRUE(app.item_rect("KV cache policy", r));
-  ImGui::GetIO().AddMousePosEvent(r[0] + r[2] * 0.5f, r[1] + r[3] * 0.5f);
-  frames(h, app, 4);
+  for (const char* item : {"KV cache policy", "legend evicted"}) {  // their tooltips
+    ASSERT_TRUE(app.item_rect(item, r)) << item;
+    ImGui::GetIO().AddMousePosEvent(r[0] + r[2] * 0.5f, r[1] + r[3] * 0.5f);
+    frames(h, app, 4);
+  }
   h.click(app, "Decode previous");  // a step with every key still cached: the other sentence
   for (int i = 0; i < 7; ++i) h.click(app, "Decode previous");
   std::string missing;

@@ -142,17 +142,16 @@ void word(DecodeCache& c, const State& s) {
     const std::string k = std::to_string(d.cache_sinks), w = std::to_string(d.cache_recent);
     const std::string kept = std::to_string(d.cached), all = std::to_string(d.t + 1);
     c.cache_line = d.cached == d.t + 1
-                       ? tr_args("StreamingLLM's cache (the first {0} keys and the last {1}): at step {2} it still "
-                                 "holds all {3} keys.",
+                       ? tr_args("StreamingLLM keeps the first {0} keys and the last {1}: at step {2} all {3} are "
+                                 "still cached.",
                                  {k, w, t, all})
-                       : tr_args("StreamingLLM's cache (the first {0} keys and the last {1}): at step {2} it holds {3} "
-                                 "of the {4} keys; the others are evicted (drawn empty) and get weight 0. Positions "
-                                 "stay the original ones.",
+                       : tr_args("StreamingLLM keeps the first {0} keys and the last {1}: {3} of the {4} at step {2}; "
+                                 "the evicted ones are drawn empty and weigh 0 (original positions).",
                                  {k, w, t, kept, all});
-    c.streaming_line = tr_args("At step {0}: the full cache holds {1} tokens = {2}; StreamingLLM's holds {3} = {4} "
-                               "(2 × tokens × {5} × {6} × 4 bytes), and never more than k + w = {7} tokens.",
+    c.streaming_line = tr_args("Step {0}: the full cache holds {1} tokens = {2}; StreamingLLM's {3} = {4}, never "
+                               "more than k + w = {5}.",
                                {t, all, bytes_text(kv_cache_bytes_at(b, d.t, false)), kept,
-                                bytes_text(kv_cache_bytes_at(b, d.t, true)), G, hd,
+                                bytes_text(kv_cache_bytes_at(b, d.t, true)),
                                 std::to_string(static_cast<long long>(d.cache_sinks) + d.cache_recent)});
   }
   c.sink_line.clear();
@@ -480,9 +479,9 @@ void maps(AppModel& m, DecodeCache& c) {
     std::snprintf(title, sizeof title, tr("new query q_%d (1×%d)"), t, hd);
     step_map(m, c, "decode query", title, d.query, &c.query, nullptr, -1, -1, true, 1.0f, head_dim_row_w(w, hd, title),
              0, row_cell, CellRef{true, qs, d.rope ? h : 0, t, d.rope ? 0 : h * hd}, false, row_cell_w(m, {&d.query}));
-    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + w);
-    ImGui::TextDisabled("%s", c.appended.c_str());
-    ImGui::PopTextWrapPos();
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    wrapped_text(c.appended.c_str(), w);
+    ImGui::PopStyleColor();
     item_register("Decode appended");
     // The caches take what is left above the size panel (its lines and bars).
     // The size panel's height as drawn last frame (its sentences wrap), or a guess.
@@ -524,9 +523,11 @@ void maps(AppModel& m, DecodeCache& c) {
     step_map(m, c, "decode weights", title, d.weights, &c.query, &c.keys, -1, t, false, 1.0f, w, 0, row_cell,
              CellRef{true, Stage::weights, h, t, 0}, false, key_w, nullptr, &c.row_absent);
     if (!c.sink_line.empty()) {
-      ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + w);
-      ImGui::TextDisabled("%s", c.sink_line.c_str());
-      ImGui::PopTextWrapPos();
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+      ImGui::BeginGroup();
+      wrapped_text(c.sink_line.c_str(), w);
+      ImGui::EndGroup();
+      ImGui::PopStyleColor();
       item_register("Decode sink share");
     }
     if (d.dropout) {
@@ -550,9 +551,13 @@ void maps(AppModel& m, DecodeCache& c) {
 
 void cache_size(const DecodeCache& c) {
   const KvCacheBytes& b = c.bytes;
-  ImGui::TextWrapped("%s", c.bytes_line.c_str());
+  wrapped_block(c.bytes_line.c_str());
   item_register("kv cache bytes");
-  const float w = std::clamp(ImGui::GetContentRegionAvail().x * 0.35f, 110.0f, 260.0f);
+  // As wide as a third of the column allows, and never narrower than the widest label on a bar.
+  float label_w = 0;
+  for (const char* t : {c.bar_this, c.bar_mha, c.bar_window, c.bar_streaming})
+    label_w = std::max(label_w, ImGui::CalcTextSize(t).x + ImGui::GetStyle().FramePadding.x * 2 + 4.0f);
+  const float w = std::max(std::clamp(ImGui::GetContentRegionAvail().x * 0.35f, 110.0f, 260.0f), label_w);
   const float fh = ImGui::GetTextLineHeight() + 4.0f;
   const double mha = b.mha_bytes > 0 ? static_cast<double>(b.mha_bytes) : 1.0;
   // One bar a line, the sentence beside it (wrapped within the column).
@@ -566,7 +571,7 @@ void cache_size(const DecodeCache& c) {
     ImGui::PopStyleColor(3);
     item_register(label);
     ImGui::SameLine(0, 8);
-    ImGui::TextWrapped("%s", text.c_str());
+    wrapped_block(text.c_str());
   };
   bar(static_cast<float>(b.bytes / mha), c.bar_this, "kv cache bar", c.saving_line);
   bar(1.0f, c.bar_mha, "kv cache bar MHA", c.mha_line);
@@ -596,12 +601,12 @@ void decode_tab(AppModel& m) {
   error_line(m, "kv_cache");
   tokens_so_far(m, t);
   if (!c.cache_line.empty()) {
-    ImGui::TextWrapped("%s", c.cache_line.c_str());
+    wrapped_block(c.cache_line.c_str());
     item_register("Decode cache line");
   }
   const bool ok = c.matches && c.step.differs == DecodeDiffers::no;
   ImGui::PushStyleColor(ImGuiCol_Text, ok ? IM_COL32(120, 210, 140, 255) : IM_COL32(240, 170, 90, 255));
-  ImGui::TextWrapped("%s", c.equality.c_str());
+  wrapped_block(c.equality.c_str());
   ImGui::PopStyleColor();
   item_register("Decode equality");
   if (c.step.differs == DecodeDiffers::not_causal) {

@@ -154,6 +154,12 @@ void wrapped_text(const char* text, float width) {
   }
 }
 
+void wrapped_block(const char* text) {
+  ImGui::BeginGroup();
+  wrapped_text(text, std::max(1.0f, ImGui::GetContentRegionAvail().x));
+  ImGui::EndGroup();
+}
+
 static int wrapped_lines(const char* text, float width) {
   const char* const end = text + std::strlen(text);
   int lines = 0;

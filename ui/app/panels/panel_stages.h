@@ -22,6 +22,9 @@ void matrix_view(AppModel& m, Stage stage, int head, float max_width = 0, float 
 // Chinese characters, never inside a number or a name (ImGui's TextWrapped broke
 // "ln 8 = 2.079" after "2."). Use it for sentences that carry numbers.
 void wrapped_text(const char* text, float width);
+// The same to the room left on the line, as one group: after SameLine every line starts
+// where the first did, as ImGui's TextWrapped's do.
+void wrapped_block(const char* text);
 
 // The dropout keep mask a map of `stage` for `head` marks with ×: head h's (S × S)
 // for dropped while dropout is active, else null. Every view of dropped passes it

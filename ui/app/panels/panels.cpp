@@ -140,10 +140,11 @@ static void register_window(const char* label) {
 }
 
 // The marks a map may carry: masked (−inf, hatched), dropped by dropout (an ×, the
-// cell holds 0), a computed 0 (the colormap's low end, no mark), NaN and +inf.
+// cell holds 0), a computed 0 (the colormap's low end, no mark), NaN and +inf; and on
+// the Decode tab under StreamingLLM's cache, evicted (an empty cell, hatched the other way).
 static void legend(const AppModel& m) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  enum Mark { plain, hatch, cross };
+  enum Mark { plain, hatch, cross, hatch_back };
   auto swatch = [&](ImU32 col, const char* text, Mark mark, const char* tip) {
     ImVec2 p = ImGui::GetCursorScreenPos();
     float s = ImGui::GetTextLineHeight();
@@ -153,6 +154,12 @@ static void legend(const AppModel& m) {
         ImVec2 a(p.x + std::max(0.0f, k - s), p.y + std::min(k, s));
         ImVec2 b(p.x + std::min(k, s), p.y + std::max(0.0f, k - s));
         dl->AddLine(a, b, kColourMaskedHatch);
+      }
+    if (mark == hatch_back)
+      for (float k = 0; k < 2 * s; k += 4) {
+        ImVec2 a(p.x + std::max(0.0f, k - s), p.y + s - std::min(k, s));
+        ImVec2 b(p.x + std::min(k, s), p.y + s - std::max(0.0f, k - s));
+        dl->AddLine(a, b, kColourAbsentHatch);
       }
     if (mark == cross) {
       const ImU32 c = IM_COL32(0xF0, 0x8C, 0x2E, 0xFF);
@@ -173,6 +180,11 @@ static void legend(const AppModel& m) {
          N_("A weight that is 0 because of the numbers (e.g. a masked score after softmax): no mark."));
   swatch(kColourNaN, N_("NaN"), plain, N_("Not a number, e.g. softmax of a row that is all \xE2\x88\x92inf."));
   swatch(kColourPosInf, N_("+inf"), plain, N_("Positive infinity."));
+  if (m.view.tab == MainTab::decode && m.engine.has_result() && m.engine.state().kv_cache.streaming()) {
+    swatch(kColourAbsent, N_("evicted"), hatch_back,
+           N_("StreamingLLM's cache no longer holds this key: drawn empty, it gets weight 0."));
+    item_register("legend evicted");
+  }
   ImGui::NewLine();
 }
 

@@ -26,6 +26,9 @@ static const CatalogueEntry kZhCN[] = {
      "因数值本身为 0 的权重（例如被掩码的分数经 softmax 后）：不加标记。"},
     {"Not a number, e.g. softmax of a row that is all \xE2\x88\x92inf.", "非数（NaN），例如整行都是 \xE2\x88\x92inf 时的 softmax。"},
     {"Positive infinity.", "正无穷。"},
+    {"evicted", "已逐出"},
+    {"StreamingLLM's cache no longer holds this key: drawn empty, it gets weight 0.",
+     "StreamingLLM 的缓存已不再保存这个键：画成空格，它的权重为 0。"},
     {"NaN", "NaN"},
     {"+inf", "+inf"},
     {"Parameters", "参数"},
@@ -655,16 +658,14 @@ static const CatalogueEntry kZhCN[] = {
      "中间的被逐出；这里每个键保持它原来的位置，所以这种缓存就是完整分数上的一个掩码。"},
     {"sink tokens k", "汇词元 k"},
     {"recent w", "最近 w"},
-    {"StreamingLLM's cache (the first {0} keys and the last {1}): at step {2} it still holds all {3} keys.",
-     "StreamingLLM 的缓存（最前面 {0} 个键和最后 {1} 个键）：在第 {2} 步它仍保留全部 {3} 个键。"},
-    {"StreamingLLM's cache (the first {0} keys and the last {1}): at step {2} it holds {3} of the {4} keys; the others "
-     "are evicted (drawn empty) and get weight 0. Positions stay the original ones.",
-     "StreamingLLM 的缓存（最前面 {0} 个键和最后 {1} 个键）：在第 {2} 步它保留 {4} 个键中的 {3} 个；其余的被逐出"
-     "（画成空格），权重为 0。位置仍是原来的位置。"},
-    {"At step {0}: the full cache holds {1} tokens = {2}; StreamingLLM's holds {3} = {4} (2 × tokens × {5} × {6} × 4 "
-     "bytes), and never more than k + w = {7} tokens.",
-     "第 {0} 步：完整缓存保存 {1} 个词元 = {2}；StreamingLLM 的保存 {3} 个 = {4}（2 × 词元数 × {5} × {6} × 4 字节），"
-     "且永远不超过 k + w = {7} 个词元。"},
+    {"StreamingLLM keeps the first {0} keys and the last {1}: at step {2} all {3} are still cached.",
+     "StreamingLLM 保留最前面 {0} 个键和最后 {1} 个键：在第 {2} 步全部 {3} 个键仍在缓存中。"},
+    {"StreamingLLM keeps the first {0} keys and the last {1}: {3} of the {4} at step {2}; the evicted ones are drawn "
+     "empty and weigh 0 (original positions).",
+     "StreamingLLM 保留最前面 {0} 个键和最后 {1} 个键：第 {2} 步保留 {4} 个中的 {3} 个；被逐出的画成空格，权重为 0"
+     "（位置仍是原来的）。"},
+    {"Step {0}: the full cache holds {1} tokens = {2}; StreamingLLM's {3} = {4}, never more than k + w = {5}.",
+     "第 {0} 步：完整缓存保存 {1} 个词元 = {2}；StreamingLLM 的 {3} 个 = {4}，永远不超过 k + w = {5} 个。"},
     {"gpt-oss's sink s_{0} = {1} joins the softmax as one more column and is dropped: it takes {2} of row {3}, so the "
      "weights above sum to {4}.",
      "gpt-oss 的汇 s_{0} = {1} 作为多出来的一列参与 softmax，之后被丢掉：它占了第 {3} 行中的 {2}，所以上面的权重之和是 "

@@ -422,17 +422,22 @@ static void draw_row_labels(const HeatmapCache& c, const HeatmapLayout& lay, con
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled), text = ImGui::GetColorU32(ImGuiCol_Text);
   const float th = ImGui::GetTextLineHeight(), ch = vp.full_h / (float)c.rows;
-  dl->PushClipRect(ImVec2(origin.x, vp.grid0.y - th * 0.5f), ImVec2(vp.grid0.x, vp.grid0.y + vp.size.y + th * 0.5f), true);
+  // A label is centred on its row, but never below the cells' bottom edge: rows thinner
+  // than a line (a long K cache squeezed above the Decode tab's size panel) would
+  // otherwise put the last one's label over whatever is drawn under the map.
+  const float bottom = vp.grid0.y + vp.size.y;
+  auto label_y = [&](int i) { return std::min(vp.y(i, c) + (ch - th) * 0.5f, bottom - th); };
+  dl->PushClipRect(ImVec2(origin.x, vp.grid0.y - th * 0.5f), ImVec2(vp.grid0.x, bottom), true);
   char buf[16], fit[320];
   auto draw = [&](int i, ImU32 col) {
     ellipsize(label_text(c.row_labels, i, buf, sizeof buf), lay.row_label_max, measure_label, nullptr, fit, sizeof fit);
     float tw = ImGui::CalcTextSize(fit).x;
-    dl->AddText(ImVec2(vp.grid0.x - 4.0f - tw, vp.y(i, c) + (ch - th) * 0.5f), col, fit);
+    dl->AddText(ImVec2(vp.grid0.x - 4.0f - tw, label_y(i)), col, fit);
   };
   for (int i = c.drawn.i0; i < c.drawn.i1; ++i)
     if (i != hl && label_drawn(i, d.row_step, hl)) draw(i, dim);
   if (hl >= 0 && hl < c.rows) {
-    float y = vp.y(hl, c) + (ch - th) * 0.5f;
+    float y = label_y(hl);
     dl->AddRectFilled(ImVec2(origin.x, y), ImVec2(vp.grid0.x - 1.0f, y + th), ImGui::GetColorU32(ImGuiCol_FrameBg));
     draw(hl, text);
   }
