@@ -114,6 +114,29 @@ class Pipeline {
   // for a stage that is not (S × S), a head out of range, b < 1, no result.
   enum class Pool : uint8_t { max, mean };
   bool overview(Stage stage, int head, int block, Pool pool, Tensor* out) const;
+  // ---- long inputs (issue 36; docs/engine.md "Long inputs") ----
+  // Above Limits::kMaxFullTokens tokens the pipeline keeps no (S × S) buffer of any head:
+  // matrix() of scores, scaled, bias, masked, weights and dropped returns nullptr, and a
+  // view reads them through row() and map(). Context, concat and output stay (S × ·) and
+  // are computed from rows when first read.
+  bool long_mode() const;
+  // Cells [I0, I0 + nI) × [J0, J0 + nJ) of a head's (S × S) stage pooled over b × b
+  // blocks: the (⌈S/b⌉ × ⌈S/b⌉) map overview() gives whole (b = 1: the cells themselves,
+  // pool ignored), clipped to the map, into out (resized). Its pooled rows are computed
+  // on demand, on every thread allowed, and kept (up to kMapCacheBytes, the least
+  // recently used go first) until a set_state() changes what they are made of: an edit of
+  // token t under the causal mask recomputes only the rows from t's. False (out empty) as
+  // overview() is, or when the range is empty. Same bits as overview() / matrix().
+  bool map(Stage stage, int head, int block, Pool pool, int I0, int nI, int J0, int nJ, Tensor* out) const;
+  // How many pooled rows of [I0, I0 + nI) of that map map() would compute now (0: it
+  // reads only kept rows).
+  int map_pending(Stage stage, int head, int block, Pool pool, int I0, int nI) const;
+  // Computes pending pooled rows of [I0, I0 + nI), in order, until about budget_ms have
+  // passed (at least one batch); returns how many are still pending. What a frame calls
+  // so that a long map fills in over a few frames instead of freezing one.
+  int map_prepare(Stage stage, int head, int block, Pool pool, int I0, int nI, double budget_ms) const;
+  static constexpr uint64_t kMapCacheBytes = uint64_t{48} << 20;
+
   // Query head h's columns of Q, or of K and V those of the K/V head it reads
   // (h / (num_heads / num_kv_heads)): (S × head_dim), row stride d_out (kv_dim for K, V).
   TensorView head_slice(Stage qkv, int head) const;

@@ -33,6 +33,8 @@ namespace attnviz {
 struct Limits {
   static constexpr int kStateVersion = 1;
   static constexpr int kMaxTokens = 2048;       // S
+  // Above this many tokens a pipeline keeps no (S × S) buffer (Pipeline::long_mode).
+  static constexpr int kMaxFullTokens = 2048;
   static constexpr int kMaxDModel = 4096;       // d_model
   static constexpr int kMaxDOut = 4096;         // d_out
   static constexpr int kMaxHeads = 64;          // num_heads

@@ -186,6 +186,7 @@ std::vector<int> update_heads(Pipeline::Impl& im, const Plan& old, const ChangeS
 }  // namespace
 
 void Pipeline::Impl::apply(State&& next) {
+  detail::clear_maps(&maps);  // kept map rows go with any change for now (a refused state recomputes them)
   const detail::Plan np = detail::make_plan(next, has_result ? &plan : nullptr);
   read_now.resize(static_cast<size_t>(np.H), 0);  // another head count keeps the first heads' demand
   read_before.resize(static_cast<size_t>(np.H), 0);

@@ -218,6 +218,42 @@ bool causal_on_weights_row(const Plan& p, HeadBuffers& hb, int h, int r, float* 
 // masked values in the exps row, it sets *built_from to r + 1.
 bool causal_off_weights_row(const Plan& p, HeadBuffers& hb, int h, int r, float* w, int* built_from);
 
+// ---- rows on demand (pipeline_rows.cpp) ----
+// scores, scaled, bias, masked, weights, dropped: the per-head (S × S) stages.
+bool square_stage(Stage st);
+// Rows i0 … i0 + n − 1 of a per-head (S × S) stage or of context, head h, into out
+// (n × S, or n × head_dim for context), bit for bit the full path's; scratch grows to
+// n × S floats. Reads only Q, K (KT), V, q_rot / k_rot and the keep mask: threads may
+// run it at once on different rows.
+void stage_rows(const Plan& p, const Buffers& b, Stage stage, int h, int i0, int n, std::vector<float>* out,
+                std::vector<float>* scratch);
+
+// ---- maps of long inputs (pipeline_map.cpp) ----
+// Pooled rows of the maps views asked for (Pipeline::map), kept between frames and
+// dropped when a set_state changes what they are made of (invalidate_maps).
+struct PooledMap {
+  Stage stage = Stage::weights;
+  int head = 0, block = 1;
+  Pipeline::Pool pool = Pipeline::Pool::max;
+  int n = 0;                             // ⌈S / block⌉: rows and columns
+  std::vector<std::vector<float>> rows;  // (n) each (n) when computed, else empty
+  std::vector<uint64_t> used;            // (n) the clock when the row was last read or computed
+};
+struct MapCache {
+  std::vector<PooledMap> maps;
+  uint64_t clock = 0;
+  uint64_t bytes = 0;  // floats held in rows × 4
+};
+// The pooled row of rows (h_rows × S) over b × b blocks (⌈S/b⌉), as Pipeline::overview says.
+void pool_rows(const float* rows, int h_rows, int S, int block, Pipeline::Pool pool, float* out);
+// Drops every kept row (another shape, plan or parameters).
+void clear_maps(MapCache* mc);
+// Drops the kept rows whose cells may differ after the query rows q_rows and the key
+// rows k_rows (ascending, either may be empty) changed: a pooled row holding a changed
+// query row, and, for a key change, every row that can see the key (under the causal
+// mask the rows from the first changed key on; otherwise all).
+void invalidate_maps(const Plan& p, MapCache* mc, const std::vector<int>& q_rows, const std::vector<int>& k_rows);
+
 // ---- a rebuild for another S (carry.cpp) ----
 // What a rebuild for another number of tokens takes from the result it
 // replaces, when d_model, d_out, H, the projections and the parameters are
@@ -261,6 +297,7 @@ struct Pipeline::Impl {
   std::array<std::vector<StageUpdate>, kStageCount> updates;  // [stage][head]
   uint64_t stamp = 0;                                         // last version handed out
 
+  detail::MapCache maps;                  // Pipeline::map's kept rows
   std::vector<detail::WorkSpace> spaces;  // (≥ 1 once there is a result) see WorkSpace
   detail::EmbeddingCache embedding;       // the seeded table X was built from (build_x)
   // The dropout keep mask of the last time dropout was switched off, with its

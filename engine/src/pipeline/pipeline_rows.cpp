@@ -33,6 +33,8 @@ namespace {
 
 using detail::Buffers;
 using detail::Plan;
+using detail::square_stage;
+using detail::stage_rows;
 
 // scores rows i0 … i0 + n − 1 of head h into s (n × S); idx: 0 … n − 1.
 void scores_rows(const Plan& p, const Buffers& b, int h, int i0, int n, const int* idx, float* s) {
@@ -43,14 +45,14 @@ void scores_rows(const Plan& p, const Buffers& b, int h, int i0, int n, const in
   kernels::matmul_rows(q, lda, b.KT.data.data() + koff * p.S, p.S, nullptr, s, p.S, p.head_dim, p.S, idx, n);
 }
 
-bool square_stage(Stage st) {
+}  // namespace
+
+bool detail::square_stage(Stage st) {
   return st == Stage::scores || st == Stage::scaled || st == Stage::bias || st == Stage::masked ||
          st == Stage::weights || st == Stage::dropped;
 }
 
-// Rows i0 … i0 + n − 1 of a per-head (S × S) stage or of context, head h, into out
-// (n × S, or n × head_dim for context); scratch grows to n × S floats.
-void stage_rows(const Plan& p, const Buffers& b, Stage stage, int h, int i0, int n, std::vector<float>* out,
+void detail::stage_rows(const Plan& p, const Buffers& b, Stage stage, int h, int i0, int n, std::vector<float>* out,
                 std::vector<float>* scratch) {
   const size_t S = static_cast<size_t>(p.S), cells = static_cast<size_t>(n) * S;
   std::vector<int> idx(static_cast<size_t>(n));
@@ -94,6 +96,8 @@ void stage_rows(const Plan& p, const Buffers& b, Stage stage, int h, int i0, int
   out->assign(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(n) * p.head_dim);
 }
 
+namespace {
+
 // Row i of a stored stage (Q, K, V, X, the tail, ...), copied.
 bool stored_row(const Pipeline& pl, Stage stage, int head, int i, std::vector<float>* out) {
   const Tensor* t = pl.matrix(stage, head);
@@ -126,33 +130,10 @@ bool Pipeline::overview(Stage stage, int head, int block, Pool pool, Tensor* out
   const int n = (p.S + block - 1) / block;
   out->reset(n, n);
   std::vector<float> rows, scratch;
-  const size_t S = static_cast<size_t>(p.S);
   for (int bi = 0; bi < n; ++bi) {
     const int i0 = bi * block, h_rows = std::min(block, p.S - i0);
     stage_rows(p, impl_->buf, stage, head, i0, h_rows, &rows, &scratch);
-    float* o = out->row(bi);
-    for (int bj = 0; bj < n; ++bj) {
-      const int j0 = bj * block, w_cols = std::min(block, p.S - j0);
-      if (pool == Pool::max) {
-        float m = -std::numeric_limits<float>::infinity();
-        bool nan = false;
-        for (int t = 0; t < h_rows; ++t) {
-          const float* r = rows.data() + t * S + j0;
-          for (int j = 0; j < w_cols; ++j) {
-            nan |= r[j] != r[j];
-            m = r[j] > m ? r[j] : m;
-          }
-        }
-        o[bj] = nan ? std::numeric_limits<float>::quiet_NaN() : m;
-      } else {  // the block's cells summed in double, row by row, then one division, rounded once
-        double sum = 0.0;
-        for (int t = 0; t < h_rows; ++t) {
-          const float* r = rows.data() + t * S + j0;
-          for (int j = 0; j < w_cols; ++j) sum += r[j];
-        }
-        o[bj] = static_cast<float>(sum / (static_cast<double>(h_rows) * w_cols));
-      }
-    }
+    detail::pool_rows(rows.data(), h_rows, p.S, block, pool, out->row(bi));
   }
   return true;
 }
