@@ -52,6 +52,7 @@
 #include "attnviz/state_json.h"
 #include "attnviz/torch_script.h"
 #include "bench.h"
+#include "bench_long.h"
 
 namespace {
 
@@ -350,6 +351,8 @@ const Command kCommands[] = {
     {"version", "version", cmd_version},
     {"bench", "bench --tokens S --d-model D --heads H [--causal] [--reps N] [--d-out D2] [--seed N]",
      attnviz_cli::cmd_bench},
+    {"bench-long", "bench-long --tokens S --d-model D --heads H [--threads T] [--reps N] [--block B] [--no-causal]",
+     attnviz_cli::cmd_bench_long},
 };
 
 std::string usage_sentence() {

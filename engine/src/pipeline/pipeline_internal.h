@@ -229,9 +229,10 @@ bool square_stage(Stage st);
 // Rows i0 … i0 + n − 1 of a per-head (S × S) stage or of context, head h, into out
 // (n × S, or n × head_dim for context), bit for bit the full path's; scratch grows to
 // n × S floats. Reads only Q, K (KT), V, q_rot / k_rot and the keep mask: threads may
-// run it at once on different rows.
+// run it at once on different rows. v_finite (context): whether V_g is all finite, if
+// known (−1: checked here).
 void stage_rows(const Plan& p, const Buffers& b, Stage stage, int h, int i0, int n, std::vector<float>* out,
-                std::vector<float>* scratch);
+                std::vector<float>* scratch, int v_finite = -1);
 
 // ---- maps of long inputs (pipeline_map.cpp) ----
 // Pooled rows of the maps views asked for (Pipeline::map), kept between frames and

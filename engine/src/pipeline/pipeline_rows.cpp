@@ -36,13 +36,21 @@ using detail::Plan;
 using detail::square_stage;
 using detail::stage_rows;
 
-// scores rows i0 … i0 + n − 1 of head h into s (n × S); idx: 0 … n − 1.
-void scores_rows(const Plan& p, const Buffers& b, int h, int i0, int n, const int* idx, float* s) {
+// scores rows i0 … i0 + n − 1 of head h into s (n × S), columns 0 … ncols − 1 (a cell's
+// bits do not depend on how many columns are computed with it: kernels.h contract 1);
+// idx: 0 … n − 1.
+void scores_rows(const Plan& p, const Buffers& b, int h, int i0, int n, const int* idx, float* s, int ncols) {
   const size_t off = static_cast<size_t>(h) * p.head_dim;
   const size_t koff = static_cast<size_t>(p.kv_head(h)) * p.head_dim;
   const int lda = p.rope ? p.head_dim : p.d_out;
   const float* q = p.rope ? b.heads[static_cast<size_t>(h)].q_rot.row(i0) : b.Q.row(i0) + off;
-  kernels::matmul_rows(q, lda, b.KT.data.data() + koff * p.S, p.S, nullptr, s, p.S, p.head_dim, p.S, idx, n);
+  kernels::matmul_rows(q, lda, b.KT.data.data() + koff * p.S, p.S, nullptr, s, p.S, p.head_dim, ncols, idx, n);
+}
+
+// 1 + the last non-zero entry of d (n), 0 when all are zero.
+int nonzero_end(const float* d, int n) {
+  while (n > 0 && d[n - 1] == 0.0f) --n;
+  return n;
 }
 
 }  // namespace
@@ -53,7 +61,7 @@ bool detail::square_stage(Stage st) {
 }
 
 void detail::stage_rows(const Plan& p, const Buffers& b, Stage stage, int h, int i0, int n, std::vector<float>* out,
-                std::vector<float>* scratch) {
+                std::vector<float>* scratch, int v_finite) {
   const size_t S = static_cast<size_t>(p.S), cells = static_cast<size_t>(n) * S;
   std::vector<int> idx(static_cast<size_t>(n));
   for (int t = 0; t < n; ++t) idx[static_cast<size_t>(t)] = t;
@@ -66,7 +74,14 @@ void detail::stage_rows(const Plan& p, const Buffers& b, Stage stage, int h, int
   }
   std::vector<float>& s = *scratch;
   s.resize(cells);
-  scores_rows(p, b, h, i0, n, idx.data(), s.data());
+  // The causal cut: past the block's last row every key is masked, whatever its score
+  // (masked_row writes the fill there), so those scores are not computed (zeros stand in).
+  const bool cut = p.causal && stage != Stage::scores && stage != Stage::scaled;
+  const int ncols = cut ? std::min(p.S, i0 + n) : p.S;
+  scores_rows(p, b, h, i0, n, idx.data(), s.data(), ncols);
+  if (ncols < p.S) {
+    for (int t = 0; t < n; ++t) std::fill(s.begin() + t * S + ncols, s.begin() + (t + 1) * S, 0.0f);
+  }
   if (stage == Stage::scores) {
     out->assign(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(cells));
     return;
@@ -90,9 +105,22 @@ void detail::stage_rows(const Plan& p, const Buffers& b, Stage stage, int h, int
   }
   if (stage == Stage::dropped) return;
   // context rows = dropped rows · V_g: (n × S) · (S × head_dim), V_g stride kv_dim.
+  // As compute_context: with V_g finite a row's product stops after its last non-zero
+  // weight (exact zeros add nothing: kernels.h contract 2), which halves it under the mask.
   const float* vh = b.V.data.data() + static_cast<size_t>(p.kv_head(h)) * p.head_dim;
+  if (v_finite < 0) {
+    v_finite = 1;
+    for (int r = 0; r < p.S && v_finite; ++r)
+      v_finite = kernels::all_finite(vh + static_cast<size_t>(r) * p.kv_dim, static_cast<size_t>(p.head_dim)) ? 1 : 0;
+  }
+  std::vector<int> k_end;
+  if (v_finite) {
+    k_end.resize(static_cast<size_t>(n));
+    for (int t = 0; t < n; ++t) k_end[static_cast<size_t>(t)] = nonzero_end(out->data() + t * S, p.S);
+  }
   s.resize(static_cast<size_t>(n) * p.head_dim);
-  kernels::matmul_rows(out->data(), p.S, vh, p.kv_dim, nullptr, s.data(), p.head_dim, p.S, p.head_dim, idx.data(), n);
+  kernels::matmul_rows(out->data(), p.S, vh, p.kv_dim, nullptr, s.data(), p.head_dim, p.S, p.head_dim, idx.data(), n,
+                       v_finite ? k_end.data() : nullptr);
   out->assign(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(n) * p.head_dim);
 }
 
