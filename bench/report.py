@@ -13,7 +13,9 @@ from collections import defaultdict
 RUN_KINDS = ("attnviz-wasm", "attnviz-native", "tfjs-wasm", "torch-1", "torch-2", "ort-web-1", "ort-web-2",
              "attnviz-wasm-stages", "attnviz-wasm-compare", "attnviz-wasm-output", "attnviz-wasm-mt",
              "attnviz-wasm-mt-stages", "attnviz-wasm-mt-compare", "attnviz-wasm-mt-output",
-             "attnviz-wasm-seeded", "attnviz-wasm-explicit")
+             "attnviz-wasm-seeded", "attnviz-wasm-explicit", "attnviz-wasm-mt-long", "ort-web-2-long",
+             "tfjs-wasm-long")
+LONG_KINDS = ("attnviz-wasm-mt-long", "ort-web-2-long", "tfjs-wasm-long")
 # How the interactive table names each attnviz kind: the eager pipeline (every
 # stage kept current, the issue's figure) and the UI's lazy one with one view open.
 BUILD_LABELS = {"attnviz-wasm": "wasm", "attnviz-native": "native",
@@ -361,13 +363,48 @@ def targets(runs, single):
             "| target | wanted | this run | |", "| --- | --- | --- | --- |"] + rows + [""]
 
 
+def long_table(runs):
+    """Issue 36's targets at long S (attnviz-cli bench-long in the page's build), beside
+    the peers' full forward where they fit in memory."""
+    mine = runs.get("attnviz-wasm-mt-long", {})
+    if not mine:
+        return []
+    sizes = sorted(set(mine) | set(runs.get("ort-web-2-long", {})) | set(runs.get("tfjs-wasm-long", {})))
+    out = ["## Long inputs (issue 36)", "",
+           "`attnviz-cli bench-long` in the page's build (wasm-mt, 2 threads), causal, as the page runs it: no "
+           "(S × S) buffer above 2,048 tokens; the shown head's weights as an overview of ⌈S/256⌉² blocks. "
+           "Targets at 8,192: shown head ≤ 1 s after load, every head ≤ 4 s, last-token edit ≤ 100 ms, first-token "
+           "edit ≤ 1.5 s, 64 × 64 tile ≤ 50 ms, panning over kept rows within a 16.7 ms frame, page memory ≤ 512 MB. "
+           "The peers compute every stage of every head whole (one forward, 2 threads for ort-web); "
+           "an error is where they ran out of memory. Milliseconds, one round.", "",
+           "| S | load | + shown head | all heads | edit last | edit first | tile 64² | pan | pipeline MiB | "
+           "wasm MiB | ort-web (2 thr.) forward | tfjs forward |",
+           "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for S in sizes:
+        d = mine.get(S, {})
+        def peer(kind):
+            p = runs.get(kind, {}).get(S)
+            if p is None:
+                return "–"
+            return "out of memory" if "error" in p else ms(p.get("full_ms"))
+        if "error" in d:
+            cells = ["refused / out of memory"] + ["–"] * 8
+        else:
+            cells = [ms(d.get(k)) for k in ("load_ms", "shown_ms", "all_maps_ms", "edit_last_ms", "edit_first_ms",
+                                            "tile_ms", "pan_ms")]
+            cells += [f"{d['pipeline_mb']:.0f}" if "pipeline_mb" in d else "–",
+                      f"{d['peak_heap_mb']:.0f}" if "peak_heap_mb" in d else "–"]
+        out.append(f"| {S:,} | " + " | ".join(cells + [peer("ort-web-2-long"), peer("tfjs-wasm-long")]) + " |")
+    return out + [""]
+
+
 def main():
     runs, single = load(sys.argv[1])
     m = single.get("machine", {})
     after = single.get("machine_after", {})
     # The peers' sizes (the explicit/seeded rows have sizes of their own: weights_table).
-    sizes = sorted({S for kind, by_s in runs.items() if kind not in ("attnviz-wasm-seeded", "attnviz-wasm-explicit")
-                    for S in by_s})
+    sizes = sorted({S for kind, by_s in runs.items()
+                    if kind not in ("attnviz-wasm-seeded", "attnviz-wasm-explicit") + LONG_KINDS for S in by_s})
     a = next(iter(runs.get("attnviz-wasm", {}).values()), {})
     out = [f"# attnviz bench — {m.get('date', '?')} on {m.get('host', '?')}", "",
            f"Multi-head attention forward with every stage kept: d_model = d_out = {a.get('d_model', '?')}, "
@@ -401,6 +438,7 @@ def main():
     out += weights_table(runs)[0]
     out += threads_table(runs, sizes)
     out += page_interaction_table(runs)
+    out += long_table(runs)
     dl = single.get("download", {}).get("files", {})
     if dl:
         out += ["## Download (gzip -9)", "", "| file | bytes | gzip -9 |", "| --- | ---: | ---: |"]

@@ -64,6 +64,8 @@ frame=${BENCH_FRAME:-1}
 rounds=${BENCH_ROUNDS:-3}
 view_sizes=${BENCH_VIEW_SIZES:-512 1024}
 weights_sizes=${BENCH_WEIGHTS_SIZES:-16 64 512}
+long_sizes=${BENCH_LONG_SIZES:-2048 4096 8192 32768}   # issue 36: long inputs (attnviz-cli bench-long)
+long_peer_sizes=${BENCH_LONG_PEER_SIZES:-2048 4096}    # the peers keep every stage whole: 4096 is past their memory
 
 for f in "$native/attnviz-cli" "$wasm/attnviz-cli.js" node_modules/@tensorflow/tfjs-backend-wasm/package.json \
          node_modules/onnxruntime-web/package.json; do
@@ -180,6 +182,33 @@ for round in $(seq "$rounds"); do
     done
   done
 done
+
+# Long inputs (issue 36): the page's build (wasm-mt, 2 threads) as the page runs it, one
+# round (each S takes seconds), and the peers' full forward at the largest S they reach in
+# memory. A run that fails (memory) is recorded as an error line with its S.
+long_record() {  # kind S command...
+  local kind=$1 s=$2
+  shift 2
+  local line
+  if line=$(timeout 900 "$@" 2>/tmp/attnviz-long.err) && [ -n "$line" ]; then
+    record "$kind" "$line"
+  else
+    record "$kind" "$(/usr/bin/python3 -c 'import json,sys; print(json.dumps({"S": int(sys.argv[1]), "error": sys.argv[2][-300:]}))' \
+      "$s" "$(tail -c 300 /tmp/attnviz-long.err | tr '\n' ' ')")"
+  fi
+}
+if [ -f "$wasm_mt/attnviz-cli.js" ]; then
+  for s in $long_sizes; do
+    echo "== long input: S = $s (d_model $d, $heads heads, causal; wasm-mt, $threads threads)"
+    long_record attnviz-wasm-mt-long "$s" "${node_wasm[@]}" "$wasm_mt/attnviz-cli.js" bench-long --tokens "$s" \
+      --d-model "$d" --heads "$heads" --threads "$threads" --reps 3
+  done
+  for s in $long_peer_sizes; do
+    a=$(args_for "$s" | sed "s/--reps $reps/--reps 1/")
+    long_record ort-web-2-long "$s" node --no-liftoff bench/ort_bench.mjs $a --threads 2
+    long_record tfjs-wasm-long "$s" node --no-liftoff bench/tfjs_bench.mjs $a
+  done
+fi
 
 if [ "$frame" = 1 ] && [ -f "$wasm/site/attnviz.wasm" ] && [ -f bench/frame_bench.mjs ]; then
   echo "== browser frame time (S = 256, Compare heads: 12 heads' weights visible)"
