@@ -24,27 +24,40 @@ namespace detail {
 void pool_rows(const float* rows, int h_rows, int S, int block, Pipeline::Pool pool, float* out) {
   const int n = (S + block - 1) / block;
   const size_t stride = static_cast<size_t>(S);
-  for (int bj = 0; bj < n; ++bj) {
-    const int j0 = bj * block, w_cols = std::min(block, S - j0);
-    if (pool == Pipeline::Pool::max) {
-      float m = -std::numeric_limits<float>::infinity();
-      bool nan = false;
-      for (int t = 0; t < h_rows; ++t) {
-        const float* r = rows + t * stride + j0;
+  if (pool == Pipeline::Pool::max) {
+    // Row by row, each block's cells in one contiguous run: loops the compiler
+    // vectorises (an int NaN flag, a select for the max).
+    for (int bj = 0; bj < n; ++bj) out[bj] = -std::numeric_limits<float>::infinity();
+    std::vector<int> nan(static_cast<size_t>(n), 0);
+    for (int t = 0; t < h_rows; ++t) {
+      const float* r = rows + t * stride;
+      for (int bj = 0; bj < n; ++bj) {
+        const int j0 = bj * block, w_cols = std::min(block, S - j0);
+        const float* c = r + j0;
+        float m = out[bj];
+        int bad = 0;
         for (int j = 0; j < w_cols; ++j) {
-          nan |= r[j] != r[j];
-          m = r[j] > m ? r[j] : m;
+          const float x = c[j];
+          bad |= x != x;
+          m = x > m ? x : m;
         }
+        out[bj] = m;
+        nan[static_cast<size_t>(bj)] |= bad;
       }
-      out[bj] = nan ? std::numeric_limits<float>::quiet_NaN() : m;
-    } else {  // the block's cells summed in double, row by row, then one division, rounded once
-      double sum = 0.0;
-      for (int t = 0; t < h_rows; ++t) {
-        const float* r = rows + t * stride + j0;
-        for (int j = 0; j < w_cols; ++j) sum += r[j];
-      }
-      out[bj] = static_cast<float>(sum / (static_cast<double>(h_rows) * w_cols));
     }
+    for (int bj = 0; bj < n; ++bj) {
+      if (nan[static_cast<size_t>(bj)]) out[bj] = std::numeric_limits<float>::quiet_NaN();
+    }
+    return;
+  }
+  for (int bj = 0; bj < n; ++bj) {  // the block's cells summed in double, row by row, then one division
+    const int j0 = bj * block, w_cols = std::min(block, S - j0);
+    double sum = 0.0;
+    for (int t = 0; t < h_rows; ++t) {
+      const float* r = rows + t * stride + j0;
+      for (int j = 0; j < w_cols; ++j) sum += r[j];
+    }
+    out[bj] = static_cast<float>(sum / (static_cast<double>(h_rows) * w_cols));
   }
 }
 
