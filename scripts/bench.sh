@@ -200,8 +200,10 @@ long_record() {  # kind S command...
 if [ -f "$wasm_mt/attnviz-cli.js" ]; then
   for s in $long_sizes; do
     echo "== long input: S = $s (d_model $d, $heads heads, causal; wasm-mt, $threads threads)"
+    more=(--reps 3)
+    [ "$s" -gt 8192 ] && more=(--reps 1 --no-all)  # 32,768: every head's overview alone takes minutes
     long_record attnviz-wasm-mt-long "$s" "${node_wasm[@]}" "$wasm_mt/attnviz-cli.js" bench-long --tokens "$s" \
-      --d-model "$d" --heads "$heads" --threads "$threads" --reps 3
+      --d-model "$d" --heads "$heads" --threads "$threads" "${more[@]}"
   done
   for s in $long_peer_sizes; do
     a=$(args_for "$s" | sed "s/--reps $reps/--reps 1/")
