@@ -49,6 +49,7 @@ void compute_projection(const Plan& p, const Tensor& X, const Tensor& W, const T
 }
 
 void transpose_rows(const Plan& p, const Tensor& src, Tensor* dst, const int* rows, int n) {
+  if (dst->data.empty()) return;  // long mode keeps no Qᵀ (its rows read Q itself)
   const int w = src.cols;
   if (n == p.S) {
     kernels::transpose(src.data.data(), w, p.S, w, dst->data.data(), p.S);
@@ -65,6 +66,7 @@ void rotate_row(const Plan& p, const float* x, int r, float* out) {
 }
 
 void put_columns(const Plan& p, const float* row, int r, int col0, Tensor* T) {
+  if (T->data.empty()) return;  // long mode keeps no Qᵀ
   for (int c = 0; c < p.head_dim; ++c) T->data[static_cast<size_t>(col0 + c) * p.S + r] = row[c];
 }
 

@@ -19,7 +19,9 @@ namespace {
 // false) and the keep mask, for compute_everything.
 void prepare_buffers(const State& s, const detail::Plan& p, detail::Buffers* b, bool params) {
   detail::allocate_buffers(p, b);
-  b->QT.reset_for_overwrite(p.d_out, p.S);  // written whole by compute_everything
+  // written whole by compute_everything; long mode has no Qᵀ (its score rows read Q or q_rot)
+  b->QT = Tensor();
+  if (!p.long_mode()) b->QT.reset_for_overwrite(p.d_out, p.S);
   b->KT.reset_for_overwrite(p.kv_dim, p.S);
   if (p.dropout_active) {
     for (detail::HeadBuffers& hb : b->heads) hb.dropped.reset(p.S, p.S);

@@ -91,9 +91,9 @@ uint64_t estimate_one_layer(const State& s, bool x_values, bool w_values) {
   if (x_values) floats += S * dm;  // kept in the State copy
   if (w_values) floats += params;
   if (long_mode) {
-    // QT and KT (the score products' operands), the projections' row snapshots, the
+    // Kᵀ (the score products' operand), the projections' row snapshots, the
     // embedding table (one row a token at most), the kept map rows (Pipeline::map).
-    floats += 2 * S * dout + S * dout + S * dm;
+    floats += S * dout + S * dout + S * dm;
     return floats * sizeof(float) + Pipeline::kMapCacheBytes;
   }
   floats += S * S + 2 * S;                           // scratch for change detection
