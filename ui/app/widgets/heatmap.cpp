@@ -760,6 +760,7 @@ nlohmann::json heatmap_info(const HeatmapCache& c) {
   nlohmann::json out = {{"title", d.title}, {"values_hint", d.values_hint}, {"panel", panel}, {"x", d.x}, {"y", d.y}, {"w", d.w}, {"h", d.h}, {"rows", c.rows}, {"cols", c.cols},
           {"cell_w", d.cell_w}, {"cell_h", d.cell_h}, {"decimals", d.detail.decimals},
           {"col_label_mode", mode}, {"scroll", d.lay.scroll}, {"zoom", c.zoom}, {"row0", c.v0 * (float)c.rows}, {"col0", c.u0 * (float)c.cols},
+          {"hover", d.hover_row >= 0 ? nlohmann::json::array({d.hover_row, d.hover_col}) : nlohmann::json()},
           {"row_labels", std::move(rows)}, {"col_labels", std::move(cols)}, {"cells", std::move(cells)},
           {"dropped", std::move(dropped)}, {"absent", std::move(absent)}, {"marks_drawn", c.ov.on ? c.ov.block == 1 && c.ov.texels >= 4 : c.block >= 4}, {"overview", false}};
   if (c.ov.on) overview_info(c, out);
