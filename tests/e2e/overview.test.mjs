@@ -80,6 +80,7 @@ function poolMismatches(app, label, stage, head, rowsToCheck) {
 // Zooms heatmap `label` with real wheel notches (Ctrl held: the tab may scroll) about the
 // point at fractions (fx, fy) of its cells until it draws exact cells that print values.
 async function zoomToCells(app, label, fx, fy) {
+  if (app.stagesTab) await app.showMap(label);  // the Stages flow may scroll: the map wholly in view
   let m = await settled(app, label);
   const x = m.x + m.w * fx, y = m.y + m.h * fy;
   await app.page.mouse.move(x, y);
@@ -130,6 +131,7 @@ for (const lang of ['en', 'zh-CN']) {
       const r = await app.setState(STATE);
       assert.equal(r.ok, true, r.error);
       const label = 'weights h0';
+      app.stagesTab = true;
       let m = await settled(app, label);
       assert.equal(m.overview, true, 'above 256 tokens the map is an overview');
       assert.equal(m.rows, S);
@@ -191,6 +193,7 @@ for (const lang of ['en', 'zh-CN']) {
       // Compare heads: every head's overview, each the engine's; one zooms to its cells.
       await app.click('Compare heads');
       await app.click('All heads');
+      app.stagesTab = false;
       for (let h = 0; h < H; h++) {
         const g = await settled(app, `weights h${h}`);
         assert.equal(g.overview, true, `head ${h} is an overview`);
@@ -208,3 +211,43 @@ for (const lang of ['en', 'zh-CN']) {
       await app.close();
     });
 }
+
+// Long mode (above 2,048 tokens the engine keeps no (S × S) matrix): every tab draws an
+// overview or says in a sentence why a view is not drawn at this length; nothing is blank,
+// nothing throws. S_LONG is ATTNVIZ_OVERVIEW_LONG_S (4096 unless given; 8192 works too).
+const S_LONG = Number(process.env.ATTNVIZ_OVERVIEW_LONG_S || 4096);
+test(`long mode at ${S_LONG} tokens: every tab shows an overview or says why not`, { timeout: 900000 }, async (t) => {
+  const app = await openApp(t, { viewport: { width: 1280, height: 720 } });
+  const st = { ...STATE, tokens: Array.from({ length: S_LONG }, (_, i) => WORDS[i % WORDS.length]) };
+  const r = await app.setState(st);
+  assert.equal(r.ok, true, r.error);
+  const m = await settled(app, 'weights h0', 300);
+  assert.equal(m.overview, true);
+  assert.equal(m.block, blockFor(S_LONG));
+  assert.equal(await app.page.evaluate(() => window.attnviz.getMatrix('weights', 0)), null, 'no (S × S) matrix in long mode');
+  assert.deepEqual(await poolMismatches(app, 'weights h0', 'weights', 0, [0, 0.5, 1]), []);
+  await app.shot('overview-long-stages');
+  const tabs = [['Q K V & output'], ['Compare heads', 'All heads'], ['Compare heads', 'A/B'],
+                ['Compare heads', 'Row statistics'], ['Lines'], ['Edit values'], ['Decode']];
+  const sentence = { 'A/B': true, 'Row statistics': true, Lines: true };
+  for (const [tab, sub] of tabs) {
+    await app.click(tab);
+    if (sub) await app.click(sub);
+    await app.frames(3);
+    const name = sub || tab;
+    const drawn = await app.page.evaluate(() => window.attnviz.heatmapsDrawn());
+    const said = await app.rect('long input sentence');
+    if (sentence[name]) assert.ok(said, `${name} says why it is not drawn at ${S_LONG} tokens`);
+    if (name === 'All heads' || name === 'A/B') {
+      for (const l of name === 'All heads' ? ['weights h0', 'weights h3'] : ['weights h0', 'weights h1']) {
+        const g = await settled(app, l, 300);
+        assert.equal(g.overview, true, `${name}: ${l} is an overview`);
+      }
+    }
+    if (name !== 'Row statistics' && name !== 'Lines' && name !== 'Edit values')
+      assert.ok(drawn.length > 0, `${name} draws maps at ${S_LONG} tokens`);
+    await app.shot(`overview-long-${name.replace(/[^A-Za-z]+/g, '-')}`);
+  }
+  assert.deepEqual(app.errors, []);
+  await app.close();
+});

@@ -298,6 +298,7 @@ static FlowIn flow_input(AppModel& m, float w, float h) {
   sq.stats.hi = sq.stats.maxabs = 0.99f;
   in.prefer_all_decimals = m.view.decimals > 0;
   in.cards = flow_cards(m.engine.pipeline().state());
+  in.overview = overview_wanted(S);  // every card's whole map in view; the wheel zooms to the cells
   return in;
 }
 
