@@ -288,7 +288,9 @@ static FlowIn flow_input(AppModel& m, float w, float h) {
   const int S = (int)m.engine.tokens().size();
   // The label widths as measured when the head's weights map was last drawn.
   const HeatmapCache& c = m.heatmap_cache(map_label(Stage::weights, m.view.head).c_str());
-  sq.rows = sq.cols = S;
+  // An overview is fitted as the (at most) 256 pooled cells it shows whole: the same box,
+  // and the choice of cards a row made for what is drawn, not for S cells of a speck each.
+  sq.rows = sq.cols = overview_wanted(S) ? std::min(S, kOverviewCells) : S;
   heatmap_text_metrics(sq);
   sq.row_label_w = c.row_label_w;
   sq.col_label_w = c.col_label_w;

@@ -276,6 +276,7 @@ static HeatmapLayoutIn layout_input(const HeatmapSpec& spec, const HeatmapCache&
   in.scroll_x = spec.scroll_x;
   in.decimals_max = spec.decimals_max;
   in.stats = c.stats;
+  if (c.ov.on) in.min_fit *= std::min(1.0f, (float)kOverviewCells / (float)std::max(1, c.rows));
   return in;
 }
 
