@@ -175,13 +175,17 @@ for (const lang of ['en', 'zh-CN']) {
       await app.page.mouse.move(z.x, z.y);
       await app.page.mouse.down({ button: 'right' });
       for (let k = 1; k <= 6; k++) {
-        await app.page.mouse.move(z.x - 12 * k, z.y - 8 * k);
+        await app.page.mouse.move(z.x + 10 * k, z.y - 10 * k);  // right and up: the pointer stays on the map
         await app.frames(1);
       }
       await app.page.mouse.up({ button: 'right' });
       const after = await app.heatmap(label);
-      assert.ok(after.col0 > before.col0 + 1 && after.row0 > before.row0 + 1,
-                `the drag panned: row0 ${before.row0} → ${after.row0}, col0 ${before.col0} → ${after.col0}`);
+      // The cells follow the pointer: 60 px right and up at cell_w × cell_h a cell (ImGui's
+      // 2-px drag threshold eats a little): earlier columns come in, later rows.
+      const dc = before.col0 - after.col0, dr = after.row0 - before.row0;
+      assert.ok(dc > 0.6 * 60 / before.cell_w && dc < 1.05 * 60 / before.cell_w &&
+                dr > 0.6 * 60 / before.cell_h && dr < 1.05 * 60 / before.cell_h,
+                `the drag panned the cells with the pointer: row0 ${before.row0} → ${after.row0}, col0 ${before.col0} → ${after.col0}, cells ${before.cell_w} px`);
       assert.equal(after.pending, 0, 'a pan within the kept window computes nothing');
       const moved = await checkHoveredCell(app, label, 'weights', 0, z.x, z.y);
       assert.ok(moved.i !== cell.i || moved.j !== cell.j, 'another cell under the pointer after the pan');

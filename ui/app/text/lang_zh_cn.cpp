@@ -432,7 +432,7 @@ static const CatalogueEntry kZhCN[] = {
     {"hover a cell for its value", "悬停在格子上查看数值"},
     // Long maps drawn as overviews (heatmap_overview.cpp, stage_map.cpp, issue 36)
     {"computing %d of %d rows\xE2\x80\xA6", "正在计算 %d / %d 行\xE2\x80\xA6"},
-    {"exact cells (zoomed in; double-click: whole map)", "逐格精确值（已放大；双击：整张图）"},
+    {"exact cells", "逐格精确值"},
     {"max of %d\xC3\x97%d cells", "每格为 %d\xC3\x97%d 个格子的最大值"},
     {"mean of %d\xC3\x97%d cells", "每格为 %d\xC3\x97%d 个格子的平均值"},
     {"max of rows %d\xE2\x80\x93%d, columns %d\xE2\x80\x93%d: %s\nzoom in (wheel) for the cells",

@@ -284,7 +284,7 @@ bool overview_cell(const HeatmapCache& c, int i, int j, float* v) {
 
 void overview_caption(const HeatmapCache& c, char* out, size_t n) {
   const int b = c.ov.block;
-  if (b <= 1) std::snprintf(out, n, "%s", tr("exact cells (zoomed in; double-click: whole map)"));
+  if (b <= 1) std::snprintf(out, n, "%s", tr("exact cells"));
   else std::snprintf(out, n, c.ov.mean ? tr("mean of %d\xC3\x97%d cells") : tr("max of %d\xC3\x97%d cells"), b, b);
 }
 
