@@ -55,7 +55,11 @@ function problems(page) {
               { out.push(`${label}[${i}][${j}] shows ${m.cells[i][j]}, K/V head ${g} holds ${full.data[i * full.cols + g * hd + j]}`); i = full.rows; break; }
       }
       const dh = /^dropped h(\d+)$/.exec(label);
-      if (dh) {
+      if (dh && m.overview) {  // a long map (issue 36): × only on exact cells, those of its view
+        const d = a.getMatrix('dropped', Number(dh[1]));
+        if (m.block > 1 && m.dropped.length) out.push(`${label}: × on a pooled cell`);
+        for (const [i, j] of m.dropped) if (d.data[i * d.cols + j] !== 0) { out.push(`${label}: × on kept cell ${i},${j}`); break; }
+      } else if (dh) {
         const w = a.getMatrix('weights', Number(dh[1])), d = a.getMatrix('dropped', Number(dh[1]));
         const marked = new Set(m.dropped.map(([i, j]) => i * d.cols + j));
         for (let k = 0; k < d.data.length; k++)

@@ -270,6 +270,28 @@ TEST(StageFlow, TheLayoutGivesValuesRoomAndUsesTheWindow) {
   EXPECT_GT(f.box_h, 0);
 }
 
+// Issue 36: above 256 tokens the S×S maps are overviews (map_zoom.h): every card's whole
+// map stays in view at any length, where maps of 2,048 cells once took 4 px a row and a
+// tab that scrolled for metres.
+TEST(FlowLayout, OverviewsKeepEveryCardInView) {
+  FlowIn in;
+  in.head_dim = 8;
+  in.w = 960;  // Views at 1280×720
+  in.h = 600;
+  for (int S : {300, 2048, 8192}) {
+    in.square = square(S, 0, 0);
+    in.overview = false;
+    const FlowOut scrolled = flow_layout(in);
+    in.overview = true;
+    const FlowOut f = flow_layout(in);
+    EXPECT_EQ(f.decimals, -1) << S;
+    EXPECT_GT(f.box_h, 0) << S;
+    const int rows = (in.cards + f.cols - 1) / f.cols;
+    EXPECT_LE(rows * f.box_h, in.h + 1) << S << ": every card in view";
+    EXPECT_GT(scrolled.box_h * (in.cards + scrolled.cols - 1) / scrolled.cols, in.h) << S << ": without, the tab scrolls";
+  }
+}
+
 }  // namespace
 
 namespace {

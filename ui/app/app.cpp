@@ -10,6 +10,7 @@
 #include "app/panels/help.h"
 #include "app/text/inspector_text.h"
 #include "app/panels/panels.h"
+#include "app/panels/stage_map.h"
 #include "app/widgets/item_registry.h"
 #include "app/model/presets.h"
 #include "app/text/status_text.h"
@@ -45,6 +46,7 @@ static void begin_frame(AppModel& m) {
 }
 
 void App::frame() {
+  heatmap_frame_begin(kMapFrameBudgetMs);  // the overviews' time for computing rows this frame
   begin_frame(*model_);
   draw_panels(*model_);
   export_overlay(*model_);  // export/import notice; the desktop's Open state dialog
@@ -161,6 +163,7 @@ double App::engine_ms_last() const { return model_->engine.engine_ms_last(); }
 double App::next_frame_in() const {
   const ExportQueue& q = model_->exports;
   if (q.notice_seq != q.notice_shown) return 0.0;  // export_overlay passes it on in a frame
+  if (heatmap_rows_pending()) return 0.0;  // an overview still computing rows: the next frame goes on
   return notice_ends_in(*model_);
 }
 

@@ -42,7 +42,8 @@ bool AppModel::apply(State state, Change how, uint64_t group) {
     history.record(std::move(before), how == Change::edit ? group : 0);
   if (view.head >= engine.num_heads()) view.head = 0;
   if (view.head_b >= engine.num_heads()) view.head_b = engine.num_heads() > 1 ? 1 : 0;
-  if (view.pinned.valid && !engine.matrix(view.pinned.stage, view.pinned.head).data) view.pinned = CellRef{};
+  int pr = 0, pc = 0;  // a pinned cell stays while its stage does (long mode: read by rows)
+  if (view.pinned.valid && !engine.shape(view.pinned.stage, view.pinned.head, &pr, &pc)) view.pinned = CellRef{};
   std::string joined;
   for (const auto& t : engine.tokens()) joined += (joined.empty() ? "" : " ") + t;
   // The Tokens box keeps what was typed while it still gives these tokens

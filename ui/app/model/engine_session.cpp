@@ -45,6 +45,34 @@ MatrixView EngineSession::position_embedding() const { return view_of(stack_.pos
 MatrixView EngineSession::residual(int l) const { return view_of(stack_.residual(l)); }
 MatrixView EngineSession::logits() const { return view_of(stack_.logits()); }
 
+bool EngineSession::shape(Stage stage, int head, int* rows, int* cols) const {
+  const MatrixView v = matrix(stage, head);
+  if (v.data) {
+    *rows = v.rows;
+    *cols = v.cols;
+    return true;
+  }
+  // Long mode: no (S × S) buffer; the stage is there when its first row is.
+  std::vector<float> r;
+  if (!long_mode() || !stage_is_per_head(stage) || !row(stage, head, 0, &r)) return false;
+  *rows = pipeline().seq_len();
+  *cols = static_cast<int>(r.size());
+  return true;
+}
+
+bool EngineSession::cell(Stage stage, int head, int i, int j, float* v) const {
+  const MatrixView m = matrix(stage, head);
+  if (m.data) {
+    if (i < 0 || i >= m.rows || j < 0 || j >= m.cols) return false;
+    *v = m.data[static_cast<size_t>(i) * m.row_stride() + j];
+    return true;
+  }
+  std::vector<float> r;
+  if (!long_mode() || !row(stage, head, i, &r) || j < 0 || j >= static_cast<int>(r.size())) return false;
+  *v = r[static_cast<size_t>(j)];
+  return true;
+}
+
 uint64_t EngineSession::version(Stage stage, int head) const { return pipeline().version(stage, head); }
 
 uint64_t EngineSession::pipeline_bytes() const {

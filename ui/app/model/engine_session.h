@@ -57,6 +57,27 @@ class EngineSession {
   bool row(Stage stage, int head, int i, std::vector<float>* out) const {
     return has_result() && pipeline().row(stage, head, i, out);
   }
+  // A head's (S × S) stage of the layer shown, pooled over block × block cells, a window
+  // at a time (Pipeline::map, map_pending, map_prepare; docs/engine.md "Long inputs"): the
+  // overview maps read these and nothing else, so no (S × S) matrix is needed.
+  bool map(Stage stage, int head, int block, Pipeline::Pool pool, int I0, int nI, int J0, int nJ, Tensor* out) const {
+    return has_result() && pipeline().map(stage, head, block, pool, I0, nI, J0, nJ, out);
+  }
+  int map_pending(Stage stage, int head, int block, Pipeline::Pool pool, int I0, int nI) const {
+    return has_result() ? pipeline().map_pending(stage, head, block, pool, I0, nI) : 0;
+  }
+  int map_prepare(Stage stage, int head, int block, Pipeline::Pool pool, int I0, int nI, double budget_ms) const {
+    return has_result() ? pipeline().map_prepare(stage, head, block, pool, I0, nI, budget_ms) : 0;
+  }
+  // Above Limits::kMaxFullTokens the engine keeps no (S × S) matrix: matrix() of scores …
+  // dropped is empty and views read rows and maps instead (Pipeline::long_mode).
+  bool long_mode() const { return has_result() && pipeline().long_mode(); }
+  // The shape of a stage's matrix whether it is held or not (in long mode a head's
+  // (S × S) stage is read by rows and maps only), and one cell of it: what a pinned cell,
+  // a cell moved with Shift+arrows and the screen reader's sentence need. False when
+  // there is no such matrix (or cell).
+  bool shape(Stage stage, int head, int* rows, int* cols) const;
+  bool cell(Stage stage, int head, int i, int j, float* v) const;
   // Bytes every layer's pipeline holds (Pipeline::bytes_held).
   uint64_t pipeline_bytes() const;
   // Changes exactly when that matrix's contents change: panels re-upload a

@@ -48,7 +48,7 @@ int json_depth(std::string_view t, int limit) {
 struct ViewPatch {
   bool has_tab = false, has_layer = false, has_head = false, has_head_b = false, has_stage = false, has_cmap = false,
        has_pinned = false, has_decimals = false, has_torch = false, has_split = false,
-       has_lang = false, has_decode_t = false, has_lesson = false;
+       has_lang = false, has_decode_t = false, has_lesson = false, has_pool = false;
   View v;
 };
 
@@ -112,6 +112,11 @@ ShareResult read_view(const json& v, ViewPatch* out) {
       if (!x.is_boolean()) return fail(tr("The link's view.torch must be true or false."), "view.torch");
       out->v.show_torch = x.get<bool>();
       out->has_torch = true;
+    } else if (k == "pool") {
+      if (!x.is_string() || (x.get<std::string>() != "max" && x.get<std::string>() != "mean"))
+        return fail(tr("The link's view.pool must be \"max\" or \"mean\"."), "view.pool");
+      out->v.overview_mean = x.get<std::string>() == "mean";
+      out->has_pool = true;
     } else if (k == "split") {
       if (!x.is_string() || !split_mode_from_name(x.get<std::string>(), &out->v.split))
         return fail(tr("The link's view.split must be \"words\" or \"whitespace\"."), "view.split");
@@ -165,6 +170,7 @@ void apply_view(AppModel& m, const ViewPatch& p) {
     m.decode_len = 0;    // the step as the link says, not following from an earlier state
   }
   if (p.has_torch) to.show_torch = v.show_torch;
+  if (p.has_pool) to.overview_mean = v.overview_mean;
   if (p.has_split) to.split = v.split;
   if (p.has_lang) change_language(m, v.lang);
   if (p.has_lesson) {  // lesson_watch enters the step without touching the state the link brought
@@ -174,8 +180,8 @@ void apply_view(AppModel& m, const ViewPatch& p) {
   if (p.has_pinned) {
     // A cell outside the matrix (or of a stage this build does not know) is not pinned.
     const CellRef& c = v.pinned;
-    MatrixView mv = m.engine.matrix(c.stage, c.head);
-    to.pinned = c.valid && mv.data && c.row < mv.rows && c.col < mv.cols ? c : CellRef{};
+    int rows = 0, cols = 0;
+    to.pinned = c.valid && m.engine.shape(c.stage, c.head, &rows, &cols) && c.row < rows && c.col < cols ? c : CellRef{};
   }
   m.view_restoring = 2;  // tab bars select view.tab / view.head instead of reporting theirs
 }
@@ -232,6 +238,7 @@ json view_to_json(const View& v) {
             {"pinned", nullptr}};
   if (v.tab == MainTab::decode && v.decode_t >= 0) j["decode_t"] = v.decode_t;
   if (v.layer != 0) j["layer"] = v.layer;
+  if (v.overview_mean) j["pool"] = "mean";  // long maps' blocks by mean (max, the default, is not written)
   if (v.lesson >= 0 && v.lesson < static_cast<int>(lessons().size()))
     j["lesson"] = {{"id", lessons()[v.lesson].id}, {"step", v.lesson_step}};
   if (v.pinned.valid)

@@ -35,6 +35,7 @@ struct View {
   Colormap weights_cmap = Colormap::viridis;  // viridis or cividis (colour-blind safe)
   int decimals = 0;                           // View → Decimals: 0 = auto (what fits, up to 4), or 2, 3, 4
   bool show_torch = false;                    // Stages: the PyTorch line of each step under its operation
+  bool overview_mean = false;                 // View → Overview cells: a long map's blocks by mean (else max)
   SplitMode split = SplitMode::words_and_chars;  // how the Tokens box splits text (tokenize.h)
   int decode_t = -1;                          // Decode: the step shown (query position); -1 = the last token
   CellRef pinned;                             // the cell every view highlights, when valid
@@ -45,6 +46,7 @@ struct View {
   bool operator==(const View& o) const {
     return tab == o.tab && layer == o.layer && head == o.head && head_b == o.head_b && compare_stage == o.compare_stage &&
            weights_cmap == o.weights_cmap && decimals == o.decimals && show_torch == o.show_torch &&
+           overview_mean == o.overview_mean &&
            split == o.split && decode_t == o.decode_t && pinned == o.pinned && lang == o.lang && lesson == o.lesson &&
            lesson_step == o.lesson_step;
   }

@@ -131,11 +131,11 @@ void cell_keys(AppModel& m) {
     if (!m.hover.valid) return;
     m.view.pinned = m.hover;  // the first press pins the cell under the pointer
   }
-  MatrixView v = m.engine.matrix(m.view.pinned.stage, m.view.pinned.head);
-  if (!v.data) return;
+  int rows = 0, cols = 0;
+  if (!m.engine.shape(m.view.pinned.stage, m.view.pinned.head, &rows, &cols)) return;
   auto clamp = [](int x, int n) { return x < 0 ? 0 : (x >= n ? n - 1 : x); };
-  m.view.pinned.row = clamp(m.view.pinned.row + dr, v.rows);
-  m.view.pinned.col = clamp(m.view.pinned.col + dc, v.cols);
+  m.view.pinned.row = clamp(m.view.pinned.row + dr, rows);
+  m.view.pinned.col = clamp(m.view.pinned.col + dc, cols);
 }
 
 void register_nav_focus() {
@@ -156,9 +156,8 @@ bool live_text(const AppModel& m, std::string& out) {
   }
   const CellRef& c = m.focus();
   if (!c.valid || !m.engine.has_result()) return false;
-  MatrixView v = m.engine.matrix(c.stage, c.head);
-  if (!v.data || c.row < 0 || c.row >= v.rows || c.col < 0 || c.col >= v.cols) return false;
-  const float x = v.data[(size_t)c.row * v.cols + c.col];
+  float x;
+  if (!m.engine.cell(c.stage, c.head, c.row, c.col, &x)) return false;
   // Runs every frame while a cell is focused: one translated sentence printed into
   // `out`'s kept capacity, no temporaries. The stage keeps its name (the heatmap's).
   const std::string value = std::isinf(x) && x < 0 ? std::string() : format_value(x, 4);  // short: held inline

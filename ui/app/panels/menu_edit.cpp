@@ -38,7 +38,9 @@ void step(AppModel& m, bool forward) {
     notify(m, tr_args("That step could not be restored: {0}", {m.error}), true);
     return;
   }
-  m.view.pinned = m.view.pinned.valid && m.engine.matrix(m.view.pinned.stage, m.view.pinned.head).data ? m.view.pinned : CellRef{};
+  int rows = 0, cols = 0;
+  if (!m.view.pinned.valid || !m.engine.shape(m.view.pinned.stage, m.view.pinned.head, &rows, &cols))
+    m.view.pinned = CellRef{};
 }
 
 // The state as the engine's PyTorch script (attnviz/torch_script.h, in the interface's

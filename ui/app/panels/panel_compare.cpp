@@ -23,6 +23,7 @@
 #include "app/panels/panels.h"
 #include "imgui_internal.h"  // the table's inner window: where its rows show, scroll bars excluded
 #include "app/panels/stage_flow.h"
+#include "app/panels/stage_map.h"
 #include "attnviz/pipeline.h"
 #include "attnviz/analysis.h"
 #include "imgui.h"
@@ -57,6 +58,7 @@ struct CompareCache {
   uint64_t grid_version = 0;
   float grid_lo = 0.0f, grid_hi = 1.0f;
   bool grid_signed = false;               // a diverging scale centred on 0
+  bool grid_own = false;                  // no (S × S) matrices to scan (long input): each head its own scale
 
   // A − B of the compare stage.
   Tensor diff;                            // (R × C) of that stage
@@ -191,10 +193,14 @@ static void update_grid_range(AppModel& m, CompareCache& c, Stage stage) {
   c.grid_version = v;
   c.grid_lo = 0.0f;
   c.grid_signed = false;
+  c.grid_own = false;
   if (stage == Stage::weights) {
     c.grid_hi = 1.0f;
   } else if (stage == Stage::dropped) {
     c.grid_hi = p.dropout_active() && p.dropout_scale() > 0 ? p.dropout_scale() : 1.0f;
+  } else if (m.engine.long_mode()) {  // no matrices to scan: each head's overview keeps its own scale
+    c.grid_signed = true;
+    c.grid_own = true;
   } else {
     float a = 0.0f;
     for (int l = l0; l < l1; ++l)
@@ -244,7 +250,9 @@ static void grid_colour_bar(const CompareCache& c, Colormap cmap) {
 static void grid_map(AppModel& m, const CompareCache& c, Stage stage, int h, float max_width, float cell) {
   char title[96];
   const MapLabel label = map_label(stage, h);
-  MatrixView v = m.engine.matrix(stage, h);
+  const bool overview = stage_overview(m, stage);  // a long map: every head's overview
+  MatrixView v = overview ? MatrixView{} : m.engine.matrix(stage, h);
+  if (overview) v.rows = v.cols = m.engine.pipeline().seq_len();
   const State& st = m.engine.pipeline().state();
   const int H = st.num_heads, G = st.kv_heads();
   if (G != H && G > 0 && H % G == 0)  // GQA / MQA: the K/V head this query head reads
@@ -258,7 +266,8 @@ static void grid_map(AppModel& m, const CompareCache& c, Stage stage, int h, flo
   spec.row_labels = tokens_if(m, v.rows);
   spec.col_labels = stage_is_square(stage) ? tokens_if(m, v.cols) : nullptr;
   spec.cmap = c.grid_signed ? Colormap::rdbu : m.view.weights_cmap;
-  spec.fixed_range = true;
+  spec.fixed_range = !c.grid_own;
+  spec.diverging = c.grid_own;  // a long signed stage: each head's own scale (update_grid_range)
   spec.fixed_lo = c.grid_lo;
   spec.fixed_hi = c.grid_hi;
   spec.keep = dropout_marks(m, stage, h);
@@ -267,9 +276,19 @@ static void grid_map(AppModel& m, const CompareCache& c, Stage stage, int h, flo
   spec.highlight_col = hl.col;
   spec.max_width = max_width;
   spec.max_cell = cell;
-  spec.show_colour_bar = false;  // one bar for the whole grid, above it
-  HeatmapHover hv = heatmap(spec, v, m.engine.version(stage, h), m.heatmap_cache(label.c_str()), *m.textures);
+  spec.show_colour_bar = overview;  // one bar for the whole grid, above it; an overview's says how it pools
+  HeatmapHover hv;
+  if (overview) {
+    const StageMap src(m.engine, stage, h, m.view.overview_mean);
+    hv = heatmap_overview(spec, src, m.heatmap_cache(label.c_str()), *m.textures);
+  } else {
+    hv = heatmap(spec, v, m.engine.version(stage, h), m.heatmap_cache(label.c_str()), *m.textures);
+  }
   if (!hv.hovered) return;
+  if (hv.block > 1) {  // a pooled block: its tooltip says what it pools; a click still selects the head
+    if (hv.clicked) m.view.head = h;
+    return;
+  }
   m.hover_next = CellRef{true, stage, h, hv.row, hv.col};
   if (hv.clicked) {
     toggle_pin(m.view.pinned, m.hover_next);
@@ -285,9 +304,14 @@ static void all_heads_header(AppModel& m, CompareCache& c) {
   update_grid_range(m, c, m.view.compare_stage);  // the stage as the combo left it
   ImGui::SameLine(0, 16);
   ImGui::AlignTextToFramePadding();
-  grid_colour_bar(c, c.grid_signed ? Colormap::rdbu : m.view.weights_cmap);
-  ImGui::SameLine(0, 16);
-  ImGui::TextDisabled("%s", c.grid_signed ? tr("one scale for every head, white = 0") : tr("one scale for every head"));
+  if (!c.grid_own) {  // one scale: its bar; each head's own: under each map
+    grid_colour_bar(c, c.grid_signed ? Colormap::rdbu : m.view.weights_cmap);
+    ImGui::SameLine(0, 16);
+  }
+  if (c.grid_own)
+    ImGui::TextDisabled("%s", tr("each head its own scale (at this length no head is held whole), white = 0"));
+  else
+    ImGui::TextDisabled("%s", c.grid_signed ? tr("one scale for every head, white = 0") : tr("one scale for every head"));
   head_scores_toggle(m);
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
   if (m.engine.layered())
@@ -312,8 +336,12 @@ static void one_layer_grid(AppModel& m, CompareCache& c) {
   const int H = m.engine.num_heads();
   const Stage stage = m.view.compare_stage;
   // Columns: the count that gives the largest cells, filling the width and the height.
-  MatrixView v0 = m.engine.matrix(stage, 0);
-  const int R = std::max(v0.rows, 1), C = std::max(v0.cols, 1);
+  // An overview is laid out as the kOverviewCells pooled cells it shows across, then its
+  // cells are that much smaller (map_zoom.h): every head's whole map stays in view.
+  const bool overview = stage_overview(m, stage);
+  MatrixView v0 = overview ? MatrixView{} : m.engine.matrix(stage, 0);
+  const int S = m.engine.pipeline().seq_len(), shown = overview ? std::min(S, kOverviewCells) : 0;
+  const int R = overview ? shown : std::max(v0.rows, 1), C = overview ? shown : std::max(v0.cols, 1);
   float token_w = 0;
   for (const auto& t : m.engine.tokens()) token_w = std::max(token_w, ImGui::CalcTextSize(t.c_str()).x);
   const float label_w = std::min(token_w, 110.0f) + 14.0f;  // as heatmap_layout() caps row labels (+6), plus the frame
@@ -325,7 +353,7 @@ static void one_layer_grid(AppModel& m, CompareCache& c) {
   // turn upright (as tall as the longest token, heatmap_layout.h) when they do not fit across a cell.
   auto chrome_h = [&](float side, float w) {
     return line * (1 + head_scores_lines(m, w)) + (token_w + 4.0f <= side ? line : std::min(token_w, 110.0f) + 6.0f) +
-           14.0f;
+           14.0f + (overview ? heatmap_bar_height(false, true) : 0.0f);  // an overview's own bar and caption
   };
   int cols = 1;
   float cell = 0;
@@ -343,11 +371,13 @@ static void one_layer_grid(AppModel& m, CompareCache& c) {
   // fit a laptop screen); zoom a map (wheel) to read its cells.
   cell = std::clamp(cell, 0.5f, 64.0f);  // up to the Stages maps' largest cells
   const float width = std::floor((avail.x - spacing * (cols - 1)) / cols);
+  const int Cn = overview ? S : C;  // the map's own columns: an overview's cells are S / shown times smaller
+  if (overview) cell = cell * (float)shown / (float)S;
   for (int h = 0; h < H; ++h) {
     ImGui::PushID(h);
     ImGui::BeginGroup();
     head_scores_block(m, h, width - 8.0f);
-    grid_map(m, c, stage, h, std::min(width - 8.0f, label_w + cell * C + 2.0f), cell);
+    grid_map(m, c, stage, h, std::min(width - 8.0f, label_w + cell * Cn + 2.0f), cell);
     ImGui::EndGroup();
     if (h == m.view.head) {  // the selected head: a frame around its map
       ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
@@ -385,6 +415,12 @@ static void difference_map(AppModel& m, CompareCache& c, int a, int b, float wid
   const Stage stage = m.view.compare_stage;
   MatrixView va = m.engine.matrix(stage, a), vb = m.engine.matrix(stage, b);
   const MapLabel label = map_label_diff(a, b);
+  if (m.engine.long_mode() && stage_is_square(stage)) {  // A − B needs every cell of both heads
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
+    long_input_sentence(m, tr("A \xE2\x88\x92 B subtracts every cell of one head from the other's"));
+    ImGui::PopTextWrapPos();
+    return;
+  }
   if (!va.data || !vb.data) {
     ImGui::TextDisabled("%s", tr("(not computed)"));
     return;
@@ -422,6 +458,10 @@ static void difference_map(AppModel& m, CompareCache& c, int a, int b, float wid
 // [0, ln 2]: dark = the heads attend alike, bright = they attend to different keys.
 static void divergence_map(AppModel& m, CompareCache& c) {
   const int H = m.engine.num_heads(), S = m.engine.pipeline().seq_len();
+  if (m.engine.long_mode()) {  // every pair of heads over every row of weights
+    long_input_sentence(m, tr("The head divergence compares every row of weights of every pair of heads"));
+    return;
+  }
   if (!update_divergence(m, c)) {
     ImGui::TextWrapped(tr("The head divergence compares every pair of heads over all %d×%d weights (%d pairs): "
                           "too much to redo on every edit."),
@@ -521,6 +561,10 @@ static void ab_view(AppModel& m, CompareCache& c) {
 
 static void row_statistics(AppModel& m, CompareCache& c) {
   const int H = m.engine.num_heads(), S = m.engine.pipeline().seq_len();
+  if (m.engine.long_mode()) {  // a statistic of every row of every head's weights
+    long_input_sentence(m, tr("Row statistics read every row of every head's weights"));
+    return;
+  }
   const auto& toks = m.engine.tokens();
   char about[512];
   std::snprintf(about, sizeof about,

@@ -15,6 +15,7 @@
 #include <cstdio>
 
 #include "app/model/app_model.h"
+#include "app/panels/stage_map.h"
 #include "app/model/links.h"
 #include "app/panels/heads_grid_layout.h"
 #include "app/panels/panel_stages.h"
@@ -324,6 +325,10 @@ void heads_grid(AppModel& m, const GridScale& scale) {
   fill_cells(m, gs, cells);
   const int L = st.num_layers(), H = st.layer(0).num_heads();
   const Tensor* t0 = st.layer(0).matrix(scale.stage, 0);
+  if (m.engine.long_mode()) {  // no layer holds its (S × S) maps: say so rather than draw nothing
+    long_input_sentence(m, tr("The layers \xC3\x97 heads grid draws every layer's maps whole"));
+    return;
+  }
   if (H == 0 || cells.empty() || !t0) return;
   HeadsGridIn in;
   in.layers = L;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "app/model/app_model.h"
+#include "app/panels/stage_map.h"
 #include "app/widgets/heatmap.h"
 #include "app/text/i18n.h"
 #include "app/widgets/item_registry.h"
@@ -369,6 +370,10 @@ void lines_tab(AppModel& m) {
   const int H = m.engine.num_heads();
   if (!m.engine.has_result() || H == 0) {
     ImGui::TextDisabled("%s", tr("No result yet."));
+    return;
+  }
+  if (m.engine.long_mode()) {  // every pair of every head: no head is held whole at this length
+    long_input_sentence(m, tr("The lines view draws every query\xE2\x80\x93key pair of every head"));
     return;
   }
   LinesCache& c = cache_of(m);

@@ -19,6 +19,7 @@
 #include "app/model/links.h"
 #include "app/panels/panels.h"
 #include "app/panels/stage_flow.h"
+#include "app/panels/stage_map.h"
 #include "imgui.h"
 
 namespace attnviz::ui {
@@ -73,8 +74,11 @@ static void map(AppModel& m, const MapReq& r) {
   const MapLabel label = r.kv ? map_label_kv(r.stage, sh) : map_label(r.stage, head);  // map_label.h
   if (r.kv) std::snprintf(term, sizeof term, tr("%s, K/V head %d"), name, sh);
   else stage_term(r.stage, head, term, sizeof term);
+  const bool overview = !r.slice && stage_overview(m, r.stage);  // a long map: pooled, a window at a time
   MatrixView v;
-  if (r.slice) {
+  if (overview) {
+    v.rows = v.cols = m.engine.pipeline().seq_len();
+  } else if (r.slice) {
     TensorView t = p.head_slice(r.stage, r.head);
     v = MatrixView{t.rows, t.cols, t.data, t.stride};
     m.engine.matrix(r.stage, 0);  // counts as a read of Q/K/V (lazy pipeline)
@@ -104,9 +108,15 @@ static void map(AppModel& m, const MapReq& r) {
   spec.show_colour_bar = !r.small;
   spec.show_row_labels = r.row_labels;
 
-  uint64_t version = m.engine.version(r.stage, per_head ? r.head : 0);
-  HeatmapHover h = heatmap(spec, v, version, m.heatmap_cache(label.c_str()), *m.textures);
-  if (!h.hovered) return;
+  HeatmapHover h;
+  if (overview) {
+    const StageMap src(m.engine, r.stage, r.head, m.view.overview_mean);
+    h = heatmap_overview(spec, src, m.heatmap_cache(label.c_str()), *m.textures);
+  } else {
+    uint64_t version = m.engine.version(r.stage, per_head ? r.head : 0);
+    h = heatmap(spec, v, version, m.heatmap_cache(label.c_str()), *m.textures);
+  }
+  if (!h.hovered || h.block > 1) return;  // a pooled block is no one cell: its tooltip says what it pools
   // A slice's cell is the Q/K/V cell it shows (the inspector explains that one).
   m.hover_next = CellRef{true, r.stage, per_head ? r.head : 0, h.row, r.slice ? h.col + sh * hd : h.col};
   if (h.clicked) {
@@ -278,16 +288,19 @@ static FlowIn flow_input(AppModel& m, float w, float h) {
   const int S = (int)m.engine.tokens().size();
   // The label widths as measured when the head's weights map was last drawn.
   const HeatmapCache& c = m.heatmap_cache(map_label(Stage::weights, m.view.head).c_str());
-  sq.rows = sq.cols = S;
+  // An overview is fitted as the (at most) 256 pooled cells it shows whole: the same box,
+  // and the choice of cards a row made for what is drawn, not for S cells of a speck each.
+  sq.rows = sq.cols = overview_wanted(S) ? std::min(S, kOverviewCells) : S;
   heatmap_text_metrics(sq);
   sq.row_label_w = c.row_label_w;
   sq.col_label_w = c.col_label_w;
-  sq.bar_h = heatmap_bar_height();
+  sq.bar_h = heatmap_bar_height(false, overview_wanted(S));  // an overview's bar says how it pools
   sq.decimals_max = decimals_max(m);
   sq.stats.any_finite = true;  // weights: in [0, 1]
   sq.stats.hi = sq.stats.maxabs = 0.99f;
   in.prefer_all_decimals = m.view.decimals > 0;
   in.cards = flow_cards(m.engine.pipeline().state());
+  in.overview = overview_wanted(S);  // every card's whole map in view; the wheel zooms to the cells
   return in;
 }
 

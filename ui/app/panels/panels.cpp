@@ -53,6 +53,19 @@ static void decimals_menu(AppModel& m) {
   ImGui::EndMenu();
 }
 
+// View → Overview cells: a map of more than 256 tokens draws each cell as a block of
+// cells, their maximum (the default: a single strong weight stays visible) or their mean.
+static void overview_menu(AppModel& m) {
+  bool open = ImGui::BeginMenu(L("Overview cells"));
+  item_register("Overview cells");
+  if (!open) return;
+  if (menu_item("max of each block", !m.view.overview_mean)) m.view.overview_mean = false;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("a long map's cell shows the largest value of its block"));
+  if (menu_item("mean of each block", m.view.overview_mean)) m.view.overview_mean = true;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("a long map's cell shows the mean of its block"));
+  ImGui::EndMenu();
+}
+
 // View → Language: each language named in itself. Items are registered as
 // "Language: en" / "Language: zh-CN" (the menu itself as "Language").
 static void language_menu(AppModel& m) {
@@ -112,6 +125,7 @@ static void menu_bar(AppModel& m) {
       ImGui::EndMenu();
     }
     decimals_menu(m);
+    overview_menu(m);
     language_menu(m);
     ImGui::Separator();
     if (menu_item("Reset layout")) request_layout_reset(m);

@@ -365,7 +365,7 @@ FlowOut flow_layout(const FlowIn& in) {
     else if (free.decimals >= 0) rank = 2, f = free;
     else rank = 1, f = inview;
     float used_h = box_h;
-    if (rank == 1 && f.cell < kMinSide * kMinSide) {
+    if (rank == 1 && f.cell < kMinSide * kMinSide && !in.overview) {
       // Long sequences: cells of at least kMinSide px, the tab scrolling, rather than
       // every map in view as a speck.
       const float want_h = in.card_head_h + f.header_h + in.square.bar_h + kMinSide * (float)in.square.rows;

@@ -68,6 +68,8 @@ struct FlowIn {
   float qkv_gap = 10.0f;     // between them
   bool prefer_all_decimals = false;  // View → Decimals 2/3/4: room for that many
   int cards = 7;             // flow_cards(state)
+  bool overview = false;     // the S×S maps are overviews (map_zoom.h, above 256 tokens): whole
+                             // maps in view, never cells enlarged with the tab scrolling
 };
 struct FlowOut {
   int cols = 1;               // cards per row
@@ -76,7 +78,8 @@ struct FlowOut {
 };
 // Picks the number of cards per row: the one whose S×S maps print values (with the
 // most decimals when asked) while every card stays in view; failing that, values
-// with the tab scrolling; failing that (long sequences), the largest cells in view.
+// with the tab scrolling; failing that (long sequences), the largest cells in view (at
+// least kMinSide px with the tab scrolling, unless the maps are overviews: then in view).
 FlowOut flow_layout(const FlowIn& in);
 
 }  // namespace attnviz::ui

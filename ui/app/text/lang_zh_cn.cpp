@@ -430,6 +430,38 @@ static const CatalogueEntry kZhCN[] = {
     {"(not computed)", "（未计算）"},
     {"too small for values: zoom in (wheel)", "格子太小，不显示数值：用滚轮放大"},
     {"hover a cell for its value", "悬停在格子上查看数值"},
+    // Long maps drawn as overviews (heatmap_overview.cpp, stage_map.cpp, issue 36)
+    {"computing %d of %d rows\xE2\x80\xA6", "正在计算 %d / %d 行\xE2\x80\xA6"},
+    {"exact cells", "逐格精确值"},
+    {"max of %d\xC3\x97%d cells", "每格为 %d\xC3\x97%d 个格子的最大值"},
+    {"mean of %d\xC3\x97%d cells", "每格为 %d\xC3\x97%d 个格子的平均值"},
+    {"max of rows %d\xE2\x80\x93%d, columns %d\xE2\x80\x93%d: %s\nzoom in (wheel) for the cells",
+     "第 %d\xE2\x80\x93%d 行、第 %d\xE2\x80\x93%d 列的最大值：%s\n用滚轮放大可看各个格子"},
+    {"mean of rows %d\xE2\x80\x93%d, columns %d\xE2\x80\x93%d: %s\nzoom in (wheel) for the cells",
+     "第 %d\xE2\x80\x93%d 行、第 %d\xE2\x80\x93%d 列的平均值：%s\n用滚轮放大可看各个格子"},
+    {"computing\xE2\x80\xA6", "计算中\xE2\x80\xA6"},
+    {"Overview cells", "概览格子"},
+    {"Above {0} tokens the full result keeps no (S \xC3\x97 S) matrices, so this step is not compared with its row {1} "
+     "here (getRow gives that row).",
+     "超过 {0} 个词元时，完整结果不保存 (S \xC3\x97 S) 矩阵，所以这里不把这一步与它的第 {1} 行比较（getRow 可给出那一行）。"},
+    {"max of each block", "每块取最大值"},
+    {"mean of each block", "每块取平均值"},
+    {"a long map's cell shows the largest value of its block", "长序列的热力图中，每格显示它那一块格子的最大值"},
+    {"a long map's cell shows the mean of its block", "长序列的热力图中，每格显示它那一块格子的平均值"},
+    {"%s: at %d tokens no head's (S \xC3\x97 S) maps are held whole (above %d tokens the engine computes only the "
+     "rows a view shows), so this view is not drawn at this length. Every head's whole map is on the Stages tab and "
+     "in Compare heads \xE2\x86\x92 All heads; the wheel zooms to its cells.",
+     "%s：在 %d 个词元时，没有哪个头的 (S \xC3\x97 S) 矩阵被完整保存（超过 %d 个词元时，引擎只计算视图显示的那些行），"
+     "所以这个视图在这个长度下不绘制。每个头的整张图在“各个阶段”标签页和“比较各头 \xE2\x86\x92 所有头”中；"
+     "用滚轮可以放大到各个格子。"},
+    {"The lines view draws every query\xE2\x80\x93key pair of every head", "连线图要画出每个头的每一对查询\xE2\x80\x93键"},
+    {"The layers \xC3\x97 heads grid draws every layer's maps whole", "层 \xC3\x97 头网格要完整画出每一层的热力图"},
+    {"A \xE2\x88\x92 B subtracts every cell of one head from the other's", "A \xE2\x88\x92 B 要把两个头的每个格子逐一相减"},
+    {"The head divergence compares every row of weights of every pair of heads", "头间散度要比较每一对头的每一行注意力权重"},
+    {"Row statistics read every row of every head's weights", "行统计要读取每个头注意力权重的每一行"},
+    {"each head its own scale (at this length no head is held whole), white = 0",
+     "每个头用各自的色标（在这个长度下没有哪个头被完整保存），白色 = 0"},
+    {"The link's view.pool must be \"max\" or \"mean\".", "链接中的 view.pool 必须是 \"max\" 或 \"mean\"。"},
 
     // [SECTION] Inspector (panel_inspector.cpp, inspector_text.h)
     {"product", "乘积"},

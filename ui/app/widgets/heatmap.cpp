@@ -6,6 +6,7 @@
 // [SECTION] heatmap(): the three together
 // [SECTION] heatmap_info()
 #include "app/widgets/heatmap.h"
+#include "app/widgets/heatmap_internal.h"
 
 #include <algorithm>
 #include <cmath>
@@ -37,7 +38,9 @@ std::string format_value(float v, int digits) {
   return buf;
 }
 
-float heatmap_bar_height(bool stacked) { return 8.0f + ImGui::GetTextLineHeight() * (stacked ? 2.0f : 1.0f) + 6.0f; }
+float heatmap_bar_height(bool stacked, bool caption) {
+  return 8.0f + ImGui::GetTextLineHeight() * ((stacked ? 2.0f : 1.0f) + (caption ? 1.0f : 0.0f)) + 6.0f;
+}
 
 // The colour bar's two numbers: its low end and its top ("≥ 1.000" when a pinned top
 // is exceeded).
@@ -59,6 +62,7 @@ static BarText bar_text(const HeatmapCache& c, const HeatmapSpec& spec) {
 // columns), they stack, the top one line below the low end.
 struct BarFit {
   float w = 0;
+  float room = 0;  // the widest the map may be right of its row labels (an overview's caption)
   bool stacked = false;
   BarText text;  // formatted once a frame, drawn as is
 };
@@ -68,6 +72,7 @@ static BarFit bar_fit(const HeatmapCache& c, const HeatmapSpec& spec, float room
   const float need = ImGui::CalcTextSize(f.text.lo).x + ImGui::CalcTextSize(f.text.hi).x + 10.0f;
   f.w = std::max(grid_w, std::min(std::max(kMinBarWidth, need), room));
   f.stacked = f.w < need;
+  f.room = room;
   return f;
 }
 
@@ -76,7 +81,7 @@ static BarFit bar_fit(const HeatmapCache& c, const HeatmapSpec& spec, float room
 // =============================================================================
 
 // The labels a map shows: `src` when it has one per row (column), else indices (empty).
-static bool labels_current(const std::vector<std::string>& have, const std::vector<std::string>* src, int n) {
+bool labels_current(const std::vector<std::string>& have, const std::vector<std::string>* src, int n) {
   if (!src || (int)src->size() != n) return have.empty();
   return have == *src;  // compares in place: no allocation
 }
@@ -86,7 +91,7 @@ static void copy_labels(std::vector<std::string>& dst, const std::vector<std::st
   else dst.clear();
 }
 
-static void take_labels(HeatmapCache& c, const HeatmapSpec& spec, int rows, int cols) {
+void take_labels(HeatmapCache& c, const HeatmapSpec& spec, int rows, int cols) {
   copy_labels(c.row_labels, spec.row_labels, rows);
   copy_labels(c.col_labels, spec.col_labels, cols);
   ++c.labels_serial;
@@ -126,7 +131,7 @@ static void take_matrix(HeatmapCache& c, const HeatmapSpec& spec, const MatrixVi
 }
 
 // The colour scale: the pinned range, or the finite values' (centred on 0 when diverging).
-static void colour_range(const HeatmapSpec& spec, const ValueStats& s, float* lo, float* hi) {
+void colour_range(const HeatmapSpec& spec, const ValueStats& s, float* lo, float* hi) {
   if (spec.fixed_range) {
     *lo = spec.fixed_lo;
     *hi = spec.fixed_hi;
@@ -144,7 +149,7 @@ static void colour_range(const HeatmapSpec& spec, const ValueStats& s, float* lo
   *hi = mx;
 }
 
-static uint32_t cell_colour(Colormap cmap, float v, float lo, float hi) {
+uint32_t cell_colour(Colormap cmap, float v, float lo, float hi) {
   if (std::isnan(v)) return kColourNaN;
   if (std::isinf(v)) return v < 0 ? kColourMasked : kColourPosInf;
   return colormap_at(cmap, (v - lo) / (hi - lo));
@@ -170,21 +175,26 @@ static void rebuild_texture(HeatmapCache& c, TextureHost& textures) {
       float v = c.values[k];
       const bool absent = !c.absent.empty() && c.absent[k];
       uint32_t col = absent ? kColourAbsent : cell_colour(c.cmap, v, c.lo, c.hi);
-      bool hatch = block >= 4 && std::isinf(v) && v < 0 && !absent;
-      bool cross = block >= 4 && !c.dropped.empty() && c.dropped[k] && !absent;
-      for (int y = 0; y < block; ++y) {
-        uint32_t* row = &c.rgba[(size_t)(i * block + y) * w + j * block];
-        for (int x = 0; x < block; ++x) {
-          uint32_t t = col;
-          if (hatch && (x + y) % 4 == 0) t = kColourMaskedHatch;
-          if (absent && block >= 4 && (x + block - y) % 4 == 0) t = kColourAbsentHatch;
-          if (cross && x > 0 && y > 0 && x < block - 1 && y < block - 1 && (x == y || x + y == block - 1))
-            t = kColourDroppedMark;
-          row[x] = t;
-        }
-      }
+      paint_cell(c.rgba.data(), w, j * block, i * block, block, col, v, !c.dropped.empty() && c.dropped[k], absent);
     }
   textures.upload(c.tex, w, h, reinterpret_cast<const uint8_t*>(c.rgba.data()));
+}
+
+void paint_cell(uint32_t* rgba, int w, int x0, int y0, int block, uint32_t colour, float v, bool dropped,
+                bool absent) {
+  const bool hatch = block >= 4 && std::isinf(v) && v < 0 && !absent;
+  const bool cross = block >= 4 && dropped && !absent;
+  for (int y = 0; y < block; ++y) {
+    uint32_t* row = &rgba[(size_t)(y0 + y) * w + x0];
+    for (int x = 0; x < block; ++x) {
+      uint32_t t = colour;
+      if (hatch && (x + y) % 4 == 0) t = kColourMaskedHatch;
+      if (absent && block >= 4 && (x + block - y) % 4 == 0) t = kColourAbsentHatch;
+      if (cross && x > 0 && y > 0 && x < block - 1 && y < block - 1 && (x == y || x + y == block - 1))
+        t = kColourDroppedMark;
+      row[x] = t;
+    }
+  }
 }
 
 static void refresh(HeatmapCache& c, const HeatmapSpec& spec, const MatrixView& m, uint64_t version,
@@ -259,30 +269,20 @@ static HeatmapLayoutIn layout_input(const HeatmapSpec& spec, const HeatmapCache&
   heatmap_text_metrics(in);
   in.row_label_w = c.row_label_w;
   in.col_label_w = c.col_label_w;
-  in.bar_h = spec.show_colour_bar ? heatmap_bar_height(bar.stacked) : 0.0f;
+  in.bar_h = spec.show_colour_bar ? heatmap_bar_height(bar.stacked, c.ov.on) : 0.0f;
   in.show_labels = spec.show_axis_labels;
   in.show_row_labels = spec.show_row_labels;
   in.show_values = spec.show_values;
   in.scroll_x = spec.scroll_x;
   in.decimals_max = spec.decimals_max;
   in.stats = c.stats;
+  if (c.ov.on) in.min_fit *= std::min(1.0f, (float)kOverviewCells / (float)std::max(1, c.rows));
   return in;
 }
 
 // =============================================================================
 // [SECTION] input: hover, zoom, pan, scroll
 // =============================================================================
-
-// The visible window onto the matrix: columns [u0, u0 + span_u), rows [v0, v0 + span_v)
-// as matrix fractions. A scrolling map shows view_h of its grid_h.
-struct Viewport {
-  ImVec2 grid0;         // top-left of the cells area on screen
-  ImVec2 size;          // cells area on screen
-  float span_u = 1, span_v = 1;
-  float full_w = 0, full_h = 0;  // the whole matrix's size on screen at this zoom
-  float x(int j, const HeatmapCache& c) const { return grid0.x + ((float)j / c.cols - c.u0) * full_w; }
-  float y(int i, const HeatmapCache& c) const { return grid0.y + ((float)i / c.rows - c.v0) * full_h; }
-};
 
 static Viewport make_viewport(HeatmapCache& c, const HeatmapLayout& lay, ImVec2 grid0) {
   Viewport v;
@@ -444,6 +444,16 @@ static void draw_row_labels(const HeatmapCache& c, const HeatmapLayout& lay, con
   dl->PopClipRect();
 }
 
+// Cell (i, j) as drawn: false for a cell that is not there (an evicted key) or not
+// fetched yet (an overview's row still computing).
+static bool cell_value(const HeatmapCache& c, int i, int j, float* v) {
+  if (c.ov.on) return overview_cell(c, i, j, v);
+  const size_t k = (size_t)i * c.cols + j;
+  if (!c.absent.empty() && c.absent[k]) return false;
+  *v = c.values[k];
+  return true;
+}
+
 static void draw_values(const HeatmapCache& c, const HeatmapDetail& d, const Viewport& vp) {
   if (d.decimals < 0) return;
   ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -464,8 +474,8 @@ static void draw_values(const HeatmapCache& c, const HeatmapDetail& d, const Vie
   char s[48];
   for (int i = c.drawn.i0; i < c.drawn.i1; ++i)
     for (int j = c.drawn.j0; j < c.drawn.j1; ++j) {
-      if (!c.absent.empty() && c.absent[(size_t)i * c.cols + j]) continue;  // not there: nothing to print
-      float v = c.values[(size_t)i * c.cols + j];
+      float v;
+      if (!cell_value(c, i, j, &v)) continue;  // not there (evicted; an overview's row still computing)
       int n = format_cell(v, d.decimals, s, sizeof s);
       ImVec2 ts = font->CalcTextSizeA(kCellFontSize, FLT_MAX, 0.0f, s, s + n);
       uint32_t bg = cell_colour(c.cmap, v, c.lo, c.hi);
@@ -509,6 +519,8 @@ static void draw_view_state(const HeatmapCache& c, const HeatmapLayout& lay, con
   }
 }
 
+static float measure_current(const char* b, const char* e, void*) { return ImGui::CalcTextSize(b, e).x; }
+
 // A horizontal colour bar under the cells: low end left, high end right (0 in the
 // middle of a diverging one). "≥" marks a pinned top that some values exceed. A
 // narrow bar puts the top's number on a line of its own (bar_fit).
@@ -532,13 +544,18 @@ static void draw_colour_bar(const HeatmapCache& c, const HeatmapSpec& spec, ImVe
     float zw = ImGui::CalcTextSize("0").x;
     dl->AddText(ImVec2(p.x + w * 0.5f - zw * 0.5f, p.y + bh + 2), dim, "0");
   }
+  if (c.ov.on) {  // an overview says how its cells pool the matrix's: "max of 32×32 cells"
+    char cap[128], fitted[160];
+    overview_caption(c, cap, sizeof cap);
+    ellipsize(cap, std::max(w, fit.room), measure_current, nullptr, fitted, sizeof fitted);
+    dl->AddText(ImVec2(p.x, hy + ImGui::GetTextLineHeight()), dim, fitted);
+  }
 }
 
 // =============================================================================
 // [SECTION] heatmap(): the three together
 // =============================================================================
 
-static float measure_current(const char* b, const char* e, void*) { return ImGui::CalcTextSize(b, e).x; }
 
 // The title, cut with "…" when it is wider than the map may be (a title in another
 // language can be longer than the English one), the whole title on hover; as wide
@@ -574,20 +591,11 @@ static bool title_text(const HeatmapSpec& spec, const HeatmapCache& c, const Hea
   return hint;
 }
 
-HeatmapHover heatmap(const HeatmapSpec& spec, const MatrixView& m, uint64_t version, HeatmapCache& c,
-                     TextureHost& textures) {
-  HeatmapHover hover;
-  ImGui::PushID(spec.label);
-  const ImVec2 panel0 = ImGui::GetCursorScreenPos();  // the panel, title included, for PNG export
-  if (!m.data || m.rows == 0 || m.cols == 0) {
-    if (spec.show_title) draw_title(spec, spec.title);
-    ImGui::TextDisabled("%s", tr("(not computed)"));
-    ImGui::PopID();
-    return hover;
-  }
-  refresh(c, spec, m, version, textures);
+// Draws the map the cache holds (a whole matrix, or an overview's window from `src`):
+// layout, title, cells, input, labels, values, highlights, colour bar; records what it drew.
+static HeatmapHover heatmap_body(const HeatmapSpec& spec, HeatmapCache& c, TextureHost& textures, ImVec2 panel0,
+                                 const MapSource* src) {
   measure_labels(c);
-
   // Laid out before the title is drawn: the title says when the cells print no values.
   const float title_h = spec.show_title ? ImGui::GetTextLineHeightWithSpacing() : 0.0f;
   const ImVec2 origin(panel0.x, panel0.y + title_h);
@@ -599,23 +607,39 @@ HeatmapHover heatmap(const HeatmapSpec& spec, const MatrixView& m, uint64_t vers
   follow_column(c, spec.follow_col, lay);
   reveal_cell(c, lay);
   const Viewport vp = make_viewport(c, lay, ImVec2(origin.x + lay.row_label_w, origin.y + lay.header_h));
-  const HeatmapDetail det = heatmap_detail(in, lay, vp.full_w / (float)c.cols, vp.full_h / (float)c.rows);
+  if (src) overview_update(c, spec, *src, vp, textures);
+  HeatmapDetail det = heatmap_detail(in, lay, vp.full_w / (float)c.cols, vp.full_h / (float)c.rows);
+  if (c.ov.on && c.ov.block > 1) det.decimals = -1;  // a pooled cell is no one cell's value
   visible_range(c, vp);
   char title[sizeof c.drawn.title];
   const bool values_hint = title_text(spec, c, det, title, sizeof title);
   float title_x1 = panel0.x;
   if (spec.show_title) title_x1 = draw_title(spec, title);
 
-  // The cells: one textured quad showing the visible part of the texture.
+  // The cells: one textured quad showing the visible part of the texture (an overview:
+  // its window's, clipped to the cells area).
   ImGui::SetCursorScreenPos(vp.grid0);
-  ImGui::Image(c.tex, vp.size, ImVec2(c.u0, c.v0), ImVec2(c.u0 + vp.span_u, c.v0 + vp.span_v));
+  if (c.ov.on) {
+    ImGui::Dummy(vp.size);
+    overview_draw(c, vp);
+  } else {
+    ImGui::Image(c.tex, vp.size, ImVec2(c.u0, c.v0), ImVec2(c.u0 + vp.span_u, c.v0 + vp.span_v));
+  }
   item_register(spec.label);
-  hover = handle_input(c, lay, vp);
+  HeatmapHover hover = handle_input(c, lay, vp);
+  if (c.ov.on) {
+    hover.block = c.ov.block;
+    if (hover.hovered && c.ov.block > 1) {
+      overview_tooltip(c, hover);
+      hover.row = hover.row / c.ov.block * c.ov.block;  // the block's first cell
+      hover.col = hover.col / c.ov.block * c.ov.block;
+    }
+  }
   c.drawn.hover_row = hover.hovered ? hover.row : -1;
   c.drawn.hover_col = hover.hovered ? hover.col : -1;
-  MatrixView dense{c.rows, c.cols, c.values.data()};
-  if (spec.exports)  // right-click: export
-    export_context_menu(*spec.exports, spec.label, spec.title, dense, MatrixLabels{spec.row_labels, spec.col_labels});
+  if (spec.exports && !c.ov.on)  // right-click: export (an overview is never held whole)
+    export_context_menu(*spec.exports, spec.label, spec.title, MatrixView{c.rows, c.cols, c.values.data()},
+                        MatrixLabels{spec.row_labels, spec.col_labels});
 
   draw_col_labels(c, lay, det, vp, origin, spec.highlight_col);
   draw_row_labels(c, lay, det, vp, origin, spec.highlight_row);
@@ -652,6 +676,45 @@ HeatmapHover heatmap(const HeatmapSpec& spec, const MatrixView& m, uint64_t vers
   d.values_hint = values_hint;
   d.lay = lay;
   d.detail = det;
+  return hover;
+}
+
+// A map with nothing to draw: its title and why.
+static void heatmap_empty(const HeatmapSpec& spec) {
+  if (spec.show_title) draw_title(spec, spec.title);
+  ImGui::TextDisabled("%s", tr("(not computed)"));
+}
+
+HeatmapHover heatmap(const HeatmapSpec& spec, const MatrixView& m, uint64_t version, HeatmapCache& c,
+                     TextureHost& textures) {
+  HeatmapHover hover;
+  ImGui::PushID(spec.label);
+  const ImVec2 panel0 = ImGui::GetCursorScreenPos();  // the panel, title included, for PNG export
+  if (!m.data || m.rows == 0 || m.cols == 0) {
+    heatmap_empty(spec);
+  } else {
+    if (c.ov.on) {  // was an overview: its texture is the window's
+      c.ov = OverviewCache{};
+      c.version = 0;
+      c.tex_version = 0;
+    }
+    refresh(c, spec, m, version, textures);
+    hover = heatmap_body(spec, c, textures, panel0, nullptr);
+  }
+  ImGui::PopID();
+  return hover;
+}
+
+HeatmapHover heatmap_overview(const HeatmapSpec& spec, const MapSource& src, HeatmapCache& c, TextureHost& textures) {
+  HeatmapHover hover;
+  ImGui::PushID(spec.label);
+  const ImVec2 panel0 = ImGui::GetCursorScreenPos();
+  if (src.size() <= 0) {
+    heatmap_empty(spec);
+  } else {
+    overview_refresh(c, spec, src);
+    hover = heatmap_body(spec, c, textures, panel0, &src);
+  }
   ImGui::PopID();
   return hover;
 }
@@ -669,6 +732,7 @@ nlohmann::json heatmap_info(const HeatmapCache& c) {
     bool on = vis && d.lay.row_label_w > 0 && label_drawn(i, d.detail.row_step, d.highlight_row);
     if (on) ellipsize(label_text(c.row_labels, i, buf, sizeof buf), d.lay.row_label_max, measure_label, nullptr, fit, sizeof fit);
     rows.push_back(on ? fit : "");
+    if (c.ov.on) continue;  // an overview's cells: overview_info, the view's alone
     nlohmann::json line = nlohmann::json::array();
     for (int j = 0; j < c.cols; ++j) {
       bool shown = vis && j >= d.j0 && j < d.j1 && d.detail.decimals >= 0 &&
@@ -694,11 +758,14 @@ nlohmann::json heatmap_info(const HeatmapCache& c) {
       if (c.absent[(size_t)i * c.cols + j]) absent.push_back({i, j});
   const char* mode = d.lay.col_mode == ColLabelMode::rotated ? "rotated" : d.lay.col_mode == ColLabelMode::horizontal ? "horizontal" : "none";
   const nlohmann::json panel = {{"x", d.px0}, {"y", d.py0}, {"w", d.px1 - d.px0}, {"h", d.py1 - d.py0}};
-  return {{"title", d.title}, {"values_hint", d.values_hint}, {"panel", panel}, {"x", d.x}, {"y", d.y}, {"w", d.w}, {"h", d.h}, {"rows", c.rows}, {"cols", c.cols},
+  nlohmann::json out = {{"title", d.title}, {"values_hint", d.values_hint}, {"panel", panel}, {"x", d.x}, {"y", d.y}, {"w", d.w}, {"h", d.h}, {"rows", c.rows}, {"cols", c.cols},
           {"cell_w", d.cell_w}, {"cell_h", d.cell_h}, {"decimals", d.detail.decimals},
           {"col_label_mode", mode}, {"scroll", d.lay.scroll}, {"zoom", c.zoom}, {"row0", c.v0 * (float)c.rows}, {"col0", c.u0 * (float)c.cols},
+          {"hover", d.hover_row >= 0 ? nlohmann::json::array({d.hover_row, d.hover_col}) : nlohmann::json()},
           {"row_labels", std::move(rows)}, {"col_labels", std::move(cols)}, {"cells", std::move(cells)},
-          {"dropped", std::move(dropped)}, {"absent", std::move(absent)}, {"marks_drawn", c.block >= 4}};
+          {"dropped", std::move(dropped)}, {"absent", std::move(absent)}, {"marks_drawn", c.ov.on ? c.ov.block == 1 && c.ov.texels >= 4 : c.block >= 4}, {"overview", false}};
+  if (c.ov.on) overview_info(c, out);
+  return out;
 }
 
 }  // namespace attnviz::ui

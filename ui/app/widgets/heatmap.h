@@ -26,6 +26,7 @@
 
 #include "app/widgets/colormap.h"
 #include "app/widgets/heatmap_layout.h"
+#include "app/widgets/map_zoom.h"
 #include "app/model/matrix_view.h"
 #include "app/widgets/texture_host.h"
 #include "imgui.h"
@@ -45,6 +46,24 @@ struct HeatmapDrawn {
   bool values_hint = false;          // the title says why the cells print no values
   HeatmapLayout lay;
   HeatmapDetail detail;
+};
+
+// An overview map's window (heatmap_overview.cpp): the pooled cells it keeps and drew.
+struct OverviewCache {
+  bool on = false;                 // the map was last drawn as an overview
+  uint64_t version = 0;            // MapSource::version() the values came from
+  bool mean = false;               // pooled by mean (else max)
+  int block = 1;                   // cells per pooled cell side
+  PooledRange rows, cols;          // visible pooled rows and columns
+  PooledRange win_rows, win_cols;  // the window kept (values, texture)
+  std::vector<float> values;       // (win_rows × win_cols) pooled values
+  std::vector<uint8_t> ready;      // (win_rows) 1 = fetched from the engine
+  std::vector<uint8_t> dropped;    // (win_rows × win_cols) at block 1: 1 = dropout zeroed it (×)
+  int pending = 0;                 // visible pooled rows not computed yet (drawn as computing)
+  bool dirty = true;               // the texture must be rebuilt
+  float seen_lo = 0, seen_hi = 0;  // finite values seen since `version`: the colour range
+  bool seen_any = false;
+  int texels = 1;                  // texels per pooled cell side in the texture
 };
 
 struct HeatmapCache {
@@ -77,6 +96,7 @@ struct HeatmapCache {
   int followed = -1;              // HeatmapSpec::follow_col as last seen
   int reveal_row = -1, reveal_col = -1;  // a cell to bring into view when next drawn (a lesson's task), then -1
   HeatmapDrawn drawn;
+  OverviewCache ov;  // a square map of more than kOverviewAbove tokens (heatmap_overview)
 };
 
 struct ExportQueue;  // export.h
@@ -118,14 +138,44 @@ CacheMiss heatmap_cache_miss(const HeatmapCache& c, const HeatmapSpec& spec, con
 
 struct HeatmapHover {
   bool hovered = false;
-  int row = -1, col = -1;
+  int row = -1, col = -1;  // the cell (an overview's block: its first cell)
   bool clicked = false;
+  int block = 1;           // an overview hovered at a block of block × block cells (> 1: no one cell)
+};
+
+// A square (S × S) map read pooled, a window at a time: the engine's Pipeline::map,
+// map_pending and map_prepare, which a panel passes through (the widget knows no engine).
+class MapSource {
+ public:
+  virtual ~MapSource() = default;
+  virtual int size() const = 0;             // S
+  virtual uint64_t version() const = 0;     // changes whenever the map's numbers may have changed
+  virtual bool mean() const = 0;            // pooled by mean, else by max
+  // Pooled rows of [I0, I0 + nI) at `block` not computed yet.
+  virtual int pending(int block, int I0, int nI) const = 0;
+  // Computes pending ones for about budget_ms; returns how many still pend.
+  virtual int prepare(int block, int I0, int nI, double budget_ms) const = 0;
+  // Kept pooled cells [I0, I0 + nI) × [J0, J0 + nJ) into out (nI × nJ, row-major).
+  virtual bool fetch(int block, int I0, int nI, int J0, int nJ, float* out) const = 0;
 };
 
 // Draws the heatmap at the cursor. Returns which cell the mouse is over.
 // `m` may be a strided view (a head's columns of Q).
 HeatmapHover heatmap(const HeatmapSpec& spec, const MatrixView& m, uint64_t version,
                      HeatmapCache& cache, TextureHost& textures);
+
+// The same for a square map read through `src`, as an overview (map_zoom.h): pooled
+// cells whose zoom reaches the exact ones, computing only the pooled rows that come into
+// view, within the frame's budget (heatmap_frame_begin), rows not ready drawn as
+// computing. Panels use it above kOverviewAbove tokens (overview_wanted).
+HeatmapHover heatmap_overview(const HeatmapSpec& spec, const MapSource& src, HeatmapCache& cache,
+                              TextureHost& textures);
+
+// The time the frame's overviews may spend computing pooled rows, shared by all of them
+// (App::frame sets it), and whether one of them drew rows still computing in the last
+// frame (App::next_frame_in then asks for the next frame at once).
+void heatmap_frame_begin(double budget_ms);
+bool heatmap_rows_pending();
 
 // Forgets the zoom and pan (a preset loaded, a new shape).
 void heatmap_reset_view(HeatmapCache& cache);
@@ -141,7 +191,7 @@ std::string format_value(float v, int digits = 4);
 void heatmap_text_metrics(HeatmapLayoutIn& in);
 
 // Height of the colour bar band under a map (stacked: a narrow map's, its two numbers
-// on two lines).
-float heatmap_bar_height(bool stacked = false);
+// on two lines; caption: an overview's, a line saying how its cells pool).
+float heatmap_bar_height(bool stacked = false, bool caption = false);
 
 }  // namespace attnviz::ui

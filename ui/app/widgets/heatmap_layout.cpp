@@ -94,12 +94,12 @@ HeatmapLayout heatmap_layout(const HeatmapLayoutIn& in) {
   // Cells may be narrower than a pixel: a 512-column map in a 300 px column is drawn
   // whole (the texture is sampled down; zoom reads the cells), not 512 px wide over
   // its neighbours.
-  const float fit_w = std::max(0.125f, (in.avail_w - L.row_label_w) / (float)in.cols);
+  const float fit_w = std::max(in.min_fit, (in.avail_w - L.row_label_w) / (float)in.cols);
 
   float cw = std::min(in.max_cell, fit_w), ch = cw, header = 0;
   L.col_mode = col_mode_for(in, cw, &header);
   for (int pass = 0; pass < 2; ++pass) {  // the header depends on the width, the height on the header
-    float fit_h = in.avail_h > 0 ? std::max(0.125f, (in.avail_h - header - in.bar_h) / (float)in.rows) : INFINITY;
+    float fit_h = in.avail_h > 0 ? std::max(in.min_fit, (in.avail_h - header - in.bar_h) / (float)in.rows) : INFINITY;
     cw = std::min(in.max_cell, fit_w);
     ch = std::min(in.max_cell, fit_h);
     // Wider than tall only where that lets text print: a value (when a line of digits

@@ -62,6 +62,8 @@ struct HeatmapLayoutIn {
   bool scroll_x = false;     // a row of many columns: cells keep min_cell_w and the map scrolls
                              // sideways instead (the Decode tab's rows over hundreds of keys)
   float min_cell_h = 6.0f;   // a taller-than-wide matrix scrolls rather than go below this
+  float min_fit = 0.125f;    // the smallest cell side a map is fitted to (px): an overview's are
+                             // smaller (its 256 pooled cells keep this), or 8,192 cells took 1,024 px
   float line_h = 15.0f;      // height of a label's line of text
   float value_char_w = 7.2f; // advance of one character of the (monospaced) cell font
   float value_h = 14.0f;     // line height of the cell font
