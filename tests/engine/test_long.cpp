@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "attnviz/decode.h"
 #include "attnviz/pipeline.h"
 #include "attnviz/state_json.h"
 #include "engine_test_util.h"
@@ -189,6 +190,25 @@ TEST(Long, EditsDropExactlyWhatTheyTouch) {
     run(&lp, s);
     run(&full, s);
     expect_long_equals_full(lp, full, name);
+  }
+}
+
+// The Decode tab's step is compared with row t of the pipeline's stages; in long mode
+// those rows are computed (Pipeline::row), and they agree as in the full mode.
+TEST(Long, DecodeStepsEqualTheLongPipelinesRows) {
+  for (const char* extra : {", \"causal\": true", ", \"causal\": true, \"positional\": \"rope\", \"num_kv_heads\": 2",
+                            ", \"causal\": true, \"kv_cache\": {\"policy\": \"streaming_llm\", \"sink_tokens\": 2, \"recent\": 5}"}) {
+    Pipeline lp;
+    lp.set_long_from(8);
+    run(&lp, shaped(24, 16, 4, extra));
+    ASSERT_TRUE(lp.long_mode());
+    attnviz::DecodeStep d;
+    for (int h = 0; h < 4; ++h) {
+      for (int t = 0; t < 24; t += 5) {
+        ASSERT_TRUE(attnviz::decode_step(lp, h, t, &d)) << extra;
+        EXPECT_TRUE(attnviz::decode_matches_pipeline(lp, d)) << extra << " h" << h << " t" << t;
+      }
+    }
   }
 }
 

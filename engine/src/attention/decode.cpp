@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "attnviz/kernels.h"
 #include "attnviz/variants.h"
@@ -211,17 +212,23 @@ bool row_is(const Tensor* m, int i, int col0, const float* v, int n) {
   return m != nullptr && i < m->rows && col0 + n <= m->cols && same(m->row(i) + col0, v, n);
 }
 
-// Entries from … m->cols−1 of row i are +0: the full row's weight on keys the
-// step has not seen. A NaN row (every key masked with −inf, no safe softmax;
-// or a NaN / +inf score) is NaN there too.
-bool tail_zero(const Tensor* m, int i, int from, bool nan_row) {
-  for (int j = from; j < m->cols; ++j) {
-    const float v = m->row(i)[j];
+// Entries from … end of row r are +0: the full row's weight on keys the step has not
+// seen. A NaN row (every key masked with −inf, no safe softmax; or a NaN / +inf score)
+// is NaN there too.
+bool tail_zero(const std::vector<float>& r, int from, bool nan_row) {
+  for (size_t j = static_cast<size_t>(from); j < r.size(); ++j) {
+    const float v = r[j];
     uint32_t u;
     std::memcpy(&u, &v, sizeof u);
     if (u != 0 && !(nan_row && std::isnan(v))) return false;
   }
   return true;
+}
+
+// Row t of head h's stage (Pipeline::row: the stored row's bits, and in long mode, where
+// no (S × S) matrix is kept, the same row computed) begins with the n values v.
+bool stage_row_is(const Pipeline& p, Stage st, int h, int t, const float* v, int n, std::vector<float>* buf) {
+  return p.row(st, h, t, buf) && static_cast<int>(buf->size()) >= n && same(buf->data(), v, n);
 }
 
 }  // namespace
@@ -242,13 +249,16 @@ bool decode_matches_pipeline(const Pipeline& p, const DecodeStep& d) {
   }
   for (int j = 0; j < live; ++j)
     if (!row_is(p.matrix(Stage::V), j, d.kv_head * hd, d.values.row(j), hd)) return false;
-  if (!row_is(p.matrix(Stage::scores, h), t, 0, d.scores.row(0), live)) return false;
-  if (!row_is(p.matrix(Stage::masked, h), t, 0, d.masked.row(0), live)) return false;
-  const Tensor* w = p.matrix(Stage::weights, h);
-  if (!row_is(w, t, 0, d.weights.row(0), live) || !tail_zero(w, t, live, std::isnan(d.weights.data[0]))) return false;
-  const Tensor* dr = p.matrix(Stage::dropped, h);
-  if (!row_is(dr, t, 0, d.dropped.row(0), live) || !tail_zero(dr, t, live, std::isnan(d.dropped.data[0]))) return false;
-  return row_is(p.matrix(Stage::context, h), t, 0, d.context.row(0), hd);
+  std::vector<float> r;
+  if (!stage_row_is(p, Stage::scores, h, t, d.scores.row(0), live, &r)) return false;
+  if (!stage_row_is(p, Stage::masked, h, t, d.masked.row(0), live, &r)) return false;
+  if (!stage_row_is(p, Stage::weights, h, t, d.weights.row(0), live, &r) ||
+      !tail_zero(r, live, std::isnan(d.weights.data[0])))
+    return false;
+  if (!stage_row_is(p, Stage::dropped, h, t, d.dropped.row(0), live, &r) ||
+      !tail_zero(r, live, std::isnan(d.dropped.data[0])))
+    return false;
+  return stage_row_is(p, Stage::context, h, t, d.context.row(0), hd, &r);
 }
 
 KvCacheBytes kv_cache_bytes(const State& s) {

@@ -91,7 +91,7 @@ std::string bytes_text(uint64_t b) {
 }
 
 // The sentences of the step and of the cache sizes (on a change only).
-void word(DecodeCache& c, const State& s, bool long_mode) {
+void word(DecodeCache& c, const State& s) {
   const DecodeStep& d = c.step;
   const std::string t = std::to_string(d.t);
   if (d.differs == DecodeDiffers::not_causal) {
@@ -106,12 +106,6 @@ void word(DecodeCache& c, const State& s, bool long_mode) {
                          "the full result gives the masked later keys some weight and its row {1} differs from "
                          "this step. Use -inf (or -1e9).",
                          {fill, t});
-  } else if (!c.matches && long_mode) {
-    // decode_matches_pipeline compares with the full result's (S × S) matrices, which long
-    // mode does not keep: say so rather than claim a difference.
-    c.equality = tr_args("Above {0} tokens the full result keeps no (S \xC3\x97 S) matrices, so this step is not "
-                         "compared with its row {1} here (getRow gives that row).",
-                         {std::to_string(Limits::kMaxFullTokens), t});
   } else if (c.matches) {
     c.equality = tr_args("= row {0} of the full causal result, bit for bit: the query, the caches and the scores, "
                          "masked, weights and context rows equal the Stages tab's (compared with memcmp).",
@@ -223,7 +217,7 @@ void update(AppModel& m, DecodeCache& c, int head, int t) {
   c.query.assign(1, t < static_cast<int>(toks.size()) ? toks[static_cast<size_t>(t)] : std::string());
   c.key_label_w = 0;
   for (const std::string& k : c.keys) c.key_label_w = std::max(c.key_label_w, ImGui::CalcTextSize(k.c_str()).x);
-  word(c, p.state(), p.long_mode());
+  word(c, p.state());
   mark_absent(c);
   c.result = key;
   c.head = head;

@@ -441,9 +441,6 @@ static const CatalogueEntry kZhCN[] = {
      "第 %d\xE2\x80\x93%d 行、第 %d\xE2\x80\x93%d 列的平均值：%s\n用滚轮放大可看各个格子"},
     {"computing\xE2\x80\xA6", "计算中\xE2\x80\xA6"},
     {"Overview cells", "概览格子"},
-    {"Above {0} tokens the full result keeps no (S \xC3\x97 S) matrices, so this step is not compared with its row {1} "
-     "here (getRow gives that row).",
-     "超过 {0} 个词元时，完整结果不保存 (S \xC3\x97 S) 矩阵，所以这里不把这一步与它的第 {1} 行比较（getRow 可给出那一行）。"},
     {"max of each block", "每块取最大值"},
     {"mean of each block", "每块取平均值"},
     {"a long map's cell shows the largest value of its block", "长序列的热力图中，每格显示它那一块格子的最大值"},
