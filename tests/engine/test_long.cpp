@@ -183,6 +183,9 @@ TEST(Long, EditsDropExactlyWhatTheyTouch) {
       lp.track_demand();
       ASSERT_TRUE(lp.map(Stage::weights, h, 4, Pipeline::Pool::max, 0, 100, 0, 100, &m));
       ASSERT_TRUE(lp.map(Stage::scores, h, 1, Pipeline::Pool::max, 0, 100, 0, 100, &m));
+      // scores and scaled see every key: a changed key patches a column block of each kept row
+      ASSERT_TRUE(lp.map(Stage::scores, h, 3, Pipeline::Pool::max, 0, 100, 0, 100, &m));
+      ASSERT_TRUE(lp.map(Stage::scaled, h, 3, Pipeline::Pool::mean, 0, 100, 0, 100, &m));
       ASSERT_TRUE(lp.matrix(Stage::context, h) != nullptr);
     }
     ASSERT_TRUE(lp.matrix(Stage::output, 0) != nullptr);
@@ -228,6 +231,16 @@ TEST(Long, ALastTokenEditUnderTheCausalMaskRecomputesOnlyItsRows) {
   EXPECT_EQ(lp.map_pending(Stage::weights, 0, 8, Pipeline::Pool::max, 7, 1), 1);
   ASSERT_TRUE(lp.matrix(Stage::context, 0) != nullptr);
   EXPECT_EQ(lp.last_update(Stage::context, 0).rows, 1);
+  // scores see every key: the edit's column block is redone in every kept row, the rest kept.
+  ASSERT_TRUE(lp.map(Stage::scores, 1, 8, Pipeline::Pool::max, 0, 8, 0, 8, &m));
+  const Tensor kept = m;
+  s.tokens.back() = "t2";
+  run(&lp, s);
+  EXPECT_EQ(lp.map_pending(Stage::scores, 1, 8, Pipeline::Pool::max, 0, 8), 8) << "every row patched";
+  ASSERT_TRUE(lp.map(Stage::scores, 1, 8, Pipeline::Pool::max, 0, 8, 0, 8, &m));
+  for (int I = 0; I < 7; ++I) {
+    for (int J = 0; J < 7; ++J) EXPECT_EQ(m.at(I, J), kept.at(I, J)) << "block (" << I << ", " << J << ") kept";
+  }
   // The first token: every row sees it (and here every row changes).
   s.tokens.front() = "t1";  // the ids of the distinct tokens after it shift: every X row from 1 on
   run(&lp, s);

@@ -233,6 +233,10 @@ bool square_stage(Stage st);
 // known (−1: checked here).
 void stage_rows(const Plan& p, const Buffers& b, Stage stage, int h, int i0, int n, std::vector<float>* out,
                 std::vector<float>* scratch, int v_finite = -1);
+// scores or scaled cells rows i0 … i0 + n − 1 × keys j0 … j0 + m − 1 of head h into out
+// (n × m), the same bits as those cells of stage_rows (kernels.h contract 1).
+void stage_cells(const Plan& p, const Buffers& b, Stage stage, int h, int i0, int n, int j0, int m,
+                 std::vector<float>* out);
 
 // ---- maps of long inputs (pipeline_map.cpp) ----
 // Pooled rows of the maps views asked for (Pipeline::map), kept between frames and
@@ -244,6 +248,11 @@ struct PooledMap {
   int n = 0;                             // ⌈S / block⌉: rows and columns
   std::vector<std::vector<float>> rows;  // (n) each (n) when computed, else empty
   std::vector<uint64_t> used;            // (n) the clock when the row was last read or computed
+  // scores and scaled see every key: a changed key changes one column of every row. Its
+  // column blocks are redone in the kept rows (patch) instead of the rows whole.
+  std::vector<uint8_t> col_stale;        // (n) 1: column block J changed in the rows marked in patch
+  std::vector<uint8_t> patch;            // (n) 1: kept row I still has the col_stale blocks to redo
+  bool needs(int I) const { return rows[static_cast<size_t>(I)].empty() || patch[static_cast<size_t>(I)]; }
 };
 struct MapCache {
   std::vector<PooledMap> maps;

@@ -81,9 +81,11 @@ void invalidate_maps(const Plan& p, MapCache* mc, int head, const std::vector<in
   std::vector<uint8_t> touched;
   for (PooledMap& m : mc->maps) {
     if (m.head != head || (stages != 0 && !((stages >> static_cast<int>(m.stage)) & 1u))) continue;
+    // scores and scaled: a changed key is one column of every row, patched (col_stale).
+    const bool columns = (m.stage == Stage::scores || m.stage == Stage::scaled) && !every_row;
     if (!every_row) {
       touched.assign(static_cast<size_t>(p.S), 0);
-      rows_touched(p, m.stage, q_rows, k_rows, &touched);
+      rows_touched(p, m.stage, q_rows, columns ? std::vector<int>() : k_rows, &touched);
     }
     for (int I = 0; I < m.n; ++I) {
       std::vector<float>& row = m.rows[static_cast<size_t>(I)];
@@ -94,8 +96,27 @@ void invalidate_maps(const Plan& p, MapCache* mc, int head, const std::vector<in
       if (stale) {
         mc->bytes -= row.capacity() * sizeof(float);
         std::vector<float>().swap(row);
+        m.patch[static_cast<size_t>(I)] = 0;
+      } else if (columns && !k_rows.empty()) {
+        m.patch[static_cast<size_t>(I)] = 1;
       }
     }
+    if (columns) {
+      for (int k : k_rows) m.col_stale[static_cast<size_t>(k / m.block)] = 1;
+    }
+  }
+}
+
+// Redoes the col_stale blocks of kept pooled row I of m (scores or scaled).
+void patch_row(const Plan& p, const Buffers& b, PooledMap& m, int I) {
+  std::vector<float> cells;
+  const int i0 = I * m.block, h_rows = std::min(m.block, p.S - i0);
+  std::vector<float>& out = m.rows[static_cast<size_t>(I)];
+  for (int J = 0; J < m.n; ++J) {
+    if (!m.col_stale[static_cast<size_t>(J)]) continue;
+    const int j0 = J * m.block, w = std::min(m.block, p.S - j0);
+    stage_cells(p, b, m.stage, m.head, i0, h_rows, j0, w, &cells);
+    pool_rows(cells.data(), h_rows, w, m.block, m.pool, &out[static_cast<size_t>(J)]);
   }
 }
 
@@ -125,6 +146,8 @@ PooledMap& find_map(Pipeline::Impl& im, Stage stage, int head, int block, Pipeli
   m.n = (im.plan.S + block - 1) / block;
   m.rows.resize(static_cast<size_t>(m.n));
   m.used.assign(static_cast<size_t>(m.n), 0);
+  m.col_stale.assign(static_cast<size_t>(m.n), 0);
+  m.patch.assign(static_cast<size_t>(m.n), 0);
   im.maps.maps.push_back(std::move(m));
   return im.maps.maps.back();
 }
@@ -148,6 +171,7 @@ void evict(MapCache& mc, uint64_t keep) {
     if (best == nullptr) return;
     mc.bytes -= best->rows[best_i].capacity() * sizeof(float);
     std::vector<float>().swap(best->rows[best_i]);
+    best->patch[best_i] = 0;
   }
 }
 
@@ -166,6 +190,10 @@ void compute_batch(Pipeline::Impl& im, PooledMap& m, const int* todo, int n) {
       const detail::Plan& p = x.im->plan;
       std::vector<float> rows, scratch;
       const int I = x.todo[g];
+      if (!x.m->rows[static_cast<size_t>(I)].empty()) {  // a kept row: only its changed column blocks
+        detail::patch_row(p, x.im->buf, *x.m, I);
+        return;
+      }
       const int i0 = I * x.m->block, h_rows = std::min(x.m->block, p.S - i0);
       detail::stage_rows(p, x.im->buf, x.m->stage, x.m->head, i0, h_rows, &rows, &scratch);
       std::vector<float>& out = x.m->rows[static_cast<size_t>(I)];
@@ -178,11 +206,14 @@ void compute_batch(Pipeline::Impl& im, PooledMap& m, const int* todo, int n) {
   detail::run_parts(n, part, &ctx);
   for (int g = 0; g < n; ++g) {
     const int I = todo[g];
-    if (ctx.err[g]) {
+    const bool patched = m.patch[static_cast<size_t>(I)] != 0;
+    m.patch[static_cast<size_t>(I)] = 0;
+    if (ctx.err[g]) {  // the row goes (a patched one was counted in the bytes)
+      if (patched) im.maps.bytes -= m.rows[static_cast<size_t>(I)].capacity() * sizeof(float);
       std::vector<float>().swap(m.rows[static_cast<size_t>(I)]);
       continue;
     }
-    im.maps.bytes += m.rows[static_cast<size_t>(I)].capacity() * sizeof(float);
+    if (!patched) im.maps.bytes += m.rows[static_cast<size_t>(I)].capacity() * sizeof(float);
     m.used[static_cast<size_t>(I)] = ++im.maps.clock;
   }
   for (int g = 0; g < n; ++g) {
@@ -198,8 +229,8 @@ int fill(Pipeline::Impl& im, PooledMap& m, int I0, int I1, double budget_ms) {
   const uint64_t first_use = ++im.maps.clock;  // the range's kept rows are not evicted for its new ones
   std::vector<int> todo;
   for (int I = I0; I < I1; ++I) {
-    if (m.rows[static_cast<size_t>(I)].empty()) todo.push_back(I);
-    else m.used[static_cast<size_t>(I)] = first_use;
+    if (m.needs(I)) todo.push_back(I);
+    if (!m.rows[static_cast<size_t>(I)].empty()) m.used[static_cast<size_t>(I)] = first_use;
   }
   const int parts = std::max(1, threads());
   size_t at = 0;
@@ -207,6 +238,8 @@ int fill(Pipeline::Impl& im, PooledMap& m, int I0, int I1, double budget_ms) {
     const int n = static_cast<int>(std::min(todo.size() - at, static_cast<size_t>(parts)));
     compute_batch(im, m, todo.data() + at, n);
     at += static_cast<size_t>(n);
+    if (std::find(m.patch.begin(), m.patch.end(), uint8_t{1}) == m.patch.end())
+      std::fill(m.col_stale.begin(), m.col_stale.end(), uint8_t{0});
     evict(im.maps, first_use);
     const double ms = std::chrono::duration<double, std::milli>(clock::now() - start).count();
     if (budget_ms >= 0 && ms >= budget_ms) break;
@@ -231,7 +264,7 @@ int Pipeline::map_pending(Stage stage, int head, int block, Pool pool, int I0, i
   PooledMap& m = find_map(*impl_, stage, head, block, pool);
   const int a = std::max(0, I0), z = std::min(m.n, I0 + std::max(0, nI));
   int n = 0;
-  for (int I = a; I < z; ++I) n += m.rows[static_cast<size_t>(I)].empty() ? 1 : 0;
+  for (int I = a; I < z; ++I) n += m.needs(I) ? 1 : 0;
   return n;
 }
 

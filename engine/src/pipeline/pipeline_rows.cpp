@@ -124,6 +124,20 @@ void detail::stage_rows(const Plan& p, const Buffers& b, Stage stage, int h, int
   out->assign(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(n) * p.head_dim);
 }
 
+void detail::stage_cells(const Plan& p, const Buffers& b, Stage stage, int h, int i0, int n, int j0, int m,
+                         std::vector<float>* out) {
+  std::vector<int> idx(static_cast<size_t>(n));
+  for (int t = 0; t < n; ++t) idx[static_cast<size_t>(t)] = t;
+  const size_t off = static_cast<size_t>(h) * p.head_dim;
+  const size_t koff = static_cast<size_t>(p.kv_head(h)) * p.head_dim;
+  const int lda = p.rope ? p.head_dim : p.d_out;
+  const float* q = p.rope ? b.heads[static_cast<size_t>(h)].q_rot.row(i0) : b.Q.row(i0) + off;
+  out->resize(static_cast<size_t>(n) * m);
+  kernels::matmul_rows(q, lda, b.KT.data.data() + koff * p.S + j0, p.S, nullptr, out->data(), m, p.head_dim, m,
+                       idx.data(), n);
+  if (stage == Stage::scaled) kernels::div_scalar(out->data(), 1, out->data(), 1, n * m, p.divisor);
+}
+
 namespace {
 
 // Row i of a stored stage (Q, K, V, X, the tail, ...), copied.
