@@ -118,6 +118,8 @@ TEST(LongInputPure, DecodeRowsShrinkToFitUntilCellsWouldBeTooNarrow) {
   EXPECT_FALSE(scroll);
   EXPECT_EQ(decode_key_cell_w(560, 40, 300, 50, &scroll), 50.0f);  // hundreds of keys: scroll
   EXPECT_TRUE(scroll);
+  EXPECT_EQ(decode_key_cell_w(560, 40, 49, 50, &scroll), 50.0f);  // cells under 16 px: scroll
+  EXPECT_TRUE(scroll);
 }
 
 // --- the app
