@@ -216,6 +216,14 @@ TEST(LongInput, TheChipsBoxDrawsOnlyTheChipsInViewAndStillEdits) {
   EXPECT_TRUE(drawn_now("token 1500"));
   EXPECT_FALSE(drawn_now("token 0"));
   EXPECT_LT(chips_drawn(n), 80);
+  // The maps that show part of their rows bring row 1500 into view (the maps' own reveal).
+  for (const char* map : {"Q h0", "K h0", "V h0"}) {
+    const json q = app.heatmap_info(map);
+    ASSERT_FALSE(q.is_null()) << map;
+    const float row0 = q.value("row0", -1.0f), shown = q.value("h", 0.0f) / q.value("cell_h", 1.0f);
+    EXPECT_LE(row0, 1500.0f) << map;
+    EXPECT_GE(row0 + shown, 1501.0f) << map << " shows rows " << row0 << " + " << shown;
+  }
   // Click that chip, type a word over it: the rename applies to token 1500 only.
   h.click(app, "token 1500");
   ImGuiIO& io = ImGui::GetIO();

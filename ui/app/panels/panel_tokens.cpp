@@ -348,7 +348,13 @@ void go_to_row(AppModel& m) {
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted(tr("Go to token"));
   ImGui::SameLine();
-  ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 9));
+  // The field leaves room for what it found ("token 1548 of 2048") on the same line.
+  char found[64] = "";
+  if (go.not_found) std::snprintf(found, sizeof found, "%s", tr("not found"));
+  else if (go.selected >= 0) std::snprintf(found, sizeof found, tr("token %d of %d"), go.selected, (int)toks.size());
+  const float found_w = *found ? ImGui::CalcTextSize(found).x + ImGui::GetStyle().ItemSpacing.x : 0.0f;
+  const float font = ImGui::GetFontSize();
+  ImGui::SetNextItemWidth(std::clamp(ImGui::GetContentRegionAvail().x - found_w, font * 4, font * 9));
   const bool enter = ImGui::InputTextWithHint("##Go to token", tr("index or text"), &go.typed,
                                               ImGuiInputTextFlags_EnterReturnsTrue);
   item_register("Go to token");
@@ -364,13 +370,9 @@ void go_to_row(AppModel& m) {
     }
     ImGui::SetKeyboardFocusHere(-1);  // the field stays active: Enter again finds the next match
   }
-  if (go.selected >= 0 && !go.not_found) {
+  if (*found) {
     ImGui::SameLine();
-    ImGui::TextDisabled(tr("token %d of %d"), go.selected, (int)toks.size());
-    item_register("Go to result");
-  } else if (go.not_found) {
-    ImGui::SameLine();
-    ImGui::TextDisabled("%s", tr("not found"));
+    ImGui::TextDisabled("%s", found);
     item_register("Go to result");
   }
 }
