@@ -21,7 +21,7 @@ import numpy as np
 from . import _messages as msg
 
 LINK_FORMAT = 1
-MAX_TOKENS = 2048          # engine Limits: tokens (S)
+MAX_TOKENS = 32768         # engine Limits: tokens (S); above 2048 the engine keeps no S×S stage (long mode)
 MAX_WIDTH = 4096           # d_model, d_out
 MAX_HEADS = 64
 MAX_INFLATED = 16 << 20    # a link may expand to at most this (web/site/attnviz-share.js)

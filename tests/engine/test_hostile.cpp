@@ -296,7 +296,7 @@ TEST(Hostile, ValuesTypedIntoAStateBuiltInCode) {
       {"mask_fill", [](State* s) { s->mask_fill = NAN; }},
       {"mask_fill", [](State* s) { s->mask_fill = 1e39; }},
       {"tokens", [](State* s) { s->tokens.clear(); }},
-      {"tokens", [](State* s) { s->tokens.assign(5000, "w"); }},
+      {"tokens", [](State* s) { s->tokens.assign(attnviz::Limits::kMaxTokens + 1, "w"); }},
       {"tokens[1]", [](State* s) { s->tokens[1] = std::string(1u << 20, 't'); }},
       {"num_heads", [](State* s) { s->num_heads = 0; }},
       {"num_heads", [](State* s) { s->d_out = 3; s->num_heads = 2; }},

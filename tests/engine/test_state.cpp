@@ -312,12 +312,12 @@ INSTANTIATE_TEST_SUITE_P(State, BadInput, ::testing::ValuesIn(kBadCases));
 
 TEST(State, LimitsOnTokens) {
   std::string many = "{\"tokens\": [";
-  for (int i = 0; i < 2049; ++i) many += std::string(i ? "," : "") + "\"t\"";
+  for (int i = 0; i < attnviz::Limits::kMaxTokens + 1; ++i) many += std::string(i ? "," : "") + "\"t\"";
   many += "]}";
   State s;
   Status st = attnviz::parse_state_text(many, &s);
   EXPECT_EQ(st.field, "tokens");
-  EXPECT_NE(st.error.find("the limit is 2048"), std::string::npos) << st.error;
+  EXPECT_NE(st.error.find("the limit is 32768 tokens"), std::string::npos) << st.error;
 
   const std::string long_token(257, 'x');
   st = attnviz::parse_state_text("{\"tokens\": [\"ok\", \"" + long_token + "\"]}", &s);

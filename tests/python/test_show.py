@@ -190,7 +190,7 @@ class Refusals(unittest.TestCase):
         self.refuse("shape", lambda: show(self.mha, torch.randn(5, 8)), "x", "(5, 8)", "(5, 16)")
         self.refuse("batch_needs_index", lambda: show(self.mha, torch.randn(2, 5, 16)), "batch_index", "0 … 1")
         self.refuse("batch_index", lambda: show(self.mha, torch.randn(2, 5, 16), batch_index=2))
-        self.refuse("too_long", lambda: show(self.mha, torch.randn(2049, 16)), "2049", "2048")
+        self.refuse("too_long", lambda: show(self.mha, torch.randn(32769, 16)), "32769", "32768")
         self.refuse("tokens_count", lambda: show(self.mha, torch.randn(3, 16), ["a", "b"]), "2", "3")
         self.refuse("mask", lambda: show(self.mha, torch.randn(3, 16), attn_mask=torch.eye(3, dtype=torch.bool)))
         self.refuse("padding", lambda: show(self.mha, torch.randn(3, 16), key_padding_mask=torch.zeros(4, dtype=torch.bool)))

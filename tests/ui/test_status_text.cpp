@@ -38,7 +38,7 @@ attnviz::Status refusal_of(const std::string& text) {
 // Real refusals: bad d_out, unknown field, bad JSON, too many tokens, bad types.
 std::vector<std::string> samples() {
   std::string many;
-  for (int i = 0; i < 3000; ++i) many += i ? ",\"w\"" : "\"w\"";
+  for (int i = 0; i <= attnviz::Limits::kMaxTokens; ++i) many += i ? ",\"w\"" : "\"w\"";
   return {
       R"({"d_out": 6, "num_heads": 4})",
       R"({"d_out": 0})",

@@ -30,6 +30,7 @@ enum class Msg : int {
   whole_number_range,     // {0} field, {1} low, {2} high, {3} the value given (or its type: a phrase)
   d_out_not_divisible,    // {0} d_out, {1} num_heads
   too_much_memory,        // {0} needed ("1.2 GiB"), {1} tokens, {2} heads, {3} d_model, {4} d_out, {5} limit
+  long_dropout,           // {0} the keep mask's size ("805 MiB"), {1} tokens, {2} Limits::kMaxFullTokens
   temperature_range,      // {0} given
   key_padding_count,      // {0} entries, {1} tokens
   key_padding_value,      // {0} field

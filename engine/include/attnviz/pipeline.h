@@ -120,6 +120,10 @@ class Pipeline {
   // view reads them through row() and map(). Context, concat and output stay (S × ·) and
   // are computed from rows when first read.
   bool long_mode() const;
+  // Long mode above `tokens` tokens instead of Limits::kMaxFullTokens, from the next
+  // set_state() on (this drops the current result): tests compare a long pipeline with
+  // a full one at small S, the bench measures both at the same S.
+  void set_long_from(int tokens);
   // Cells [I0, I0 + nI) × [J0, J0 + nJ) of a head's (S × S) stage pooled over b × b
   // blocks: the (⌈S/b⌉ × ⌈S/b⌉) map overview() gives whole (b = 1: the cells themselves,
   // pool ignored), clipped to the map, into out (resized). Its pooled rows are computed

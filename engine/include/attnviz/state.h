@@ -32,7 +32,7 @@ namespace attnviz {
 // Limits: a state beyond them is refused with a sentence, never allocated.
 struct Limits {
   static constexpr int kStateVersion = 1;
-  static constexpr int kMaxTokens = 2048;       // S
+  static constexpr int kMaxTokens = 32768;      // S (above kMaxFullTokens: long mode)
   // Above this many tokens a pipeline keeps no (S × S) buffer (Pipeline::long_mode).
   static constexpr int kMaxFullTokens = 2048;
   static constexpr int kMaxDModel = 4096;       // d_model

@@ -121,6 +121,14 @@ struct Pipeline::Explainer {
   size_t q_off, kv_off;  // Q_h's columns, K_g's and V_g's columns
 
   bool shared_kv() const { return p.G != p.H; }
+  // Row e.i of one of the head's stages: the stored one, or in long mode (no (S × S)
+  // buffer) computed on demand (Pipeline::row, the same bits).
+  std::vector<float> rowbuf;
+  const float* stage_row(Stage st) {
+    if (const Tensor* t = pipe.matrix(st, e.head)) return t->row(e.i);
+    pipe.row(st, e.head, e.i, &rowbuf);
+    return rowbuf.data();
+  }
 
   void input_or_parameter() {
     const int i = e.i, j = e.j;
@@ -165,7 +173,7 @@ struct Pipeline::Explainer {
   }
 
   void scaled() {
-    e.input = b.heads[e.head].scores.at(e.i, e.j);
+    e.input = stage_row(Stage::scores)[e.j];
     e.divisor = p.divisor;
     e.divisor_base = p.divisor_base;
     e.temperature = p.temperature;
@@ -175,7 +183,7 @@ struct Pipeline::Explainer {
   }
 
   void masked() {
-    e.input = pipe.matrix(Stage::scaled, e.head)->at(e.i, e.j);
+    e.input = stage_row(Stage::scaled)[e.j];
     e.masked = pipe.cell_masked(e.i, e.j, &e.reason);
     e.fill = p.fill;
     std::vector<std::string> a = {str(e.i), str(e.j)};
@@ -186,7 +194,7 @@ struct Pipeline::Explainer {
   // With gpt-oss's sink the row is torch's [masked row i, s_h] (S + 1 entries):
   // its max, its exps and their sum are that row's, the sink's exp in column S.
   void softmax() {
-    const float* row = pipe.matrix(Stage::masked, e.head)->row(e.i);
+    const float* row = stage_row(Stage::masked);
     const int S = p.S;
     const kernels::Sink* sink = p.sink(e.head);
     e.input = row[e.j];
@@ -213,7 +221,7 @@ struct Pipeline::Explainer {
   }
 
   void dropout() {
-    e.input = b.heads[e.head].weights.at(e.i, e.j);
+    e.input = stage_row(Stage::weights)[e.j];
     e.dropout_active = p.dropout_active;
     e.scale = p.dropout_scale;
     Formula f = Formula::dropped_off;
@@ -226,7 +234,7 @@ struct Pipeline::Explainer {
   }
 
   void context() {
-    fill_dot(&e, pipe.matrix(Stage::dropped, e.head)->row(e.i), 1, b.V.data.data() + kv_off + e.j, p.kv_dim, p.S);
+    fill_dot(&e, stage_row(Stage::dropped), 1, b.V.data.data() + kv_off + e.j, p.kv_dim, p.S);
     std::vector<std::string> a = {str(e.i), str(e.j), str(e.head)};
     if (shared_kv()) a.push_back(str(e.kv_head));
     set_formula(&e, shared_kv() ? Formula::context_kv : Formula::context, std::move(a));
@@ -251,9 +259,17 @@ Explanation Pipeline::explain(Stage stage, int head, int i, int j) const {
   e.i = i;
   e.j = j;
   const Tensor* t = matrix(stage, head);
-  if (t == nullptr || i < 0 || j < 0 || i >= t->rows || j >= t->cols) return e;
-  e.ok = true;
-  e.value = t->at(i, j);
+  std::vector<float> cells;  // long mode: row i of an (S × S) stage, computed (Pipeline::row)
+  if (t == nullptr && long_mode() && detail::square_stage(stage) && j >= 0 && j < impl_->plan.S &&
+      row(stage, head, i, &cells)) {
+    e.ok = true;
+    e.value = cells[static_cast<size_t>(j)];
+  } else if (t == nullptr || i < 0 || j < 0 || i >= t->rows || j >= t->cols) {
+    return e;
+  } else {
+    e.ok = true;
+    e.value = t->at(i, j);
+  }
   const detail::Plan& p = impl_->plan;
   const int hd = p.head_dim;
   const bool per_head = stage_is_per_head(stage);
@@ -268,7 +284,7 @@ Explanation Pipeline::explain(Stage stage, int head, int i, int j) const {
     e.alibi_bias = kernels::alibi_bias(e.slope, i, j);
   }
   Explainer x{*this, p, impl_->buf, e, per_head ? static_cast<size_t>(head) * hd : 0,
-              static_cast<size_t>(e.kv_head) * hd};
+              static_cast<size_t>(e.kv_head) * hd, {}};
   switch (stage) {
     case Stage::X:
     case Stage::W_q: case Stage::W_k: case Stage::W_v: case Stage::W_o:

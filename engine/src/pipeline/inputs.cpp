@@ -88,7 +88,7 @@ Plan make_plan(const State& s, const Plan* prev) {
   p.dropout_seed = p.dropout_active ? s.dropout.seed : 0;
   p.dropout_scale = !p.dropout_active ? 1.0f : (p.p >= 1.0 ? 0.0f : attnviz::dropout_scale(p.p));
   const uint64_t S64 = static_cast<uint64_t>(p.S);
-  p.keep_exps = S64 * S64 * static_cast<uint64_t>(p.H) * sizeof(float) <= kKeepExpsMaxBytes;
+  p.keep_exps = !p.long_mode() && S64 * S64 * static_cast<uint64_t>(p.H) * sizeof(float) <= kKeepExpsMaxBytes;
   plan_variants(s, prev, &p);
   return p;
 }
@@ -311,6 +311,7 @@ void allocate_buffers(const Plan& plan, Buffers* b) {
   b->K.reset_for_overwrite(S, plan.kv_dim);
   b->V.reset_for_overwrite(S, plan.kv_dim);
   b->alibi = !plan.slopes.empty();
+  b->long_mode = plan.long_mode();
   b->heads.resize(static_cast<size_t>(plan.H));  // heads already there keep their buffers
   for (HeadBuffers& h : b->heads) {
     if (plan.rope) {
@@ -319,13 +320,18 @@ void allocate_buffers(const Plan& plan, Buffers* b) {
     } else {
       h.q_rot = h.k_rot = Tensor();
     }
+    h.context.reset_for_overwrite(S, plan.head_dim);
+    if (plan.long_mode()) {  // rows on demand (pipeline_long.cpp): no (S × S) buffer
+      h.scores = h.weights = h.exps = Tensor();
+      h.row_max.clear();
+      continue;
+    }
     h.scores.reset_for_overwrite(S, S);  // scaled, masked: materialised on request; dropped: by the pipeline under dropout
     h.weights.reset_for_overwrite(S, S);
     if (plan.keep_exps) {
       h.exps.reset_for_overwrite(S, S);
       h.row_max.assign(static_cast<size_t>(S), std::numeric_limits<float>::quiet_NaN());
     }
-    h.context.reset_for_overwrite(S, plan.head_dim);
   }
   b->concat.reset_for_overwrite(S, plan.d_out);
   b->output.reset_for_overwrite(S, plan.d_out);
@@ -335,6 +341,7 @@ const Tensor* stage_tensor(const Buffers& b, Stage stage, int head) {
   if (stage_is_per_head(stage)) {
     if (head < 0 || head >= static_cast<int>(b.heads.size())) return nullptr;
     const HeadBuffers& h = b.heads[static_cast<size_t>(head)];
+    if (b.long_mode && square_stage(stage)) return nullptr;  // rows on demand (Pipeline::row, map)
     switch (stage) {
       case Stage::q_rot: return h.q_rot.empty() ? nullptr : &h.q_rot;
       case Stage::k_rot: return h.k_rot.empty() ? nullptr : &h.k_rot;

@@ -183,14 +183,34 @@ std::vector<int> update_heads(Pipeline::Impl& im, const Plan& old, const ChangeS
   return concat_rows;
 }
 
+// What the change does to each head's kept map rows (Pipeline::map) and, in long
+// mode, to its context, concat and output rows: a change of the head's softmax input
+// rule redoes every row; otherwise the rows its changed query and key rows touch.
+void mark_heads(Pipeline::Impl& im, const ChangeSet& cs, const Projections& pj) {
+  const Plan& np = im.plan;
+  const uint32_t dropped_bit = 1u << static_cast<int>(Stage::dropped);
+  for (int h = 0; h < np.H; ++h) {
+    const bool every = cs.divisor_changed || cs.mask_changed || cs.rule_changed || cs.fill_changed ||
+                       cs.softmax_changed(h) || cs.rope_changed;
+    const std::vector<int>& q = pj.score_rows(np, h);
+    const std::vector<int>& k = pj.score_cols(np, h);
+    detail::invalidate_maps(np, &im.maps, h, q, k, every);
+    if (cs.dropout_changed) detail::invalidate_maps(np, &im.maps, h, {}, {}, true, dropped_bit);
+    if (!np.long_mode()) continue;
+    const std::vector<int> kv = detail::merge_rows(k, pj.v_rows[static_cast<size_t>(np.kv_head(h))], np.S);
+    detail::mark_long_rows(im, h, q, kv, every || cs.dropout_changed, cs.out_changed);
+  }
+}
+
 }  // namespace
 
 void Pipeline::Impl::apply(State&& next) {
-  detail::clear_maps(&maps);  // kept map rows go with any change for now (a refused state recomputes them)
-  const detail::Plan np = detail::make_plan(next, has_result ? &plan : nullptr);
+  detail::Plan np = detail::make_plan(next, has_result ? &plan : nullptr);
+  np.long_from = long_from;
+  np.keep_exps = np.keep_exps && !np.long_mode();
   read_now.resize(static_cast<size_t>(np.H), 0);  // another head count keeps the first heads' demand
   read_before.resize(static_cast<size_t>(np.H), 0);
-  if (!has_result || !detail::same_shapes(plan, np)) {
+  if (!has_result || !detail::same_shapes(plan, np) || plan.long_mode() != np.long_mode()) {
     reshape(std::move(next), np);
     return;
   }
@@ -223,6 +243,8 @@ void Pipeline::Impl::apply(State&& next) {
   commit_inputs(*this, up, old, pr);
   Projections pj;
   update_projections(*this, up, pr.cs, &pj);
+  mark_heads(*this, pr.cs, pj);
+  if (np.long_mode()) return;  // heads and tail from rows when read (long_read)
   const std::vector<int> concat_rows = update_heads(*this, old, pr.cs, pj);
   detail::update_tail(*this, up, concat_rows, pr.cs.out_changed);
 }

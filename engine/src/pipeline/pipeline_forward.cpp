@@ -34,6 +34,7 @@ int nonzero_end(const float* d, int n) {
 // The floats of one WorkSpace for plan p (make_space).
 uint64_t space_floats(const Plan& p) {
   const uint64_t S = static_cast<uint64_t>(p.S);
+  if (p.long_mode()) return S * static_cast<uint64_t>(p.d_out);  // the projections' row snapshots alone
   const uint64_t widest = std::max(S, static_cast<uint64_t>(p.d_out));
   return S * S + S * widest + S * (S + static_cast<uint64_t>(p.head_dim));
 }
@@ -185,11 +186,11 @@ std::vector<int> iota_rows(int n) {
 
 void make_space(const Plan& p, WorkSpace* ws) {
   const size_t S = static_cast<size_t>(p.S);
-  const size_t widest = std::max(S, static_cast<size_t>(p.d_out));
-  ws->cells.resize(S * S);
+  const size_t widest = p.long_mode() ? static_cast<size_t>(p.d_out) : std::max(S, static_cast<size_t>(p.d_out));
+  ws->cells.resize(p.long_mode() ? 0 : S * S);  // long mode: no head's (S × S) stage is computed whole
   ws->rows.resize(S * widest);
   Scratch& sc = ws->sc;
-  sc.cols.resize(S * (S + static_cast<size_t>(p.head_dim)));
+  sc.cols.resize(p.long_mode() ? 0 : S * (S + static_cast<size_t>(p.head_dim)));
   sc.idx.resize(S);
   sc.k_end.resize(S);
   sc.row_slot.resize(S);
@@ -203,6 +204,7 @@ void make_space(const Plan& p, WorkSpace* ws) {
 }
 
 int head_groups(const Plan& p) {
+  if (p.long_mode()) return 1;  // heads are not computed whole: their rows go to the threads (pipeline_long.cpp)
   const uint64_t extra = kMaxExtraSpaceBytes / (space_floats(p) * sizeof(float) + 1);
   const uint64_t cap = std::min<uint64_t>(1 + extra, static_cast<uint64_t>(std::max(p.H, 1)));
   return static_cast<int>(std::min<uint64_t>(cap, static_cast<uint64_t>(threads())));
@@ -224,6 +226,7 @@ void compute_everything(const Plan& p, Buffers& b, std::vector<WorkSpace>& space
     transpose_rows(p, b.Q, &b.QT, all.data(), S);
     transpose_rows(p, b.K, &b.KT, all.data(), S);
   }
+  if (p.long_mode()) return;  // heads and tail from rows when read (Pipeline::Impl::long_read)
   auto head = [&](int g, int h) {
     HeadBuffers& hb = b.heads[h];
     Scratch& sc = spaces[static_cast<size_t>(g)].sc;

@@ -10,6 +10,7 @@
 
 #include "attnviz/kernels.h"
 #include "attnviz/pipeline.h"
+#include "attnviz/state.h"
 #include "attnviz/torch_rng.h"
 #include "attnviz/variants.h"
 
@@ -46,6 +47,9 @@ struct Plan {
   int cache_sinks = 0, cache_recent = 0;  // StreamingLLM's k and w (cache_recent 0: a full cache)
 
   const uint8_t* padded() const { return key_padded.empty() ? nullptr : key_padded.data(); }
+  // Long mode (Pipeline::long_mode): no head keeps an (S × S) buffer.
+  int long_from = Limits::kMaxFullTokens;  // Pipeline::set_long_from
+  bool long_mode() const { return S > long_from; }
   int kv_head(int h) const { return h / (H / G); }  // the K/V head query head h reads
   // Head h's rule from scores to masked (kernels.h).
   kernels::MaskRule mask(int h) const {
@@ -143,6 +147,7 @@ struct Buffers {
   Tensor output;                   // (S × d_out)
   std::vector<uint8_t> keep;       // (H × S × S), 1 = kept; empty when dropout is inactive
   bool alibi = false;              // the heads have a bias stage (materialised on request)
+  bool long_mode = false;          // Plan::long_mode: the heads hold no (S × S) buffer (stage_tensor: nullptr)
 };
 
 // Working memory of the kernels' callers; grows to the largest need and is
@@ -248,11 +253,24 @@ struct MapCache {
 void pool_rows(const float* rows, int h_rows, int S, int block, Pipeline::Pool pool, float* out);
 // Drops every kept row (another shape, plan or parameters).
 void clear_maps(MapCache* mc);
-// Drops the kept rows whose cells may differ after the query rows q_rows and the key
-// rows k_rows (ascending, either may be empty) changed: a pooled row holding a changed
-// query row, and, for a key change, every row that can see the key (under the causal
-// mask the rows from the first changed key on; otherwise all).
-void invalidate_maps(const Plan& p, MapCache* mc, const std::vector<int>& q_rows, const std::vector<int>& k_rows);
+// The rows of a head's stage (its (S × S) stages, or context) whose values may differ
+// after its query rows q_rows and key rows k_rows (ascending, either may be empty)
+// changed: the changed query rows, and for a key change every row that can see the key
+// (under the causal mask the rows from the first changed key on; otherwise all; scores
+// and scaled see every key, masked or not). Marks them 1 in rows (S).
+void rows_touched(const Plan& p, Stage stage, const std::vector<int>& q_rows, const std::vector<int>& k_rows,
+                  std::vector<uint8_t>* rows);
+// Drops head h's kept map rows that rows_touched names, or all of them (every_row), or
+// only those of the stages in `stages` when it is not 0 (bit int(stage)).
+void invalidate_maps(const Plan& p, MapCache* mc, int head, const std::vector<int>& q_rows,
+                     const std::vector<int>& k_rows, bool every_row, uint32_t stages = 0);
+
+// ---- long mode (pipeline_long.cpp) ----
+// After an incremental change in long mode: head h's context rows that rows_touched
+// names for its changed query rows and key / value rows (or every row), and with them
+// the concat rows and (out_changed: every) output row, are marked stale.
+void mark_long_rows(Pipeline::Impl& im, int h, const std::vector<int>& q_rows, const std::vector<int>& kv_rows,
+                    bool every_row, bool out_changed);
 
 // ---- a rebuild for another S (carry.cpp) ----
 // What a rebuild for another number of tokens takes from the result it
@@ -298,6 +316,13 @@ struct Pipeline::Impl {
   uint64_t stamp = 0;                                         // last version handed out
 
   detail::MapCache maps;                  // Pipeline::map's kept rows
+  int long_from = Limits::kMaxFullTokens;  // long mode above this many tokens (set_long_from)
+  // Long mode: which rows of each head's context, and of concat and output, are stale
+  // (computed when read: long_read, pipeline_long.cpp).
+  std::vector<std::vector<uint8_t>> ctx_stale;  // (H) × (S), 1 = recompute
+  std::vector<uint8_t> concat_stale;            // (S)
+  bool output_stale_all = false;                // W_o / b_o changed: every output row
+  void long_read(Stage s, int head);
   std::vector<detail::WorkSpace> spaces;  // (≥ 1 once there is a result) see WorkSpace
   detail::EmbeddingCache embedding;       // the seeded table X was built from (build_x)
   // The dropout keep mask of the last time dropout was switched off, with its

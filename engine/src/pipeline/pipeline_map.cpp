@@ -53,24 +53,34 @@ void clear_maps(MapCache* mc) {
   mc->bytes = 0;
 }
 
-void invalidate_maps(const Plan& p, MapCache* mc, const std::vector<int>& q_rows, const std::vector<int>& k_rows) {
-  if (q_rows.empty() && k_rows.empty()) return;
+void rows_touched(const Plan& p, Stage stage, const std::vector<int>& q_rows, const std::vector<int>& k_rows,
+                  std::vector<uint8_t>* rows) {
+  rows->resize(static_cast<size_t>(p.S), 0);
+  for (int r : q_rows) (*rows)[static_cast<size_t>(r)] = 1;
+  if (k_rows.empty() || stage == Stage::bias) return;  // bias: S and the slope alone
+  const bool all_keys = stage == Stage::scores || stage == Stage::scaled || !p.causal;
+  const int from = all_keys ? 0 : k_rows.front();
+  std::fill(rows->begin() + from, rows->end(), uint8_t{1});
+}
+
+void invalidate_maps(const Plan& p, MapCache* mc, int head, const std::vector<int>& q_rows,
+                     const std::vector<int>& k_rows, bool every_row, uint32_t stages) {
+  std::vector<uint8_t> touched;
   for (PooledMap& m : mc->maps) {
-    // bias depends on S and the slope alone; scores and scaled of a row see every key.
-    if (m.stage == Stage::bias) continue;
-    const bool all_keys = m.stage == Stage::scores || m.stage == Stage::scaled || !p.causal;
-    const int from = k_rows.empty() ? p.S : (all_keys ? 0 : k_rows.front());
+    if (m.head != head || (stages != 0 && !((stages >> static_cast<int>(m.stage)) & 1u))) continue;
+    if (!every_row) {
+      touched.assign(static_cast<size_t>(p.S), 0);
+      rows_touched(p, m.stage, q_rows, k_rows, &touched);
+    }
     for (int I = 0; I < m.n; ++I) {
-      if (m.rows[static_cast<size_t>(I)].empty()) continue;
+      std::vector<float>& row = m.rows[static_cast<size_t>(I)];
+      if (row.empty()) continue;
       const int r0 = I * m.block, r1 = std::min(p.S, r0 + m.block);  // rows r0 … r1 − 1
-      bool stale = r1 - 1 >= from;
-      if (!stale) {
-        auto it = std::lower_bound(q_rows.begin(), q_rows.end(), r0);
-        stale = it != q_rows.end() && *it < r1;
-      }
+      bool stale = every_row;
+      for (int r = r0; r < r1 && !stale; ++r) stale = touched[static_cast<size_t>(r)] != 0;
       if (stale) {
-        mc->bytes -= m.rows[static_cast<size_t>(I)].capacity() * sizeof(float);
-        std::vector<float>().swap(m.rows[static_cast<size_t>(I)]);
+        mc->bytes -= row.capacity() * sizeof(float);
+        std::vector<float>().swap(row);
       }
     }
   }
@@ -193,7 +203,15 @@ int fill(Pipeline::Impl& im, PooledMap& m, int I0, int I1, double budget_ms) {
 
 }  // namespace
 
-bool Pipeline::long_mode() const { return impl_->has_result && impl_->plan.S > Limits::kMaxFullTokens; }
+bool Pipeline::long_mode() const { return impl_->has_result && impl_->plan.long_mode(); }
+
+void Pipeline::set_long_from(int tokens) {
+  impl_->long_from = std::max(0, tokens);
+  impl_->has_result = false;  // the next set_state builds afresh
+  impl_->buf = detail::Buffers();
+  std::vector<detail::WorkSpace>().swap(impl_->spaces);
+  detail::clear_maps(&impl_->maps);
+}
 
 int Pipeline::map_pending(Stage stage, int head, int block, Pool pool, int I0, int nI) const {
   if (!valid_map(*impl_, stage, head, block)) return 0;

@@ -396,6 +396,10 @@ void Pipeline::Impl::read(Stage s, int head) {
     read_now[static_cast<size_t>(head)] = std::max(read_now[static_cast<size_t>(head)], static_cast<uint8_t>(level));
   }
   if (!has_result || level <= detail::kScores) return;
+  if (plan.long_mode()) {
+    long_read(s, head);
+    return;
+  }
   if (level == detail::kTail ? tail_valid : valid[static_cast<size_t>(head)] >= level) return;
   detail::Updater up(*this, spaces[0]);
   const detail::HeadChange none;

@@ -2,6 +2,7 @@
 // rows of Q, K, V and scores over to another number of tokens with
 // carry.cpp), and restore() after a failure. Incremental updates:
 // pipeline_apply.cpp.
+#include <algorithm>
 #include <array>
 #include <utility>
 #include <vector>
@@ -66,9 +67,19 @@ void Pipeline::Impl::rebuild(State&& next, const detail::Plan& np, detail::Buffe
       new_versions[s][h] = ++stamp;
     }
   }
+  if (np.long_mode()) {  // nothing of the heads computed: every context and tail row is stale
+    std::fill(want.begin(), want.end(), uint8_t{detail::kScores});
+  }
+  std::vector<std::vector<uint8_t>> stale(np.long_mode() ? static_cast<size_t>(np.H) : 0,
+                                          std::vector<uint8_t>(static_cast<size_t>(np.S), 1));
+  std::vector<uint8_t> concat_rows(np.long_mode() ? static_cast<size_t>(np.S) : 0, 1);
   // Commit (moves only).
+  ctx_stale = std::move(stale);
+  concat_stale = std::move(concat_rows);
+  output_stale_all = np.long_mode();
+  detail::clear_maps(&maps);
   valid = std::move(want);
-  tail_valid = tail_wanted();
+  tail_valid = tail_wanted() && !np.long_mode();
   state = std::move(next);
   plan = np;
   buf = std::move(fresh);
@@ -106,7 +117,9 @@ void Pipeline::Impl::reshape(State&& next, const detail::Plan& np) {
     detail::Buffers fresh;
     detail::build_x(next, &fresh.X, &embedding);
     detail::Carry carry;
-    const bool carried = params_kept && detail::find_carry(old, fresh.X, &carry, np.rope);
+    // (A result in long mode has no score cells to carry, and one in it takes none.)
+    const bool carried = params_kept && !plan.long_mode() && !np.long_mode() &&
+                         detail::find_carry(old, fresh.X, &carry, np.rope);
     if (carried) {
       // Each head's carried score cells, releasing the old head's as it goes,
       // before anything else of the new result is allocated.
@@ -140,6 +153,10 @@ void Pipeline::Impl::restore() noexcept {
     spaces = make_spaces(plan);
     detail::compute_everything(plan, b, spaces, valid, tail_valid, nullptr);
     buf = std::move(b);
+    for (std::vector<uint8_t>& rows : ctx_stale) std::fill(rows.begin(), rows.end(), uint8_t{1});
+    std::fill(concat_stale.begin(), concat_stale.end(), uint8_t{1});
+    output_stale_all = plan.long_mode();
+    detail::clear_maps(&maps);
   } catch (...) {
     has_result = false;  // not even the old result fits now
     buf = detail::Buffers();

@@ -34,6 +34,9 @@ constexpr Entry kMessages[] = {
     ENGINE_MSG(too_much_memory,
                "this state needs about {0} of memory ({1} tokens, {2} heads, d_model {3}, d_out {4}); "
                "the limit is {5}: use fewer tokens or fewer heads"),
+    ENGINE_MSG(long_dropout,
+               "dropout would keep a mask of {0} for {1} tokens; above {2} tokens attention is shown without "
+               "dropout: switch training off or use at most {2} tokens"),
     ENGINE_MSG(temperature_range,
                "temperature must be a number from 1e-06 to 1e+06 (it divides the scores, so it must be "
                "greater than 0), not {0}"),

@@ -11,6 +11,7 @@
 
 #include "attnviz/kernels.h"
 #include "attnviz/model.h"
+#include "attnviz/pipeline.h"
 #include "attnviz/stages.h"
 #include "state/state_internal.h"
 
@@ -76,8 +77,10 @@ uint64_t estimate_one_layer(const State& s, bool x_values, bool w_values) {
   // for them, and the report (attnviz-cli run) asks for every head's.
   uint64_t floats = 0;
   uint64_t params = 0;
+  const bool long_mode = S > static_cast<uint64_t>(Limits::kMaxFullTokens);
   for (int i = 0; i < kStageCount; ++i) {
     const StageInfo& info = stage_table()[i];
+    if (long_mode && stage_is_square(info.stage)) continue;  // rows on demand: no (S × S) buffer
     // q_rot, k_rot and bias exist only with their option (RoPE, ALiBi).
     if (info.when == StageWhen::rope && s.positional != Positional::rope) continue;
     if (info.when == StageWhen::alibi && !s.alibi) continue;
@@ -87,6 +90,12 @@ uint64_t estimate_one_layer(const State& s, bool x_values, bool w_values) {
   }
   if (x_values) floats += S * dm;  // kept in the State copy
   if (w_values) floats += params;
+  if (long_mode) {
+    // QT and KT (the score products' operands), the projections' row snapshots, the
+    // embedding table (one row a token at most), the kept map rows (Pipeline::map).
+    floats += 2 * S * dout + S * dout + S * dm;
+    return floats * sizeof(float) + Pipeline::kMapCacheBytes;
+  }
   floats += S * S + 2 * S;                           // scratch for change detection
   return floats * sizeof(float) + H * S * S;         // + the dropout keep mask (bytes)
 }
@@ -229,6 +238,12 @@ Status validate_sizes(const State& s) {
   if (s.layers.size() > static_cast<size_t>(Limits::kMaxLayers)) {
     return Status::refusal(Msg::layers_count, "layers",
                            {std::to_string(s.layers.size()), std::to_string(Limits::kMaxLayers)});
+  }
+  if (s.tokens.size() > static_cast<size_t>(Limits::kMaxFullTokens) && s.dropout.training && s.dropout.p > 0.0) {
+    const uint64_t S = s.tokens.size();  // the keep mask: a byte per cell of every head (H × S × S)
+    return Status::refusal(Msg::long_dropout, "dropout",
+                           {gib(static_cast<uint64_t>(s.num_heads) * S * S), std::to_string(S),
+                            std::to_string(Limits::kMaxFullTokens)});
   }
   const uint64_t bytes = estimate_pipeline_bytes(s);
   if (bytes > Limits::kMaxPipelineBytes && s.captured()) {

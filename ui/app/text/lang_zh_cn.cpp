@@ -975,6 +975,9 @@ static const CatalogueEntry kZhCN[] = {
      "version 必须为 1（这个 attnviz 读取版本 1 的会话状态）"},
     {"tokens must contain at least one token", "tokens 至少要有一个词元"},
     {"tokens has {0} entries; the limit is {1} tokens", "tokens 有 {0} 项；上限是 {1} 个词元"},
+    {"dropout would keep a mask of {0} for {1} tokens; above {2} tokens attention is shown without dropout: switch "
+     "training off or use at most {2} tokens",
+     "dropout 要为 {1} 个词元保存 {0} 的掩码；超过 {2} 个词元时注意力不带 dropout 显示：请关闭训练模式，或最多使用 {2} 个词元"},
     {"{0} is {1} bytes long; a token may be at most {2} bytes", "{0} 长 {1} 字节；一个词元最多 {2} 字节"},
     {"{0} is not valid UTF-8 text", "{0} 不是有效的 UTF-8 文本"},
     {"{0} must be a whole number from {1} to {2}, not {3}", "{0} 必须是 {1} 到 {2} 之间的整数，而不是 {3}"},
