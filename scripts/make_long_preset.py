@@ -39,7 +39,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "assets", "presets", "13-long-context.json")
 
-COUNT = 2048            # tokens: the one number to change (8192 once the engine's long mode is in)
+COUNT = 8192            # tokens: the one number to change (2,048 until the engine had its long mode)
 RECENT = COUNT // 16    # StreamingLLM's window: 128 keys at 2,048 tokens, 512 at 8,192
 SINK_TOKENS = 4         # StreamingLLM's kept first keys (the paper's 4)
 D_MODEL, D_OUT = 48, 32
