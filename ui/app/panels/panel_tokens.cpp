@@ -439,15 +439,17 @@ void tokens_group(AppModel& m) {
   error_line(m, "tokens");
   left_out_line(m);
   // The chips scroll in a box of their own (at most kChipRows rows high), so a
-  // long sentence never pushes the controls below out of reach.
+  // long sentence never pushes the controls below out of reach. A box that scrolls
+  // gives its last row to Go to token: the group is as tall either way.
   const float row = ImGui::GetFrameHeightWithSpacing();
-  ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), ImVec2(FLT_MAX, row * kChipRows + 2 * ImGui::GetStyle().FramePadding.y));
+  const bool go_to = static_cast<int>(m.widgets.params.chips.starts.size()) - 1 > kChipRows;
+  const float rows = static_cast<float>(go_to ? kChipRows - 1 : kChipRows);
+  ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), ImVec2(FLT_MAX, row * rows + 2 * ImGui::GetStyle().FramePadding.y));
   if (ImGui::BeginChild("token chips", ImVec2(0, 0), ImGuiChildFlags_AutoResizeY | ImGuiChildFlags_FrameStyle))
     token_chips(m);
   ImGui::EndChild();
   item_register("token chips");
-  // Go to token, once the chips are more than their box shows.
-  if (static_cast<int>(m.widgets.params.chips.starts.size()) - 1 > kChipRows) go_to_row(m);
+  if (go_to) go_to_row(m);  // once the chips are more than their box shows
   error_line(m, "key_padding");
   if (m.engine.is_model()) model_group(m);  // the model's words, its probe, its sizes (model_controls.cpp)
 }
