@@ -300,8 +300,10 @@ TEST(LongInput, DecodeStreamingRowsShowTheirFirstKeysAt1280x720) {
   h.click(app, "Decode");
   h.click(app, "Decode previous");
   frames(h, app);
+  const float cell_w = app.heatmap_info("decode scores").value("cell_w", 0.0f);
   for (const char* map : {"decode scores", "decode masked", "decode weights", "decode dropped"}) {
     const json j = app.heatmap_info(map);
+    EXPECT_EQ(j.value("cell_w", 0.0f), cell_w) << map << ": the rows' columns line up";
     ASSERT_FALSE(j.is_null()) << map;
     EXPECT_EQ(j.value("cols", 0), 19) << map;
     EXPECT_EQ(j.value("col0", -1.0f), 0.0f) << map << ": the kept first keys w0–w3 in view";
