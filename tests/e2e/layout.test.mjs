@@ -107,6 +107,7 @@ test('120 tokens scroll in their own box and the controls stay in view', async (
   await expectControlsInView(app, viewport, '120 tokens');
   const after = await app.rect('Causal mask');
   assert.ok(after.y - before.y < 4 * (row + 4), `Causal mask moved ${after.y - before.y} px, at most the chip box's growth`);
+  assert.ok(await app.rect('Go to token'), "Go to token is offered (in the box's last row)");
   const box = await app.rect('token chips');
   assert.ok(box.h < 6 * (row + 4), `the chip box is bounded: ${fmt(box)}`);
   assert.ok(await app.rect('token 0'), 'the first chips show');

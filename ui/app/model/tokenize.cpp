@@ -148,4 +148,11 @@ std::vector<std::string> split_for_vocabulary(std::string_view text, const std::
   return out;
 }
 
+size_t keep_first_tokens(std::vector<std::string>* tokens, size_t max) {
+  if (tokens->size() <= max) return 0;
+  const size_t left_out = tokens->size() - max;
+  tokens->resize(max);
+  return left_out;
+}
+
 }  // namespace attnviz::ui

@@ -35,4 +35,10 @@ std::vector<std::string> split_text(std::string_view text, SplitMode mode);
 // engine names the one it does not know).
 std::vector<std::string> split_for_vocabulary(std::string_view text, const std::vector<std::string>& vocabulary);
 
+// The rule for a text of more tokens than a state may hold (a long paste into the
+// Tokens box, a chip edited into many words): the first `max` tokens stay and the
+// rest are left out, rather than the whole text being refused. Returns how many were
+// left out (0 when all fit). The app passes Limits::kMaxTokens and says the count.
+size_t keep_first_tokens(std::vector<std::string>* tokens, size_t max);
+
 }  // namespace attnviz::ui

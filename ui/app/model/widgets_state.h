@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "app/panels/layout.h"      // LayoutRect, kLayoutCount
 #include "app/panels/panel_model.h"  // NextTokenTable
@@ -25,6 +26,28 @@ struct ChipEditState {
   std::string label;  // a chip's label, reused: no allocation per frame once it is long enough
 };
 
+// Parameters → the token chips' lines (panel_tokens.cpp, chips_layout.h): each chip's
+// width and where the lines break, measured again only when what they depend on
+// changes (the tokens, their padding, the fonts, the language, the box's width), so a
+// frame with thousands of tokens lays out nothing and draws only the lines in view.
+struct ChipsLayoutCache {
+  std::vector<std::string> tokens;  // the tokens measured
+  std::vector<uint8_t> padding;     // their key_padding (a padded chip reads "[pad] …")
+  int fonts = -1, lang = -1;        // g_fonts.generation, language_generation()
+  float avail = -1;                 // the box's width
+  std::vector<float> widths;        // (S + 1): each chip's, then the "+" button's
+  std::vector<int> starts;          // chips_lines: each line's first chip, then S + 1
+};
+
+// Parameters → Go to token (panel_tokens.cpp): the field, the token it landed on
+// (its chip highlighted) and the box's scroll to it, asked for until the box draws.
+struct GoToState {
+  std::string typed;      // the field's text
+  int selected = -1;      // the token gone to (-1: none); kept while it exists
+  bool scroll = false;    // the chips box scrolls to `selected` when it next draws
+  bool not_found = false; // the last query found nothing (a line says so)
+};
+
 // Parameters → Dropout p: the exact-value field beside the slider, applied when it is
 // left (Enter, Tab, a click elsewhere), not per keystroke (panel_params.cpp).
 struct DropoutFieldState {
@@ -41,6 +64,10 @@ struct RepeatState {
 // The Parameters panel's widgets (panel_params.cpp).
 struct ParamsWidgets {
   ChipEditState chip;         // the token chip being edited
+  ChipsLayoutCache chips;     // the chips' widths and lines
+  GoToState go_to;            // Go to token
+  size_t left_out = 0;        // tokens the last paste left out (keep_first_tokens), said under the box
+  int kept = 0;               // ... while the state holds the kept ones (its token count)
   DropoutFieldState dropout;  // dropout p's exact-value field
   RepeatState repeat;         // a trained model's Repeat random tokens
 };

@@ -376,7 +376,7 @@ void step_map(AppModel& m, DecodeCache& c, const char* label, const char* title,
               const std::vector<std::string>* rows, const std::vector<std::string>* cols, int hl_row, int hl_col,
               bool signed_values, float hi, float width, float height, float max_cell, CellRef link_of_cell,
               bool link_rows, float min_cell_w = 0, const uint8_t* keep = nullptr,
-              const std::vector<uint8_t>* absent = nullptr) {
+              const std::vector<uint8_t>* absent = nullptr, bool scroll_x = true, bool shrunk = false) {
   HeatmapSpec spec;
   spec.keep = keep;  // (v.rows × v.cols) dropout's keep mask: dropped cells get the ×
   // (v.rows × v.cols) the evicted keys' cells, drawn empty (StreamingLLM)
@@ -404,7 +404,7 @@ void step_map(AppModel& m, DecodeCache& c, const char* label, const char* title,
   // One-row maps keep their values' width and scroll sideways when hundreds of keys
   // (or a head_dim of 64) do not fit; the rows over the keys (those that highlight
   // key t) scroll together, and a new step brings its own key into view.
-  spec.scroll_x = min_cell_w > 0;
+  spec.scroll_x = min_cell_w > 0 && scroll_x;
   const bool keys_row = spec.scroll_x && hl_col >= 0;
   spec.follow_col = keys_row ? hl_col : -1;
   HeatmapCache& hc = m.heatmap_cache(label);
@@ -421,6 +421,9 @@ void step_map(AppModel& m, DecodeCache& c, const char* label, const char* title,
     spec.max_cell = 56.0f * max_cell / 24.0f;  // as wide as 4 decimals want at 24 px, wider with taller cells
     spec.max_height = ImGui::GetTextLineHeightWithSpacing() + band + max_cell;
   }
+  // Shrunk to fit (decode_key_cell_w): every row over the keys gets exactly that width, not
+  // its own values' wish, so their columns still line up.
+  if (shrunk) spec.max_cell = std::min(spec.max_cell, min_cell_w);
   spec.decimals_max = m.view.decimals > 0 ? m.view.decimals : 4;
   spec.show_colour_bar = false;
   HeatmapHover hv =
@@ -435,6 +438,20 @@ void step_map(AppModel& m, DecodeCache& c, const char* label, const char* title,
 }
 
 void cache_size(const DecodeCache& c);
+
+}  // namespace
+
+float decode_key_cell_w(float avail_w, float label_w, int keys, float value_w, bool* scroll) {
+  *scroll = false;
+  if (keys <= 0) return value_w;
+  const float fit = (avail_w - label_w) / static_cast<float>(keys);
+  if (fit >= value_w) return value_w;
+  if (fit >= kDecodeMinFitCell) return fit;
+  *scroll = true;
+  return value_w;
+}
+
+namespace {
 
 // Width for a 1 × head_dim map (the query, the context): what its cells want, but
 // never narrower than its title (in Chinese a head_dim of 2 made it "上下文向量：权重 · V 缓存（1…").
@@ -511,17 +528,23 @@ void maps(AppModel& m, DecodeCache& c) {
   ImGui::TableNextColumn();
   {
     const float w = ImGui::GetContentRegionAvail().x;
-    const float key_w = row_cell_w(m, {&d.scores, &d.masked, &d.weights, &d.dropped});
+    // The rows over the keys shrink to the column's width when the keys are a few dozen
+    // (the kept first keys of StreamingLLM stay in view), and scroll only when hundreds.
+    const float label_w = std::min(c.key_label_w, 110.0f) + 6.0f;
+    bool scroll = false;
+    const float value_w = row_cell_w(m, {&d.scores, &d.masked, &d.weights, &d.dropped});
+    const float key_w = decode_key_cell_w(w, label_w, t + 1, value_w, &scroll);
+    const bool shrunk = key_w < value_w;
     std::snprintf(title, sizeof title, tr("scores: q_%d · k_j (1×%d)"), t, t + 1);
     step_map(m, c, "decode scores", title, d.scores, &c.query, &c.keys, -1, t, true, 1.0f, w, 0, row_cell,
-             CellRef{true, Stage::scores, h, t, 0}, false, key_w, nullptr, &c.row_absent);
+             CellRef{true, Stage::scores, h, t, 0}, false, key_w, nullptr, &c.row_absent, scroll, shrunk);
     std::snprintf(title, sizeof title, tr("masked: scores ÷ divisor (+ bias), masked (1×%d)"), t + 1);
     step_map(m, c, "decode masked", title, d.masked, &c.query, &c.keys, -1, t, true, 1.0f, w, 0, row_cell,
-             CellRef{true, Stage::masked, h, t, 0}, false, key_w, nullptr, &c.row_absent);
+             CellRef{true, Stage::masked, h, t, 0}, false, key_w, nullptr, &c.row_absent, scroll, shrunk);
     if (d.sink) std::snprintf(title, sizeof title, tr("weights: softmax with the sink s_%d (1×%d)"), h, t + 1);
     else std::snprintf(title, sizeof title, tr("weights: softmax (1×%d)"), t + 1);
     step_map(m, c, "decode weights", title, d.weights, &c.query, &c.keys, -1, t, false, 1.0f, w, 0, row_cell,
-             CellRef{true, Stage::weights, h, t, 0}, false, key_w, nullptr, &c.row_absent);
+             CellRef{true, Stage::weights, h, t, 0}, false, key_w, nullptr, &c.row_absent, scroll, shrunk);
     if (!c.sink_line.empty()) {
       ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
       ImGui::BeginGroup();
@@ -537,7 +560,7 @@ void maps(AppModel& m, DecodeCache& c) {
       const uint8_t* keep = dropout_marks(m, Stage::dropped, h);
       if (keep) keep += static_cast<size_t>(t) * static_cast<size_t>(m.engine.pipeline().seq_len());
       step_map(m, c, "decode dropped", title, d.dropped, &c.query, &c.keys, -1, t, false, hi, w, 0, row_cell,
-               CellRef{true, Stage::dropped, h, t, 0}, false, key_w, keep, &c.row_absent);
+               CellRef{true, Stage::dropped, h, t, 0}, false, key_w, keep, &c.row_absent, scroll, shrunk);
     }
     std::snprintf(title, sizeof title, tr("context: weights · V cache (1×%d)"), hd);
     step_map(m, c, "decode context", title, d.context, &c.query, nullptr, -1, -1, true, 1.0f,

@@ -212,6 +212,17 @@ static const CatalogueEntry kZhCN[] = {
     {"Unmark padding", "取消填充"},
     {"Delete", "删除"},
     {"add a token at the end", "在末尾添加一个词元"},
+    // panel_tokens.cpp: a long paste, Go to token
+    {"Kept the first {0} tokens: {1} more were left out, as a state holds at most {0}.",
+     "只保留了前 {0} 个词元：其余 {1} 个没有载入，因为一个状态最多容纳 {0} 个词元。"},
+    {"Go to token", "转到词元"},
+    {"index or text", "序号或文字"},
+    {"Type a token's index (0 is the first) or its text and press Enter: the chips scroll to it and the maps "
+     "bring its row and column into view. Enter again finds the next token with that text.",
+     "输入词元的序号（第一个是 0）或它的文字，按回车：词元块滚动到它，热力图把它的行和列移入视野。"
+     "再按一次回车，找下一个有这段文字的词元。"},
+    {"token %d of %d", "词元 %d / %d"},
+    {"not found", "未找到"},
     {"Shapes", "形状"},
     {"d_model", "d_model"},
     {"d_out", "d_out"},
