@@ -211,7 +211,7 @@ def main():
     ap.add_argument('--fonts-dir', help='cache for the subset fonts (default: beside --out)')
     ap.add_argument('--sizes', help='write the size breakdown here (JSON)')
     ap.add_argument('--max-bytes', type=int, default=1 << 20, help='fail when the file is larger (default 1 MiB)')
-    ap.add_argument('--cjk-common', type=int, default=1800, help='how many of the most common hanzi the CJK font keeps')
+    ap.add_argument('--cjk-common', type=int, default=1500, help='how many of the most common hanzi the CJK font keeps')
     a = ap.parse_args()
 
     glue = ''.join(strip_comments(read(os.path.join(a.root, 'web/site', n), 'r')) for n in GLUE)
