@@ -15,6 +15,7 @@
 #include <exception>
 #include <vector>
 
+#include "attnviz/kernels.h"
 #include "attnviz/parallel.h"
 #include "pipeline/pipeline_compute.h"
 #include "pipeline/pipeline_update.h"
@@ -54,9 +55,16 @@ std::vector<int> refresh_context(Pipeline::Impl& im, int h) {
   Tensor& ctx = im.buf.heads[static_cast<size_t>(h)].context;
   const int hd = im.plan.head_dim;
   std::vector<uint8_t> changed(static_cast<size_t>(im.plan.S), 0);
+  // Whether V_g is finite (the context product's early stop needs it): once a head, not
+  // once a run of rows.
+  const detail::Plan& pl = im.plan;
+  const float* vh = im.buf.V.data.data() + static_cast<size_t>(pl.kv_head(h)) * pl.head_dim;
+  int v_finite = 1;
+  for (int r = 0; r < pl.S && v_finite; ++r)
+    v_finite = kernels::all_finite(vh + static_cast<size_t>(r) * pl.kv_dim, static_cast<size_t>(pl.head_dim)) ? 1 : 0;
   struct Ctx {
     Pipeline::Impl* im;
-    int h, hd;
+    int h, hd, v_finite;
     const std::vector<Run>* runs;
     Tensor* ctx;
     uint8_t* changed;
@@ -66,6 +74,7 @@ std::vector<int> refresh_context(Pipeline::Impl& im, int h) {
   c.im = &im;
   c.h = h;
   c.hd = hd;
+  c.v_finite = v_finite;
   c.runs = &runs;
   c.ctx = &ctx;
   c.changed = changed.data();
@@ -75,7 +84,7 @@ std::vector<int> refresh_context(Pipeline::Impl& im, int h) {
       std::vector<float> out, scratch;
       for (size_t k = x.next.fetch_add(1); k < x.runs->size(); k = x.next.fetch_add(1)) {
         const Run r = (*x.runs)[k];
-        detail::stage_rows(x.im->plan, x.im->buf, Stage::context, x.h, r.i0, r.n, &out, &scratch);
+        detail::stage_rows(x.im->plan, x.im->buf, Stage::context, x.h, r.i0, r.n, &out, &scratch, x.v_finite);
         for (int t = 0; t < r.n; ++t) {
           float* dst = x.ctx->row(r.i0 + t);
           const float* src = out.data() + static_cast<size_t>(t) * x.hd;
