@@ -267,6 +267,18 @@ export async function openApp(t, opts = {}) {
       await page.keyboard.press('Enter');
       await app.frames(3);
     },
+    // Pastes `text` into the field `label` through the system clipboard (select all,
+    // Ctrl+V, Enter): how a long text arrives, too long to type key by key.
+    paste: async (label, text) => {
+      await page.evaluate((x) => navigator.clipboard.writeText(x), text);
+      await app.click(label);
+      await page.keyboard.press('Control+A');
+      await app.frames(1);
+      await page.keyboard.press('Control+V');
+      await app.frames(3);
+      await page.keyboard.press('Enter');
+      await app.frames(3);
+    },
     // A fresh screenshot decoded to RGBA: {width, height, rgba: Buffer, at(x, y) → [r, g, b]}
     // in device pixels; `clip` ({x, y, width, height}, CSS pixels) limits it to a region.
     image: async (clip) => decodePng(page, await page.screenshot(clip ? { clip } : {})),

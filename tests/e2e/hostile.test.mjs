@@ -73,18 +73,6 @@ test('NaN and ∞ typed into a cell of Edit values change nothing and say why', 
   await app.close();
 });
 
-// Pastes `text` into the Tokens box through the system clipboard (Ctrl+V), then Enter.
-async function pasteTokens(app, text) {
-  await app.page.evaluate((x) => navigator.clipboard.writeText(x), text);
-  await app.click('Tokens');
-  await app.page.keyboard.press('Control+A');
-  await app.frames(1);
-  await app.page.keyboard.press('Control+V');
-  await app.frames(3);
-  await app.page.keyboard.press('Enter');
-  await app.frames(3);
-}
-
 // The engine's limit on tokens, read from its header: the tests hold at 2,048 and after it grows.
 const kMaxTokens = Number(/kMaxTokens = (\d+)/.exec(
   fs.readFileSync(path.join(repoRoot, 'engine/include/attnviz/state.h'), 'utf8'))[1]);
@@ -95,7 +83,7 @@ test('a paste over the token limit keeps its first tokens; a 1 MB token is refus
   const w = await app.matrix('weights', 0);
   const big = 'x'.repeat(1 << 20);
   const t0 = Date.now();
-  await pasteTokens(app, big);
+  await app.paste('Tokens', big);
   await expectRefused(app, before, w, /256|long|bytes/i);
   t.diagnostic(`1 MB token: paste to refusal in ${Date.now() - t0} ms`);
   // The page keeps drawing with the megabyte still in the box, and Esc-free recovery works:
@@ -107,7 +95,7 @@ test('a paste over the token limit keeps its first tokens; a 1 MB token is refus
   assert.deepEqual((await app.state()).tokens, ['back', 'to', 'normal']);
   // More tokens than a state holds: not refused, the first ones are kept and a sentence says how many went.
   const many = Array.from({ length: kMaxTokens + 952 }, (_, i) => 'w' + i).join(' ');
-  await pasteTokens(app, many);
+  await app.paste('Tokens', many);
   const s = await app.state();
   assert.equal(s.tokens.length, kMaxTokens);
   assert.equal(s.tokens[kMaxTokens - 1], 'w' + (kMaxTokens - 1));

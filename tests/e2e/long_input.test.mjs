@@ -16,18 +16,6 @@ const kMaxTokens = Number(/kMaxTokens = (\d+)/.exec(
 const longPreset = JSON.parse(fs.readFileSync(path.join(repoRoot, 'assets/presets/13-long-context.json'), 'utf8'));
 const inside = (r, box) => r && box && r.y >= box.y - 0.5 && r.y + r.h <= box.y + box.h + 0.5;
 
-// Pastes `text` into the Tokens box through the system clipboard (Ctrl+V), then Enter.
-async function pasteTokens(app, text) {
-  await app.page.evaluate((x) => navigator.clipboard.writeText(x), text);
-  await app.click('Tokens');
-  await app.page.keyboard.press('Control+A');
-  await app.frames(1);
-  await app.page.keyboard.press('Control+V');
-  await app.frames(3);
-  await app.page.keyboard.press('Enter');
-  await app.frames(3);
-}
-
 for (const lang of ['en', 'zh-CN']) {
   test(`long input (${lang}): a paste over the limit, the chips scrolled, Go to token`, async (t) => {
     const viewport = { width: 1280, height: 720 };
@@ -35,7 +23,7 @@ for (const lang of ['en', 'zh-CN']) {
     // On the Decode tab, which reads one row: at 32,768 tokens the Stages tab's maps take seconds.
     await app.click('Decode');
     const extra = 333;
-    await pasteTokens(app, Array.from({ length: kMaxTokens + extra }, (_, i) => 'w' + i).join(' '));
+    await app.paste('Tokens', Array.from({ length: kMaxTokens + extra }, (_, i) => 'w' + i).join(' '));
     const s = await app.state();
     assert.equal(s.tokens.length, kMaxTokens, 'the first tokens are kept, nothing refused');
     assert.equal(s.tokens[0], 'w0');

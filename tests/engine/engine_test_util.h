@@ -116,6 +116,13 @@ inline void expect_printed_row(const attnviz::TensorView& t, int i, const char* 
 }
 
 // Parses a state, asserting it is valid.
+// "t0", "t1", … (S of them) as a JSON list: a state's tokens when their words do not matter.
+inline std::string tokens_json(int S, const std::string& prefix = "t") {
+  std::string t = "[";
+  for (int i = 0; i < S; ++i) t += (i ? ",\"" : "\"") + prefix + std::to_string(i) + "\"";
+  return t + "]";
+}
+
 inline attnviz::State state_from(const std::string& json_text) {
   attnviz::State s;
   const attnviz::Status st = attnviz::parse_state_text(json_text, &s);

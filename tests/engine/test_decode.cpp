@@ -35,13 +35,7 @@ using attnviz::State;
 using attnviz::Tensor;
 using attnviz_test::run;
 using attnviz_test::state_from;
-
-// "t0", "t1", … as a JSON list.
-std::string tokens_json(int S) {
-  std::string t = "[";
-  for (int i = 0; i < S; ++i) t += (i ? ",\"t" : "\"t") + std::to_string(i) + "\"";
-  return t + "]";
-}
+using attnviz_test::tokens_json;
 
 // A state of S tokens with `extra` JSON fields ("d_model": 8, … , causal).
 State make(int S, const std::string& extra) {

@@ -26,17 +26,12 @@ using attnviz::State;
 using attnviz::Tensor;
 using attnviz_test::run;
 using attnviz_test::state_from;
+using attnviz_test::tokens_json;
 
 constexpr Stage kSquare[] = {Stage::scores, Stage::scaled, Stage::bias, Stage::masked, Stage::weights, Stage::dropped};
 
-std::string toks(int S, const std::string& prefix = "t") {
-  std::string t;
-  for (int i = 0; i < S; ++i) t += (i ? ",\"" : "\"") + prefix + std::to_string(i) + "\"";
-  return t;
-}
-
 State shaped(int S, int d_model, int heads, const std::string& extra) {
-  return state_from("{\"tokens\": [" + toks(S) + "], \"d_model\": " + std::to_string(d_model) +
+  return state_from("{\"tokens\": " + tokens_json(S) + ", \"d_model\": " + std::to_string(d_model) +
                     ", \"d_out\": " + std::to_string(d_model) + ", \"num_heads\": " + std::to_string(heads) +
                     ", \"embedding\": {\"init\": \"torch_randn\", \"seed\": 123}" +
                     ", \"weights\": {\"init\": \"torch_linear\", \"seed\": 7}" + extra + "}");

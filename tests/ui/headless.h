@@ -14,6 +14,7 @@
 #include <cmath>
 #include <fstream>
 #include <iterator>
+#include <string>
 #include <vector>
 
 #include "app/app.h"
@@ -83,6 +84,32 @@ struct Headless {
     io.AddKeyEvent(key, false);
     io.AddKeyEvent(ImGuiMod_Ctrl, false);
     if (shift) io.AddKeyEvent(ImGuiMod_Shift, false);
+    frame(app);
+    frame(app);
+  }
+  // Types `text` into the field `label` as a person would: click its text part (`x_in`
+  // pixels from its left edge: past an InputInt's or InputDouble's sign), select all,
+  // type, Enter, each in frames of its own.
+  void type(App& app, const char* label, const std::string& text, float x_in = 12.0f) {
+    float r[4];
+    ASSERT_TRUE(app.item_rect(label, r)) << label;
+    ImGuiIO& io = ImGui::GetIO();
+    io.AddMousePosEvent(r[0] + x_in, r[1] + r[3] * 0.5f);
+    frame(app);
+    io.AddMouseButtonEvent(0, true);
+    frame(app);
+    io.AddMouseButtonEvent(0, false);
+    frame(app);
+    io.AddKeyEvent(ImGuiMod_Ctrl, true);
+    io.AddKeyEvent(ImGuiKey_A, true);
+    frame(app);
+    io.AddKeyEvent(ImGuiKey_A, false);
+    io.AddKeyEvent(ImGuiMod_Ctrl, false);
+    io.AddInputCharactersUTF8(text.c_str());
+    frame(app);
+    io.AddKeyEvent(ImGuiKey_Enter, true);
+    frame(app);
+    io.AddKeyEvent(ImGuiKey_Enter, false);
     frame(app);
     frame(app);
   }

@@ -61,29 +61,7 @@ void open_variants(Headless& h, App& app) {
   frames(h, app, 2);
 }
 
-// Types `text` into the field `label` (click, select all, type, Enter).
-void type_into(Headless& h, App& app, const char* label, const char* text) {
-  float r[4];
-  ASSERT_TRUE(app.item_rect(label, r)) << label;
-  ImGuiIO& io = ImGui::GetIO();
-  io.AddMousePosEvent(r[0] + 12.0f, r[1] + r[3] * 0.5f);  // the text part of the field
-  frames(h, app, 1);
-  io.AddMouseButtonEvent(0, true);
-  frames(h, app, 1);
-  io.AddMouseButtonEvent(0, false);
-  frames(h, app, 1);
-  io.AddKeyEvent(ImGuiMod_Ctrl, true);
-  io.AddKeyEvent(ImGuiKey_A, true);
-  frames(h, app, 1);
-  io.AddKeyEvent(ImGuiKey_A, false);
-  io.AddKeyEvent(ImGuiMod_Ctrl, false);
-  io.AddInputCharactersUTF8(text);
-  frames(h, app, 1);
-  io.AddKeyEvent(ImGuiKey_Enter, true);
-  frames(h, app, 1);
-  io.AddKeyEvent(ImGuiKey_Enter, false);
-  frames(h, app, 2);
-}
+void type_into(Headless& h, App& app, const char* label, const char* text) { h.type(app, label, text); }
 
 std::string tokens(int S) {
   std::string t;

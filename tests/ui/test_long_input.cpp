@@ -130,29 +130,7 @@ void frames(Headless& h, App& app, int n = 3) {
 
 json state_of(const App& app) { return json::parse(app.state_json()); }
 
-// Types `text` into the field `label` (click, select all, type, Enter), as a person would.
-void type_into(Headless& h, App& app, const char* label, const std::string& text) {
-  float r[4];
-  ASSERT_TRUE(app.item_rect(label, r)) << label;
-  ImGuiIO& io = ImGui::GetIO();
-  io.AddMousePosEvent(r[0] + 12.0f, r[1] + r[3] * 0.5f);
-  frames(h, app, 1);
-  io.AddMouseButtonEvent(0, true);
-  frames(h, app, 1);
-  io.AddMouseButtonEvent(0, false);
-  frames(h, app, 1);
-  io.AddKeyEvent(ImGuiMod_Ctrl, true);
-  io.AddKeyEvent(ImGuiKey_A, true);
-  frames(h, app, 1);
-  io.AddKeyEvent(ImGuiKey_A, false);
-  io.AddKeyEvent(ImGuiMod_Ctrl, false);
-  io.AddInputCharactersUTF8(text.c_str());
-  frames(h, app, 1);
-  io.AddKeyEvent(ImGuiKey_Enter, true);
-  frames(h, app, 1);
-  io.AddKeyEvent(ImGuiKey_Enter, false);
-  frames(h, app, 2);
-}
+void type_into(Headless& h, App& app, const char* label, const std::string& text) { h.type(app, label, text); }
 
 std::string words(int n, const char* stem = "w") {
   std::string s;

@@ -66,29 +66,10 @@ void open_variants(Headless& h, App& app) {
   frames(h, app, 2);
 }
 
-// Types `text` into the field `label` (click, select all, type, Enter).
+// Types `text` into the field `label`, revealing it first.
 void type_into(Headless& h, App& app, const char* label, const char* text) {
   ASSERT_TRUE(reveal(h, app, label)) << label;
-  float r[4];
-  ASSERT_TRUE(app.item_rect(label, r));
-  ImGuiIO& io = ImGui::GetIO();
-  io.AddMousePosEvent(r[0] + 20.0f, r[1] + r[3] * 0.5f);  // the text part of an InputInt / InputDouble
-  frames(h, app, 1);
-  io.AddMouseButtonEvent(0, true);
-  frames(h, app, 1);
-  io.AddMouseButtonEvent(0, false);
-  frames(h, app, 1);
-  io.AddKeyEvent(ImGuiMod_Ctrl, true);
-  io.AddKeyEvent(ImGuiKey_A, true);
-  frames(h, app, 1);
-  io.AddKeyEvent(ImGuiKey_A, false);
-  io.AddKeyEvent(ImGuiMod_Ctrl, false);
-  io.AddInputCharactersUTF8(text);
-  frames(h, app, 1);
-  io.AddKeyEvent(ImGuiKey_Enter, true);
-  frames(h, app, 1);
-  io.AddKeyEvent(ImGuiKey_Enter, false);
-  frames(h, app, 2);
+  h.type(app, label, text, 20.0f);  // the text part of an InputInt / InputDouble
 }
 
 struct Variants : ::testing::Test {

@@ -30,18 +30,6 @@ namespace {
 // --- [SECTION] controls bound to fields of the typed draft (AppModel::draft). Each
 // applies the draft when the learner changes it; a refused draft stays, with its reason.
 
-// A tooltip for the last item, wrapped (some are a paragraph in either language).
-void tooltip(const char* key) {
-  if (!ImGui::IsItemHovered() || !ImGui::BeginTooltip()) return;
-  ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
-  ImGui::TextUnformatted(tr(key));
-  ImGui::PopTextWrapPos();
-  ImGui::EndTooltip();
-}
-
-// What a combo needs beside its widest option's text: the arrow and the frame's padding.
-float combo_room() { return ImGui::GetFrameHeight() + 2 * ImGui::GetStyle().FramePadding.x; }
-
 // One of an enum's values. The state keeps the value (state.h's JSON names); the
 // combo shows `shown(value)`, an English key (N_) translated here. Each option is
 // registered as "<label>: <JSON name>" ("Scale: d_out") while the combo is open.

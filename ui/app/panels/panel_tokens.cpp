@@ -36,18 +36,6 @@ namespace attnviz::ui {
 
 namespace {
 
-// A tooltip for the last item, wrapped (as panel_params.cpp's).
-void tooltip(const char* key) {
-  if (!ImGui::IsItemHovered() || !ImGui::BeginTooltip()) return;
-  ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
-  ImGui::TextUnformatted(tr(key));
-  ImGui::PopTextWrapPos();
-  ImGui::EndTooltip();
-}
-
-// What a combo needs beside its widest option's text: the arrow and the frame's padding.
-float combo_room() { return ImGui::GetFrameHeight() + 2 * ImGui::GetStyle().FramePadding.x; }
-
 // --- [SECTION] a long paste: more tokens than a state holds
 
 // 2048 → "2,048": counts of thousands of tokens read at a glance.

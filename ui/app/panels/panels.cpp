@@ -13,6 +13,7 @@
 #include "app/model/app_model.h"
 #include "app/panels/export.h"
 #include "app/widgets/fonts.h"
+#include "app/text/i18n.h"
 #include "app/panels/help.h"
 #include "app/widgets/heatmap_layout.h"
 #include "app/widgets/item_registry.h"
@@ -326,6 +327,16 @@ void keep_windows_on_screen(LayoutState& ls, const LayoutRect& work) {
 }  // namespace
 
 void request_layout_reset(AppModel& m) { m.widgets.layout.reset = true; }
+
+void tooltip(const char* key) {
+  if (!ImGui::IsItemHovered() || !ImGui::BeginTooltip()) return;
+  ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
+  ImGui::TextUnformatted(tr(key));
+  ImGui::PopTextWrapPos();
+  ImGui::EndTooltip();
+}
+
+float combo_room() { return ImGui::GetFrameHeight() + 2 * ImGui::GetStyle().FramePadding.x; }
 
 void draw_panels(AppModel& m) {
   menu_bar(m);

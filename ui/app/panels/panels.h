@@ -27,6 +27,12 @@ void error_line(const AppModel& m, const char* field);
 // arrangement for the current screen size (panels.cpp, m.widgets.layout).
 void request_layout_reset(AppModel& m);
 
+// The catalogue text `key` as a tooltip of the last item, wrapped at 32 font sizes (some
+// are a paragraph in either language). The Parameters and Tokens groups use it.
+void tooltip(const char* key);
+// What a combo needs beside its widest option's text: the arrow and the frame's padding.
+float combo_room();
+
 }  // namespace attnviz::ui
 
 // Each window and tab, declared in its own header (its code in the file of the same
