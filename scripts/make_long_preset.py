@@ -25,8 +25,12 @@ the last RECENT), explicit weights that are zero except:
   W_k col 15 SINK · w, where w is the least-norm solution of w·x(<s>) = 1 and
              w·x(word) = 0 for the 41 other words (48 unknowns, 42 equations), so k's
              column 15 is SINK for the first token and 0 for every other one.
-  b_q col 15 1: pair 15 turns by i·θ_15 ≤ 0.02 rad over 8,192 tokens, so every query adds
-             about SINK to its score with key 0 alone: the sink.
+  W_k col k  −A · w for the decay pairs (k = 0 … 14): the first token's key cancels b_k
+             there, so its score has no decay term, only the sink's.
+  b_q col 15 1: pair 15 turns by i·θ_15 ≤ 0.02 rad over 8,192 tokens, so every query's
+             score with key 0 is about SINK, the same in every row: a sink whose share
+             does not swing with the decay's value at offset i, and a diagonal (the
+             nearest keys) that stands out beside it in every row of the weights map.
   W_v        the identity on X's first 32 columns (each context mixes the tokens' embeddings).
 SINK is chosen (bisection) so that the last query puts SINK_SHARE of its weight on key 0.
 """
@@ -46,7 +50,7 @@ D_MODEL, D_OUT = 48, 32
 HEAD_DIM = D_OUT
 PAIRS = HEAD_DIM // 2
 BASE = 1e6
-A = 1.5                 # decay pairs' amplitude: score A² Σ cos, scaled by 1/√32
+A = 3.0                 # decay pairs' amplitude: score A² Σ cos, scaled by 1/√32
 SINK_SHARE = 0.4        # the last query's weight on the first token
 SEED = 123
 FIRST = ["<s>"]
@@ -118,8 +122,7 @@ def last_row(sink):
     """The last query's weights over its kept keys {0 … SINK_TOKENS−1} ∪ the last RECENT."""
     i = COUNT - 1
     keys = sorted(set(range(SINK_TOKENS)) | set(range(i - RECENT + 1, i + 1)))
-    s = [(decay(i - j) + (sink * math.cos(i * theta(PAIRS - 1)) if j == 0 else 0.0)) / math.sqrt(HEAD_DIM)
-         for j in keys]
+    s = [(sink * math.cos(i * theta(PAIRS - 1)) if j == 0 else decay(i - j)) / math.sqrt(HEAD_DIM) for j in keys]
     top = max(s)
     e = [math.exp(v - top) for v in s]
     z = sum(e)
@@ -163,30 +166,33 @@ def texts(sink, row):
         f"show three long-context patterns in one head. RoPE (base 1e6) with Q/K biases only on 15 of the "
         f"16 rotated pairs makes each score depend on the offset between query and key alone: the scores map "
         f"is brightest on its diagonal and fades as the offset grows (RoPE's decay with distance). "
-        f"StreamingLLM's cache keeps the first {SINK_TOKENS} keys and the last {RECENT}: the masked and "
-        f"weights maps show a band along the diagonal and the first columns. The last pair carries a key "
+        f"StreamingLLM's cache keeps the first {SINK_TOKENS} keys and the last {RECENT}: the masked map "
+        f"shows a band along the diagonal and the first columns; in the weights map the first column and the "
+        f"diagonal stand out, since the nearest keys weigh most. The last pair carries a key "
         f"only the first token has (weight {sink} along a direction orthogonal to every other word's "
         f"embedding), so every query gives <s> a large share: the last query puts {row[0]:.2f} on it, "
-        f"{near:.4f} on itself and {far:.4f} on the oldest key of its window. Use Go to token (type an "
+        f"{near:.4f} on itself and {far:.1e} on the oldest key of its window. Use Go to token (type an "
         f"index) to move through the text; hand-set weights written by scripts/make_long_preset.py."
     )
     about_zh = (
         f"一段 {n} 个词元的长文本（<s> 之后轮流重复六个关于港口的短句），用来在一个头里看长上下文的三种模式。"
         f"RoPE（base 1e6），Q/K 偏置只放在 16 对旋转维度中的 15 对上，于是每个注意力分数只取决于查询与键之间的距离："
         f"注意力分数图在对角线上最亮，距离越远越暗（RoPE 随距离的衰减）。StreamingLLM 的缓存保留最前面的 "
-        f"{SINK_TOKENS} 个键和最近的 {RECENT} 个：掩码图和注意力权重图上是一条沿对角线的带子和最前面的几列。"
+        f"{SINK_TOKENS} 个键和最近的 {RECENT} 个：掩码图上是一条沿对角线的带子和最前面的几列；注意力权重图上"
+        f"第一列和对角线最显眼，因为越近的键权重越大。"
         f"最后一对维度带一个只有第一个词元才有的键（权重 {sink}，方向与其他每个词的嵌入正交），所以每个查询都把"
-        f"很大一份权重给 <s>：最后一个查询给它 {row[0]:.2f}，给自己 {near:.4f}，给窗口里最早的键 {far:.4f}。"
+        f"很大一份权重给 <s>：最后一个查询给它 {row[0]:.2f}，给自己 {near:.4f}，给窗口里最早的键 {far:.1e}。"
         f"用“转到词元”（输入序号）在文本中移动；权重由 scripts/make_long_preset.py 手工设定。"
     )
     return about, about_zh
 
 
-def preset_text(Wk_col, sink, row):
+def preset_text(w, sink, row):
     about, about_zh = texts(sink, row)
     q = lambda s: json.dumps(s, ensure_ascii=False)
     zeros = [[0.0] * D_OUT for _ in range(D_MODEL)]
-    Wk = [[Wk_col[d] if c == PAIRS - 1 else 0.0 for c in range(D_OUT)] for d in range(D_MODEL)]
+    Wk = [[sink * w[d] if c == PAIRS - 1 else (-A * w[d] if c < PAIRS - 1 else 0.0) for c in range(D_OUT)]
+          for d in range(D_MODEL)]
     Wv = [[1.0 if c == d else 0.0 for c in range(D_OUT)] for d in range(D_MODEL)]
     bq = [A if k < PAIRS - 1 else (1.0 if k == PAIRS - 1 else 0.0) for k in range(D_OUT)]
     bk = [A if k < PAIRS - 1 else 0.0 for k in range(D_OUT)]
@@ -236,7 +242,7 @@ def main(argv):
     w = least_norm(X, [1.0] + [0.0] * (len(vocab) - 1))
     sink = sink_gain()
     row = last_row(sink)
-    text = preset_text([sink * v for v in w], sink, row)
+    text = preset_text(w, sink, row)
     print(f"{COUNT} tokens, {len(vocab)} words; sink gain {sink}; last query: key 0 {row[0]:.4f}, "
           f"itself {row[COUNT - 1]:.4f}, oldest of its window {row[COUNT - RECENT]:.4f}")
     print("offset decay (scaled):", ", ".join(f"{d}: {decay(d) / math.sqrt(HEAD_DIM):.2f}"

@@ -297,6 +297,24 @@ export async function openApp(t, opts = {}) {
     },
     // What heatmap `label` drew in the last frame (window.attnviz.heatmapInfo), or null.
     heatmap: (label) => settle(1, label, 'heatmapInfo'),
+    // Draws frames until long map `label` has no visible pooled row still computing
+    // (heatmapInfo's pending is 0); its heatmapInfo. One round trip: the page asks for
+    // frames itself while it waits. Throws after `seconds`, saying how many rows remain.
+    mapSettled: async (label, seconds = 120) => {
+      await app.frames(1);
+      const r = await page.evaluate(async ([l, ms]) => {
+        const a = window.attnviz, t0 = performance.now();
+        for (;;) {
+          const m = a.heatmapInfo(l);
+          if (m && m.pending === 0) return m;
+          if (performance.now() - t0 > ms) return { error: `${l}: ${m ? m.pending : 'not drawn'} rows still computing` };
+          a.requestFrames(1);
+          await new Promise((res) => requestAnimationFrame(res));
+        }
+      }, [label, seconds * 1000]);
+      if (r.error) throw new Error(r.error);
+      return r;
+    },
     // Scrolls the Stages tab with the wheel until heatmap `label` is wholly inside the
     // Views window (title and column labels included); returns its heatmapInfo. The
     // wheel turns over an operation line of the flow, not over a map (maps take the

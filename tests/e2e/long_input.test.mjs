@@ -77,6 +77,22 @@ for (const viewport of [{ width: 1280, height: 720 }, { width: 1440, height: 900
     assert.equal(s.tokens[0], '<s>');
     assert.deepEqual(s.kv_cache.policy, 'streaming_llm');
     assert.ok(await app.rect('Go to token'));
+    // The screenshot is of maps that read: the weights overview computed whole, with the
+    // sink, the window's band and the evicted keys between them in its pooled values.
+    for (const l of ['scores h0', 'weights h0']) await app.mapSettled(l, 300);
+    const m = await app.heatmap('weights h0');
+    assert.equal(m.overview, true);
+    const b = m.block, p = m.pooled, R = s.kv_cache.recent;
+    assert.equal(p.row0, 0);
+    assert.equal(p.col0, 0);
+    assert.equal(p.rows, Math.ceil(s.tokens.length / b), 'the whole map in view');
+    const at = (I, J) => p.data[I][J];
+    const far = Math.ceil((R + b) / b) + 1;  // blocks this far below the diagonal are wholly evicted
+    for (let I = 0; I < p.rows; I++) {
+      assert.ok(at(I, 0) > 0.3, `row block ${I}: the sink on <s> (${at(I, 0)})`);
+      assert.ok(at(I, I) > 0.2, `row block ${I}: the diagonal: the nearest keys weigh most (${at(I, I)})`);
+      if (I - far >= 1) assert.equal(at(I, I - far), 0, `row block ${I}: keys ${R}+ back evicted`);
+    }
     await app.shot(`long-preset-${lang}-${viewport.width}x${viewport.height}`);
     await app.type('Go to token', '1000');
     assert.ok(await app.rect('token 1000'));

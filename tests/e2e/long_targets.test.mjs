@@ -20,17 +20,9 @@ function state(last = `t${S - 1}`) {
 }
 
 // Frames until `label` has no visible pooled row computing; its heatmapInfo and the time.
-async function settled(app, label, seconds = 300) {
+async function settled(app, label) {
   const t0 = Date.now();
-  const m = await app.page.evaluate(async ([l, ms]) => {
-    const end = performance.now() + ms;
-    for (;;) {
-      const info = window.attnviz.heatmapInfo(l);
-      if (info && info.overview && info.pending === 0) return info;
-      if (performance.now() > end) return info;
-      await new Promise((r) => requestAnimationFrame(r));
-    }
-  }, [label, seconds * 1000]);
+  const m = await app.mapSettled(label, 300);
   return { m, ms: Date.now() - t0 };
 }
 

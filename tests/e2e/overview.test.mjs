@@ -24,24 +24,6 @@ const STATE = {
 // map_zoom.h overview_block: the smallest power of two that keeps ≤ 256 pooled cells across.
 const blockFor = (span) => { let b = 1; while (Math.ceil(span / b) > 256) b *= 2; return b; };
 
-// Draws frames until heatmap `label` has no visible row still computing; its heatmapInfo.
-// One round trip: the page asks for frames itself (a map computing keeps the loop going).
-async function settled(app, label, seconds = 120) {
-  await app.frames(1);
-  const r = await app.page.evaluate(async ([l, ms]) => {
-    const a = window.attnviz, t0 = performance.now();
-    for (;;) {
-      const m = a.heatmapInfo(l);
-      if (m && m.pending === 0) return m;
-      if (performance.now() - t0 > ms) return { error: `${l}: ${m ? m.pending : 'not drawn'} rows still computing` };
-      a.requestFrames(1);
-      await new Promise((res) => requestAnimationFrame(res));
-    }
-  }, [label, seconds * 1000]);
-  if (r.error) throw new Error(r.error);
-  return r;
-}
-
 // Every pooled value `label` drew (its visible pooled rows, all or a sample) against the
 // max or the mean of its block of getRow's cells, computed in the page. Mismatches, as text.
 function poolMismatches(app, label, stage, head, rowsToCheck) {
@@ -81,7 +63,7 @@ function poolMismatches(app, label, stage, head, rowsToCheck) {
 // point at fractions (fx, fy) of its cells until it draws exact cells that print values.
 async function zoomToCells(app, label, fx, fy) {
   if (app.stagesTab) await app.showMap(label);  // the Stages flow may scroll: the map wholly in view
-  let m = await settled(app, label);
+  let m = await app.mapSettled(label);
   const x = m.x + m.w * fx, y = m.y + m.h * fy;
   await app.page.mouse.move(x, y);
   await app.frames(2);
@@ -93,7 +75,7 @@ async function zoomToCells(app, label, fx, fy) {
     if (m.block !== blocks[blocks.length - 1]) blocks.push(m.block);
   }
   await app.page.keyboard.up('Control');
-  m = await settled(app, label);
+  m = await app.mapSettled(label);
   return { m, blocks, x, y };
 }
 
@@ -102,7 +84,7 @@ async function zoomToCells(app, label, fx, fy) {
 async function checkHoveredCell(app, label, stage, head, x, y) {
   await app.page.mouse.move(x, y);
   await app.frames(2);
-  const m = await settled(app, label);
+  const m = await app.mapSettled(label);
   assert.ok(m.hover, `${label}: a cell is hovered`);
   const [i, j] = m.hover;
   const row = await app.page.evaluate(([st, h, r]) => Array.from(window.attnviz.getRow(st, h, r).data), [stage, head, i]);
@@ -117,7 +99,7 @@ async function shots(app, tag) {
   for (const [w, h] of [[1280, 720], [1440, 900], [1920, 1080]]) {
     await app.page.setViewportSize({ width: w, height: h });
     await app.frames(6);
-    await settled(app, app.shotLabel);
+    await app.mapSettled(app.shotLabel);
     await app.shot(`overview-${tag}-${w}x${h}`);
   }
   await app.page.setViewportSize({ width: 1280, height: 720 });
@@ -132,7 +114,7 @@ for (const lang of ['en', 'zh-CN']) {
       assert.equal(r.ok, true, r.error);
       const label = 'weights h0';
       app.stagesTab = true;
-      let m = await settled(app, label);
+      let m = await app.mapSettled(label);
       assert.equal(m.overview, true, 'above 256 tokens the map is an overview');
       assert.equal(m.rows, S);
       assert.equal(m.block, blockFor(S), `block for ${S} tokens`);
@@ -150,13 +132,13 @@ for (const lang of ['en', 'zh-CN']) {
       await app.click('View');
       await app.click('Overview cells');
       await app.click('mean of each block');
-      m = await settled(app, label);
+      m = await app.mapSettled(label);
       assert.equal(m.pool, 'mean');
       assert.deepEqual(await poolMismatches(app, label, 'weights', 0, [0.25, 0.75]), []);
       await app.click('View');
       await app.click('Overview cells');
       await app.click('max of each block');
-      m = await settled(app, label);
+      m = await app.mapSettled(label);
       assert.equal(m.pool, 'max');
 
       // Zoom with the wheel to the exact cells, in the lower triangle (causal).
@@ -191,7 +173,7 @@ for (const lang of ['en', 'zh-CN']) {
       assert.ok(moved.i !== cell.i || moved.j !== cell.j, 'another cell under the pointer after the pan');
       // A double-click fits the whole map again.
       await app.page.mouse.dblclick(z.x, z.y);
-      m = await settled(app, label);
+      m = await app.mapSettled(label);
       assert.equal(m.block, blockFor(S));
 
       // Compare heads: every head's overview, each the engine's; one zooms to its cells.
@@ -199,7 +181,7 @@ for (const lang of ['en', 'zh-CN']) {
       await app.click('All heads');
       app.stagesTab = false;
       for (let h = 0; h < H; h++) {
-        const g = await settled(app, `weights h${h}`);
+        const g = await app.mapSettled(`weights h${h}`);
         assert.equal(g.overview, true, `head ${h} is an overview`);
         assert.equal(g.pooled.rows, Math.ceil(S / g.block), `head ${h} whole`);
         assert.deepEqual(await poolMismatches(app, `weights h${h}`, 'weights', h, [0, 0.6, 1]), []);
@@ -225,7 +207,7 @@ test(`long mode at ${S_LONG} tokens: every tab shows an overview or says why not
   const st = { ...STATE, tokens: Array.from({ length: S_LONG }, (_, i) => WORDS[i % WORDS.length]) };
   const r = await app.setState(st);
   assert.equal(r.ok, true, r.error);
-  const m = await settled(app, 'weights h0', 300);
+  const m = await app.mapSettled('weights h0', 300);
   assert.equal(m.overview, true);
   assert.equal(m.block, blockFor(S_LONG));
   assert.equal(await app.page.evaluate(() => window.attnviz.getMatrix('weights', 0)), null, 'no (S × S) matrix in long mode');
@@ -244,7 +226,7 @@ test(`long mode at ${S_LONG} tokens: every tab shows an overview or says why not
     if (sentence[name]) assert.ok(said, `${name} says why it is not drawn at ${S_LONG} tokens`);
     if (name === 'All heads' || name === 'A/B') {
       for (const l of name === 'All heads' ? ['weights h0', 'weights h3'] : ['weights h0', 'weights h1']) {
-        const g = await settled(app, l, 300);
+        const g = await app.mapSettled(l, 300);
         assert.equal(g.overview, true, `${name}: ${l} is an overview`);
       }
     }
