@@ -263,6 +263,29 @@ TEST(Long, NoSquareBufferAndPreparingFillsInWithinItsBudget) {
   EXPECT_NEAR(sum, 30.0 / 900.0, 1e-6);
 }
 
+// The Stages tab asks for five maps of a head: one product of scores rows fills the rows of
+// every map of that head, block and pool the view has asked for (bits checked by the tests
+// above, which read scores first); a stage past the causal cut fills no scores or scaled
+// rows (it does not compute their keys past the cut).
+TEST(Long, OneProductOfScoresFillsTheHeadsOtherMaps) {
+  const State s = shaped(3000, 16, 2, ", \"causal\": true");
+  Pipeline p;
+  run(&p, s);
+  ASSERT_TRUE(p.long_mode());
+  constexpr Stage kShown[] = {Stage::scores, Stage::scaled, Stage::masked, Stage::weights, Stage::dropped};
+  const auto pending = [&](Stage st, int head, int block) { return p.map_pending(st, head, block, Pipeline::Pool::max, 0, 10); };
+  for (Stage st : kShown) ASSERT_EQ(pending(st, 0, 32), 10) << attnviz::stage_name(st);  // asked for: now kept maps
+  ASSERT_EQ(pending(Stage::weights, 1, 32), 10);
+  EXPECT_EQ(p.map_prepare(Stage::masked, 0, 32, Pipeline::Pool::max, 0, 4, 1e9), 0);
+  EXPECT_EQ(pending(Stage::weights, 0, 32), 6) << "rows 0-3 came with masked's";
+  EXPECT_EQ(pending(Stage::dropped, 0, 32), 6);
+  EXPECT_EQ(pending(Stage::scores, 0, 32), 10) << "past the cut: not from masked's product";
+  EXPECT_EQ(p.map_prepare(Stage::scores, 0, 32, Pipeline::Pool::max, 0, 10, 1e9), 0);
+  for (Stage st : kShown) EXPECT_EQ(pending(st, 0, 32), 0) << attnviz::stage_name(st);
+  EXPECT_EQ(pending(Stage::weights, 1, 32), 10) << "another head's map is not of this product";
+  EXPECT_EQ(p.map_pending(Stage::weights, 0, 16, Pipeline::Pool::max, 0, 10), 10) << "nor another block's";
+}
+
 TEST(Long, LimitsDropoutAndMemoryAreRefusedWithTheirSizes) {
   const State ok = shaped(2100, 8, 2, "");
   Pipeline p;

@@ -233,6 +233,13 @@ bool square_stage(Stage st);
 // known (−1: checked here).
 void stage_rows(const Plan& p, const Buffers& b, Stage stage, int h, int i0, int n, std::vector<float>* out,
                 std::vector<float>* scratch, int v_finite = -1);
+// Rows i0 … i0 + n − 1 of several (S × S) stages of head h at once, from one product of
+// scores rows: `want` has bit int(stage) for each asked of scores, scaled, masked,
+// weights and dropped, and outs[int(stage)] receives its rows (n × S), each bit for bit
+// stage_rows's. The scores are computed past the causal cut only when scores or scaled
+// is asked for. The Stages tab shows five of these maps of a head: one product serves all.
+void square_rows(const Plan& p, const Buffers& b, int h, int i0, int n, uint32_t want,
+                 std::vector<float>* const* outs, std::vector<float>* scratch);
 // scores or scaled cells rows i0 … i0 + n − 1 × keys j0 … j0 + m − 1 of head h into out
 // (n × m), the same bits as those cells of stage_rows (kernels.h contract 1).
 void stage_cells(const Plan& p, const Buffers& b, Stage stage, int h, int i0, int n, int j0, int m,

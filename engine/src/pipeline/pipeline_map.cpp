@@ -175,30 +175,85 @@ void evict(MapCache& mc, uint64_t keep) {
   }
 }
 
-// Computes pooled rows todo[0 … n − 1] of m, one per part.
+// Stages that square_rows computes together (not bias: no scores in it).
+bool shares_scores(Stage st) {
+  return st == Stage::scores || st == Stage::scaled || st == Stage::masked || st == Stage::weights ||
+         st == Stage::dropped;
+}
+
+// m and the kept maps of its head, block and pool that one product of scores rows can
+// fill beside it (m first, at most 5). A stage past the causal cut takes no sibling that
+// would undo the cut (scores, scaled): their product is twice as long.
+std::vector<PooledMap*> scores_group(MapCache& mc, PooledMap& m) {
+  std::vector<PooledMap*> g{&m};
+  if (!shares_scores(m.stage)) return g;
+  const bool full = m.stage == Stage::scores || m.stage == Stage::scaled;
+  for (PooledMap& o : mc.maps) {
+    if (&o == &m || o.head != m.head || o.block != m.block || o.pool != m.pool || !shares_scores(o.stage)) continue;
+    if (!full && (o.stage == Stage::scores || o.stage == Stage::scaled)) continue;
+    g.push_back(&o);
+  }
+  return g;
+}
+
+// Computes pooled row I of the maps of group (its first is the map asked for; the others
+// only where they have no row I) from one call of square_rows; bit k of *got: group[k]
+// was given row I (set before it is written, so a failure can take it back).
+void compute_group_row(const detail::Plan& p, const detail::Buffers& b, const std::vector<PooledMap*>& group, int I,
+                       uint32_t* got) {
+  const PooledMap& m = *group[0];
+  const int i0 = I * m.block, h_rows = std::min(m.block, p.S - i0);
+  std::vector<float> scratch;
+  if (!shares_scores(m.stage)) {  // bias
+    std::vector<float> rows;
+    detail::stage_rows(p, b, m.stage, m.head, i0, h_rows, &rows, &scratch);
+    *got = 1u;
+    std::vector<float>& out = group[0]->rows[static_cast<size_t>(I)];
+    out.resize(static_cast<size_t>(m.n));
+    detail::pool_rows(rows.data(), h_rows, p.S, m.block, m.pool, out.data());
+    return;
+  }
+  std::vector<float> rows[5];
+  std::vector<float>* outs[kStageCount] = {};
+  uint32_t want = 0;
+  for (size_t k = 0; k < group.size(); ++k) {
+    if (k > 0 && !group[k]->rows[static_cast<size_t>(I)].empty()) continue;
+    outs[static_cast<int>(group[k]->stage)] = &rows[k];
+    want |= 1u << static_cast<int>(group[k]->stage);
+    *got |= 1u << k;
+  }
+  detail::square_rows(p, b, m.head, i0, h_rows, want, outs, &scratch);
+  for (size_t k = 0; k < group.size(); ++k) {
+    if (!((*got >> k) & 1u)) continue;
+    std::vector<float>& out = group[k]->rows[static_cast<size_t>(I)];
+    out.resize(static_cast<size_t>(m.n));
+    detail::pool_rows(rows[k].data(), h_rows, p.S, m.block, m.pool, out.data());
+  }
+}
+
+// Computes pooled rows todo[0 … n − 1] of m, one per part, and of its scores group
+// (scores_group) the same rows where they have none: the Stages tab's five maps of a
+// head cost one product of scores rows instead of five.
 void compute_batch(Pipeline::Impl& im, PooledMap& m, const int* todo, int n) {
   struct Ctx {
     Pipeline::Impl* im;
-    PooledMap* m;
+    std::vector<PooledMap*> group;
     const int* todo;
     int n;
+    uint32_t got[kMaxThreads];
     std::exception_ptr err[kMaxThreads];
-  } ctx{&im, &m, todo, n, {}};
+  } ctx{&im, scores_group(im.maps, m), todo, n, {}, {}};
   auto part = [](void* c, int g) {
     Ctx& x = *static_cast<Ctx*>(c);
     try {
       const detail::Plan& p = x.im->plan;
-      std::vector<float> rows, scratch;
       const int I = x.todo[g];
-      if (!x.m->rows[static_cast<size_t>(I)].empty()) {  // a kept row: only its changed column blocks
-        detail::patch_row(p, x.im->buf, *x.m, I);
+      PooledMap& m = *x.group[0];
+      if (!m.rows[static_cast<size_t>(I)].empty()) {  // a kept row: only its changed column blocks
+        detail::patch_row(p, x.im->buf, m, I);
         return;
       }
-      const int i0 = I * x.m->block, h_rows = std::min(x.m->block, p.S - i0);
-      detail::stage_rows(p, x.im->buf, x.m->stage, x.m->head, i0, h_rows, &rows, &scratch);
-      std::vector<float>& out = x.m->rows[static_cast<size_t>(I)];
-      out.resize(static_cast<size_t>(x.m->n));
-      detail::pool_rows(rows.data(), h_rows, p.S, x.m->block, x.m->pool, out.data());
+      compute_group_row(p, x.im->buf, x.group, I, &x.got[g]);
     } catch (...) {
       x.err[g] = std::current_exception();
     }
@@ -208,13 +263,19 @@ void compute_batch(Pipeline::Impl& im, PooledMap& m, const int* todo, int n) {
     const int I = todo[g];
     const bool patched = m.patch[static_cast<size_t>(I)] != 0;
     m.patch[static_cast<size_t>(I)] = 0;
-    if (ctx.err[g]) {  // the row goes (a patched one was counted in the bytes)
-      if (patched) im.maps.bytes -= m.rows[static_cast<size_t>(I)].capacity() * sizeof(float);
-      std::vector<float>().swap(m.rows[static_cast<size_t>(I)]);
-      continue;
+    const uint64_t now = ++im.maps.clock;
+    for (size_t k = 0; k < ctx.group.size(); ++k) {
+      const bool mine = k == 0 && patched;  // a patched row was counted in the bytes already
+      if (!mine && !((ctx.got[g] >> k) & 1u)) continue;
+      std::vector<float>& row = ctx.group[k]->rows[static_cast<size_t>(I)];
+      if (ctx.err[g]) {  // the rows go
+        if (mine) im.maps.bytes -= row.capacity() * sizeof(float);
+        std::vector<float>().swap(row);
+        continue;
+      }
+      if (!mine) im.maps.bytes += row.capacity() * sizeof(float);
+      ctx.group[k]->used[static_cast<size_t>(I)] = now;
     }
-    if (!patched) im.maps.bytes += m.rows[static_cast<size_t>(I)].capacity() * sizeof(float);
-    m.used[static_cast<size_t>(I)] = ++im.maps.clock;
   }
   for (int g = 0; g < n; ++g) {
     if (ctx.err[g]) std::rethrow_exception(ctx.err[g]);

@@ -60,11 +60,54 @@ bool detail::square_stage(Stage st) {
          st == Stage::weights || st == Stage::dropped;
 }
 
-void detail::stage_rows(const Plan& p, const Buffers& b, Stage stage, int h, int i0, int n, std::vector<float>* out,
-                std::vector<float>* scratch, int v_finite) {
+void detail::square_rows(const Plan& p, const Buffers& b, int h, int i0, int n, uint32_t want,
+                         std::vector<float>* const* outs, std::vector<float>* scratch) {
+  auto wants = [want](Stage st) { return ((want >> static_cast<int>(st)) & 1u) != 0; };
   const size_t S = static_cast<size_t>(p.S), cells = static_cast<size_t>(n) * S;
   std::vector<int> idx(static_cast<size_t>(n));
   for (int t = 0; t < n; ++t) idx[static_cast<size_t>(t)] = t;
+  std::vector<float>& s = *scratch;
+  s.resize(cells);
+  // The causal cut: past the block's last row every key is masked, whatever its score
+  // (masked_row writes the fill there), so when neither scores nor scaled is asked for
+  // those scores are not computed (zeros stand in).
+  const bool cut = p.causal && !wants(Stage::scores) && !wants(Stage::scaled);
+  const int ncols = cut ? std::min(p.S, i0 + n) : p.S;
+  scores_rows(p, b, h, i0, n, idx.data(), s.data(), ncols);
+  if (ncols < p.S) {
+    for (int t = 0; t < n; ++t) std::fill(s.begin() + t * S + ncols, s.begin() + (t + 1) * S, 0.0f);
+  }
+  if (wants(Stage::scores)) outs[static_cast<int>(Stage::scores)]->assign(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(cells));
+  for (Stage st : {Stage::scaled, Stage::masked}) {
+    if (!wants(st)) continue;
+    std::vector<float>& o = *outs[static_cast<int>(st)];
+    o.resize(cells);
+    for (int t = 0; t < n; ++t) {
+      if (st == Stage::scaled) kernels::div_scalar(s.data() + t * S, 1, o.data() + t * S, 1, p.S, p.divisor);
+      else kernels::masked_row(s.data() + t * S, o.data() + t * S, p.S, i0 + t, p.mask(h));
+    }
+  }
+  if (!wants(Stage::weights) && !wants(Stage::dropped)) return;
+  std::vector<float>& w = *outs[static_cast<int>(wants(Stage::weights) ? Stage::weights : Stage::dropped)];
+  w.resize(cells);
+  for (int t = 0; t < n; ++t) detail::weights_row_from_scores(p, h, i0 + t, s.data() + t * S, w.data() + t * S);
+  if (!wants(Stage::dropped)) return;
+  std::vector<float>& d = *outs[static_cast<int>(Stage::dropped)];
+  if (p.dropout_active) {  // dropped = weights where there is no dropout
+    for (int t = 0; t < n; ++t) {
+      const uint8_t* keep = b.keep.data() + (static_cast<size_t>(h) * S + static_cast<size_t>(i0 + t)) * S;
+      kernels::dropout_row(w.data() + t * S, keep, s.data() + t * S, p.S, p.dropout_scale);
+    }
+    if (&d == &w) d.swap(s);
+    else d.assign(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(cells));
+  } else if (&d != &w) {
+    d = w;
+  }
+}
+
+void detail::stage_rows(const Plan& p, const Buffers& b, Stage stage, int h, int i0, int n, std::vector<float>* out,
+                std::vector<float>* scratch, int v_finite) {
+  const size_t S = static_cast<size_t>(p.S), cells = static_cast<size_t>(n) * S;
   if (stage == Stage::bias) {
     out->resize(cells);
     const float slope = p.slopes[static_cast<size_t>(h)];
@@ -72,41 +115,17 @@ void detail::stage_rows(const Plan& p, const Buffers& b, Stage stage, int h, int
       for (int j = 0; j < p.S; ++j) (*out)[t * S + static_cast<size_t>(j)] = kernels::alibi_bias(slope, i0 + t, j);
     return;
   }
-  std::vector<float>& s = *scratch;
-  s.resize(cells);
-  // The causal cut: past the block's last row every key is masked, whatever its score
-  // (masked_row writes the fill there), so those scores are not computed (zeros stand in).
-  const bool cut = p.causal && stage != Stage::scores && stage != Stage::scaled;
-  const int ncols = cut ? std::min(p.S, i0 + n) : p.S;
-  scores_rows(p, b, h, i0, n, idx.data(), s.data(), ncols);
-  if (ncols < p.S) {
-    for (int t = 0; t < n; ++t) std::fill(s.begin() + t * S + ncols, s.begin() + (t + 1) * S, 0.0f);
-  }
-  if (stage == Stage::scores) {
-    out->assign(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(cells));
-    return;
-  }
-  out->resize(cells);
-  for (int t = 0; t < n; ++t) {
-    const float* st = s.data() + t * S;
-    float* o = out->data() + t * S;
-    const int i = i0 + t;
-    if (stage == Stage::scaled) kernels::div_scalar(st, 1, o, 1, p.S, p.divisor);
-    else if (stage == Stage::masked) kernels::masked_row(st, o, p.S, i, p.mask(h));
-    else detail::weights_row_from_scores(p, h, i, st, o);
-  }
-  if (stage == Stage::scaled || stage == Stage::masked || stage == Stage::weights) return;
-  if (p.dropout_active) {  // dropped rows (dropped = weights without dropout)
-    for (int t = 0; t < n; ++t) {
-      const uint8_t* keep = b.keep.data() + (static_cast<size_t>(h) * S + static_cast<size_t>(i0 + t)) * S;
-      kernels::dropout_row(out->data() + t * S, keep, s.data() + t * S, p.S, p.dropout_scale);
-    }
-    out->swap(s);
-  }
-  if (stage == Stage::dropped) return;
+  std::vector<float>* outs[kStageCount] = {};
+  const Stage square = stage == Stage::context ? Stage::dropped : stage;  // context = dropped · V_g
+  outs[static_cast<int>(square)] = out;
+  square_rows(p, b, h, i0, n, 1u << static_cast<int>(square), outs, scratch);
+  if (stage != Stage::context) return;
   // context rows = dropped rows · V_g: (n × S) · (S × head_dim), V_g stride kv_dim.
   // As compute_context: with V_g finite a row's product stops after its last non-zero
   // weight (exact zeros add nothing: kernels.h contract 2), which halves it under the mask.
+  std::vector<float>& s = *scratch;
+  std::vector<int> idx(static_cast<size_t>(n));
+  for (int t = 0; t < n; ++t) idx[static_cast<size_t>(t)] = t;
   const float* vh = b.V.data.data() + static_cast<size_t>(p.kv_head(h)) * p.head_dim;
   if (v_finite < 0) {
     v_finite = 1;
