@@ -45,8 +45,22 @@ static void begin_frame(AppModel& m) {
   item_hooks_enable();                           // labelled widgets register themselves
 }
 
+// Whether the learner's input is still this frame: no pointer motion, button, wheel,
+// typing or active control (the overviews may then take longer to compute rows).
+static bool input_still() {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (io.MouseDelta.x != 0.0f || io.MouseDelta.y != 0.0f || io.MouseWheel != 0.0f || io.MouseWheelH != 0.0f)
+    return false;
+  for (bool down : io.MouseDown)
+    if (down) return false;
+  if (io.InputQueueCharacters.Size != 0 || ImGui::IsAnyItemActive()) return false;
+  for (int k = ImGuiKey_NamedKey_BEGIN; k < ImGuiKey_NamedKey_END; ++k)  // a held arrow key moves a pinned cell
+    if (ImGui::IsKeyDown(static_cast<ImGuiKey>(k))) return false;
+  return true;
+}
+
 void App::frame() {
-  heatmap_frame_begin(kMapFrameBudgetMs);  // the overviews' time for computing rows this frame
+  heatmap_frame_begin(map_frame_budget_ms(input_still()));  // the overviews' time for computing rows this frame
   begin_frame(*model_);
   draw_panels(*model_);
   export_overlay(*model_);  // export/import notice; the desktop's Open state dialog

@@ -42,7 +42,14 @@ bool stage_overview(const AppModel& m, Stage stage);
 // is held whole above Limits::kMaxFullTokens tokens and where to read the maps instead.
 void long_input_sentence(AppModel& m, const char* what);
 
-// Per-frame budget, in milliseconds, the overviews of a frame share for computing rows.
+// Per-frame budget, in milliseconds, the overviews of a frame share for computing rows:
+// kMapFrameBudgetMs while the learner moves, drags, scrolls or types (the frame stays
+// near 30 per second, so a pan or a hover follows the hand), kMapStillBudgetMs while the
+// input is still (a frame of 100 ms is not felt when nothing moves, and a map that is
+// filling in is done sooner: at 8,192 tokens the frame's own drawing took most of each
+// 25 ms frame's time in a software-rendered page).
 constexpr double kMapFrameBudgetMs = 25.0;
+constexpr double kMapStillBudgetMs = 100.0;
+inline double map_frame_budget_ms(bool input_still) { return input_still ? kMapStillBudgetMs : kMapFrameBudgetMs; }
 
 }  // namespace attnviz::ui
