@@ -303,14 +303,30 @@ TEST(Model, CardAndTensorsThatDisagreeAreRefused) {
   attnviz::Status st = attnviz::load_model(j.dump(), ckpt, &m);
   EXPECT_FALSE(st.ok);
   EXPECT_EQ(st.code, "model_card_bad") << st.error;
+  // A checkpoint whose prefix names no tensor of the file: that checkpoint's prefix is to blame.
   j = json::parse(card);
-  j["checkpoints"][0]["prefix"] = "step_9999.";
+  ASSERT_GE(j["checkpoints"].size(), 3u);
+  j["checkpoints"][2]["prefix"] = "step_9999.";
   st = attnviz::load_model(j.dump(), ckpt, &m);
   EXPECT_EQ(st.code, "model_tensor_missing") << st.error;
+  EXPECT_EQ(st.field, "checkpoints[2].prefix") << st.error;
+  EXPECT_NE(st.error.find("step_9999.tok_emb.weight"), std::string::npos) << st.error;
   j = json::parse(card);
   j["vocabulary"].push_back("extra");
   st = attnviz::load_model(j.dump(), ckpt, &m);
   EXPECT_FALSE(st.ok) << "a vocabulary one longer than the embedding";
+  // A card consistent in itself (a shorter context, and the position table it lists
+  // with it) whose file holds another shape: the card's entry for that tensor is to blame.
+  j = json::parse(card);
+  size_t pos = 0;
+  while (pos < j["tensors"].size() && j["tensors"][pos]["name"] != "pos_emb.weight") ++pos;
+  ASSERT_LT(pos, j["tensors"].size());
+  const int context = j["context"].get<int>() - 4;
+  j["context"] = context;
+  j["tensors"][pos]["shape"] = {context, j["d_model"].get<int>()};
+  st = attnviz::load_model(j.dump(), ckpt, &m);
+  EXPECT_EQ(st.code, "model_tensor_shape") << st.error;
+  EXPECT_EQ(st.field, "tensors[" + std::to_string(pos) + "].shape") << st.error;
   st = attnviz::load_model(card, ckpt.substr(0, ckpt.size() / 2), &m);
   EXPECT_EQ(st.code, "model_tensors_unreadable") << st.error;
 }
