@@ -15,7 +15,7 @@
 // per test saves a few seconds per test.
 import { after } from 'node:test';
 import { chromium } from 'playwright-core';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +31,23 @@ export const chromiumFlags = [
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
   '--disable-dev-shm-usage',
 ];
+
+// `attnviz-cli COMMAND - ARGS…` with `state` as JSON on its standard input: what it
+// printed, as text (it throws on a non-zero exit). The newest attnviz-cli there is runs:
+// the wasm one beside the page (make test builds it with the site: scripts/trees.mk
+// cli-wasm) or the native one (make check builds it). A test compares what the page
+// gives (a download, window.attnviz's numbers) with the CLI's text for the same state.
+export function cli(command, state, args = []) {
+  const found = [
+    { file: path.join(siteDir, '..', 'attnviz-cli.js'), cmd: [process.execPath, '--no-experimental-fetch'] },
+    { file: path.join(repoRoot, 'build/native/attnviz-cli'), cmd: [] },
+  ].filter((c) => fs.existsSync(c.file));
+  if (!found.length) throw new Error('no attnviz-cli: make -f scripts/trees.mk cli-wasm (or make native) builds one');
+  const newest = found.sort((a, b) => fs.statSync(b.file).mtimeMs - fs.statSync(a.file).mtimeMs)[0];
+  const [exe, ...pre] = [...newest.cmd, newest.file];
+  return execFileSync(exe, [...pre, command, '-', ...args], { input: JSON.stringify(state), maxBuffer: 64 << 20 })
+    .toString('utf8');
+}
 
 // Starts web/serve.mjs on a free port; resolves to {url, stop()}.
 export function startServer() {

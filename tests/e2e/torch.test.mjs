@@ -7,30 +7,13 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
-import { openApp, repoRoot, siteDir, artifactsDir } from './harness.mjs';
+import { openApp, cli, repoRoot, artifactsDir } from './harness.mjs';
 
 const CLIPBOARD = ['clipboard-read', 'clipboard-write'];
 const preset = (file) => JSON.parse(fs.readFileSync(path.join(repoRoot, 'assets/presets', file), 'utf8')).state;
 
-// The newest attnviz-cli there is: the wasm one beside the page (make test builds it
-// with the site: scripts/trees.mk cli-wasm) or the native one (make check builds it).
-function cli() {
-  const found = [
-    { file: path.join(siteDir, '..', 'attnviz-cli.js'), cmd: [process.execPath, '--no-experimental-fetch'] },
-    { file: path.join(repoRoot, 'build/native/attnviz-cli'), cmd: [] },
-  ].filter((c) => fs.existsSync(c.file));
-  if (!found.length) throw new Error('no attnviz-cli: make -f scripts/trees.mk cli-wasm (or make native) builds one');
-  const newest = found.sort((a, b) => fs.statSync(b.file).mtimeMs - fs.statSync(a.file).mtimeMs)[0];
-  return [...newest.cmd, newest.file];
-}
-
 // `attnviz-cli export-torch -` of `state`, as text.
-function exportTorch(state) {
-  const [cmd, ...args] = cli();
-  return execFileSync(cmd, [...args, 'export-torch', '-'], { input: JSON.stringify(state), maxBuffer: 64 << 20 })
-    .toString('utf8');
-}
+const exportTorch = (state) => cli('export-torch', state);
 
 function keep(name, text) {
   fs.mkdirSync(artifactsDir, { recursive: true });

@@ -1,14 +1,24 @@
 // trained_model.test.mjs: the trained model (issue 33) as a learner meets it in the
 // browser, with real mouse and keyboard: the preset from the Presets menu, its share
 // link restoring state and view (layer, head, pinned cell), the layer bar, Repeat
-// random tokens, typed symbols and a refused word, the head scores, and the PyTorch
-// export's text. The Model tab and the layers × heads grid have files of their own.
+// random tokens, typed symbols and a refused word, a paste longer than the model's
+// context refused, the head scores (the CLI's for the same state), and the PyTorch
+// export's text (the CLI's, and the committed golden both CLIs print for the preset).
+// The Model tab and the layers × heads grid have files of their own.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openApp } from './harness.mjs';
+import fs from 'node:fs';
+import path from 'node:path';
+import { openApp, cli, repoRoot, artifactsDir } from './harness.mjs';
 
 const kPreset = 'Heads that learned: a trained 2-layer model (induction heads)';
 const session = (app) => app.page.evaluate(() => window.attnviz.session());
+const headScores = (app) => app.page.evaluate(() => window.attnviz.headScores());
+const live = (app) => app.page.evaluate(() => document.getElementById('live').textContent);
+const card = JSON.parse(fs.readFileSync(path.join(repoRoot, 'assets/models/induction-2l.json'), 'utf8'));
+// The preset's state, exported: tests/engine/CMakeLists.txt's cli_export_torch_model_induction_2l
+// checks that the native and wasm CLIs print exactly this file for it.
+const kGolden = path.join(repoRoot, 'tests/engine/data/torch_script/model_induction_2l.py');
 
 async function openPreset(app) {
   await app.click('Presets');
@@ -75,6 +85,11 @@ test('the layer bar, Repeat random tokens, typed symbols and a refused word', as
   assert.equal(fresh.length, 49);
   assert.notDeepEqual(fresh, probe);
   assert.deepEqual(fresh.slice(1, 25), fresh.slice(25));
+  // The page's scores are the CLI's for the same state, bit for bit: on these tokens
+  // ("layers") and on the model's probe ("probe"), which they are not.
+  const scores = await headScores(app);
+  assert.deepEqual(scores, JSON.parse(cli('head-scores', await app.state())));
+  assert.notDeepEqual(scores.layers, scores.probe.layers);
   await app.page.keyboard.press('Control+Z');
   await app.frames(3);
   assert.deepEqual((await app.state()).tokens, probe);
@@ -102,5 +117,58 @@ test('in Chinese the model\'s controls and the refusal speak Chinese', async (t)
   assert.equal(r.field, 'tokens[1]');
   assert.match(r.error, /不在模型 induction-2l 的词表中/);
   await app.shot('trained-model-zh');
+  await app.close();
+});
+
+test('a paste longer than the model\'s context is refused with a sentence; the state and its numbers stay', async (t) => {
+  const app = await openApp(t, { viewport: { width: 1440, height: 900 },
+                                 permissions: ['clipboard-read', 'clipboard-write'] });
+  await openPreset(app);
+  const before = await app.state();
+  const weights = await app.matrix('weights', 2);
+  const scores = await headScores(app);
+  // The probe and its first symbols once more: one token past what the model reads.
+  const tokens = [...before.tokens];
+  for (let i = 1; tokens.length <= card.context; i++) tokens.push(before.tokens[i]);
+  assert.equal(tokens.length, card.context + 1);
+  await app.paste('Tokens', tokens.join(' '));
+  assert.deepEqual(await app.state(), before, 'the last valid state stays');
+  assert.deepEqual(await app.matrix('weights', 2), weights, 'the views keep their numbers');
+  assert.deepEqual(await headScores(app), scores);
+  assert.ok(await app.rect('error'), 'the sentence is shown under the Tokens box');
+  const said = await live(app);
+  assert.match(said, /^Not applied: /, said);
+  assert.ok(said.includes(`at most ${card.context} tokens`) && said.includes(`${card.context + 1}`), said);
+  await app.shot('trained-model-too-long');
+  // The context itself is not too long.
+  await app.paste('Tokens', tokens.slice(0, card.context).join(' '));
+  assert.equal((await app.state()).tokens.length, card.context);
+  assert.equal(await app.rect('error'), null);
+  await app.close();
+});
+
+test('File > Export PyTorch script on the model\'s preset: the CLI\'s script, the committed golden', async (t) => {
+  const app = await openApp(t, { viewport: { width: 1280, height: 720 } });
+  await openPreset(app);
+  const state = await app.state();
+  await app.click('File');
+  const pending = app.page.waitForEvent('download', { timeout: 30000 });
+  await app.click('Export PyTorch script');
+  const d = await pending;
+  assert.equal(d.suggestedFilename(), 'attnviz.py');
+  const text = fs.readFileSync(await d.path(), 'utf8');
+  fs.mkdirSync(artifactsDir, { recursive: true });
+  fs.writeFileSync(path.join(artifactsDir, 'torch-induction-2l.py'), text);
+  const firstDifference = (a, b) => [...a].findIndex((c, i) => c !== b[i]);
+  const want = cli('export-torch', state);
+  assert.ok(text === want, `the download differs from attnviz-cli export-torch (${text.length} vs ${want.length} ` +
+                           `characters; first difference at ${firstDifference(text, want)})`);
+  const golden = fs.readFileSync(kGolden, 'utf8');
+  assert.ok(text === golden, `the download differs from ${path.relative(repoRoot, kGolden)} ` +
+                             `(first difference at ${firstDifference(text, golden)})`);
+  // The model's script: its weights from the shipped file, its layers in a loop.
+  assert.match(text, /^MODEL_FILE = "assets\/models\/induction-2l-checkpoints\.safetensors"$/m);
+  assert.match(text, /^prefix = "step_1000\."/m);
+  assert.match(text, /^for layer in range\(num_layers\):$/m);
   await app.close();
 });

@@ -4,6 +4,7 @@
 #   EXPECT_EXIT  0 or 2
 #   EXPECT_FIELD the "field" the JSON error must name (exit 2 only; may be empty)
 #   EXPECT_STDOUT_FILE  optional: stdout must equal this file's bytes exactly
+#   EXPECT_CODE  optional (exit 2): the "code" the JSON error must carry (messages.h)
 # Exit 0: stdout is one JSON object (a report, or the version line), or for
 # export-torch a Python script, stderr empty.
 # Exit 2: stdout empty, stderr one JSON line {"error": "<non-empty>", "field": EXPECT_FIELD}.
@@ -73,5 +74,11 @@ if("${error}" STREQUAL "")
 endif()
 if(NOT "${field}" STREQUAL "${EXPECT_FIELD}")
   message(FATAL_ERROR "field \"${field}\", expected \"${EXPECT_FIELD}\": ${err}")
+endif()
+if(NOT "${EXPECT_CODE}" STREQUAL "")
+  string(JSON code_name ERROR_VARIABLE jerr GET "${line}" code)
+  if(NOT "${code_name}" STREQUAL "${EXPECT_CODE}")
+    message(FATAL_ERROR "code \"${code_name}\", expected \"${EXPECT_CODE}\": ${err}")
+  endif()
 endif()
 message(STATUS "exit ${code}: ${line}")

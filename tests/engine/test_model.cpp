@@ -293,6 +293,41 @@ TEST(Model, BadInputNamesTheFieldAndKeepsTheLastState) {
   EXPECT_EQ(attnviz::report_text(stack), before);
 }
 
+// What the app does when a paste or Repeat makes the input longer than the model
+// reads: the stack is asked for it directly, without parse_state's check first. One
+// token past the context is refused with the field, and the stack keeps its last
+// state and every number; the context itself still runs.
+TEST(Model, InputLongerThanTheContextIsRefusedAndTheStackKeepsItsState) {
+  const attnviz::SharedModel m = attnviz::find_model(kModel);
+  ASSERT_TRUE(m);
+  LayerStack stack;
+  const State probe = attnviz::model_probe_state(m);
+  ASSERT_TRUE(stack.set_state(probe).ok);
+  const std::string before = attnviz::report_text(stack);
+  State longer = probe;
+  while (longer.seq_len() <= m->context) longer.tokens.push_back(m->vocabulary[1]);
+  const attnviz::Status st = stack.set_state(longer);
+  EXPECT_FALSE(st.ok);
+  EXPECT_EQ(st.code, "model_too_long");
+  EXPECT_EQ(st.field, "tokens");
+  EXPECT_NE(st.error.find(std::to_string(m->context)), std::string::npos) << "it gives the context: " << st.error;
+  EXPECT_TRUE(stack.state() == probe);
+  EXPECT_EQ(attnviz::report_text(stack), before);
+  // Lazily, as the app runs it: the same.
+  LayerStack lazy;
+  lazy.track_demand();
+  ASSERT_TRUE(lazy.set_state(probe).ok);
+  lazy.track_demand();
+  const std::string lazy_before = attnviz::report_text(lazy);
+  EXPECT_FALSE(lazy.set_state(longer).ok);
+  EXPECT_TRUE(lazy.state() == probe);
+  EXPECT_EQ(attnviz::report_text(lazy), lazy_before);
+  // Exactly the context is not too long.
+  longer.tokens.resize(static_cast<size_t>(m->context));
+  EXPECT_TRUE(stack.set_state(longer).ok);
+  EXPECT_EQ(stack.state().seq_len(), m->context);
+}
+
 TEST(Model, CardAndTensorsThatDisagreeAreRefused) {
   const std::string card = read_file("assets/models/induction-2l.json");
   const std::string ckpt = read_file("assets/models/induction-2l-checkpoints.safetensors");
@@ -303,14 +338,30 @@ TEST(Model, CardAndTensorsThatDisagreeAreRefused) {
   attnviz::Status st = attnviz::load_model(j.dump(), ckpt, &m);
   EXPECT_FALSE(st.ok);
   EXPECT_EQ(st.code, "model_card_bad") << st.error;
+  // A checkpoint whose prefix names no tensor of the file: that checkpoint's prefix is to blame.
   j = json::parse(card);
-  j["checkpoints"][0]["prefix"] = "step_9999.";
+  ASSERT_GE(j["checkpoints"].size(), 3u);
+  j["checkpoints"][2]["prefix"] = "step_9999.";
   st = attnviz::load_model(j.dump(), ckpt, &m);
   EXPECT_EQ(st.code, "model_tensor_missing") << st.error;
+  EXPECT_EQ(st.field, "checkpoints[2].prefix") << st.error;
+  EXPECT_NE(st.error.find("step_9999.tok_emb.weight"), std::string::npos) << st.error;
   j = json::parse(card);
   j["vocabulary"].push_back("extra");
   st = attnviz::load_model(j.dump(), ckpt, &m);
   EXPECT_FALSE(st.ok) << "a vocabulary one longer than the embedding";
+  // A card consistent in itself (a shorter context, and the position table it lists
+  // with it) whose file holds another shape: the card's entry for that tensor is to blame.
+  j = json::parse(card);
+  size_t pos = 0;
+  while (pos < j["tensors"].size() && j["tensors"][pos]["name"] != "pos_emb.weight") ++pos;
+  ASSERT_LT(pos, j["tensors"].size());
+  const int context = j["context"].get<int>() - 4;
+  j["context"] = context;
+  j["tensors"][pos]["shape"] = {context, j["d_model"].get<int>()};
+  st = attnviz::load_model(j.dump(), ckpt, &m);
+  EXPECT_EQ(st.code, "model_tensor_shape") << st.error;
+  EXPECT_EQ(st.field, "tensors[" + std::to_string(pos) + "].shape") << st.error;
   st = attnviz::load_model(card, ckpt.substr(0, ckpt.size() / 2), &m);
   EXPECT_EQ(st.code, "model_tensors_unreadable") << st.error;
 }

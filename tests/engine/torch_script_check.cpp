@@ -17,7 +17,9 @@
 //     so products differ from the engine's by summation order only, and seeds,
 //     draws, masks and dropout by nothing.
 // Beside that batch, one script runs as its own program (`python3 <case>.py --json`),
-// the way a learner runs it.
+// the way a learner runs it, and so does the committed export of the trained model's
+// preset (tests/engine/data/torch_script/, the bytes both CLIs print for it), from the
+// repository's root, where its default MODEL_FILE (assets/models/…) is found.
 //
 // A failure names the state (the test's name), the stage, the head and the cell:
 //   TorchScript/ScriptTest.MatchesTheEngine/causal_padding
@@ -362,6 +364,9 @@ const std::vector<Case>& all_cases() {
 
 const fs::path kDir = ATTNVIZ_TORCH_SCRIPT_DIR;
 constexpr const char* kStandalone = "preset_04_the_cat";  // also run as its own program
+// The committed golden of a trained model's export (<name>.state.json and <name>.py),
+// relative to the repository's root: the one script that reads a file by a relative path.
+constexpr const char* kModelGolden = "tests/engine/data/torch_script/model_induction_2l";
 
 // Writes every case's script, then runs the batch and the standalone run side by
 // side (two processes, the machine's two cores). Once per test program.
@@ -384,9 +389,11 @@ const Batch& batch() {
       files += " '" + c.name + ".py'";
     }
     const std::string py = ATTNVIZ_PYTHON;
+    const std::string golden = "(cd '" ATTNVIZ_SOURCE_DIR "' && " + py + " '" + kModelGolden + ".py' --json) > " +
+                               "golden_model.json 2> golden_model.err";
     const std::string cmd = "cd '" + kDir.string() + "' && (" + py + " '" ATTNVIZ_TORCH_RUNNER "'" + files +
                             " 2> runner.log & " + py + " '" + kStandalone +
-                            ".py' --json > standalone.json 2> standalone.err; wait)";
+                            ".py' --json > standalone.json 2> standalone.err & " + golden + "; wait)";
     out.ran = std::system(cmd.c_str()) == 0;
     out.log = read_text(kDir / "runner.log");
     return out;
@@ -524,6 +531,19 @@ TEST(TorchScriptStandalone, RunsAsItsOwnProgram) {
   for (const Case& c : all_cases()) {
     if (c.name == kStandalone) compare_script_output(c.name, c.state, read_text(kDir / "standalone.json"));
   }
+}
+
+// The committed script of the model's preset, run by python3 as a learner who cloned
+// the repository runs it (`python3 <name>.py --json` at its root, the weights found by the
+// script's default path), against the engine's LayerStack on the same state.
+TEST(TorchScriptStandalone, TheModelsCommittedScriptRunsFromTheRepositoryRoot) {
+  batch();
+  const std::string root = ATTNVIZ_SOURCE_DIR;
+  const std::string err = read_text(kDir / "golden_model.err");
+  EXPECT_EQ(err, "") << "python3 " << kModelGolden << ".py --json wrote to stderr";
+  const State state = from_json(kModelGolden, read_text(root + "/" + kModelGolden + ".state.json"));
+  ASSERT_TRUE(state.model.active()) << "a trained model's state";
+  compare_script_output(kModelGolden, state, read_text(kDir / "golden_model.json"));
 }
 
 // The cases above really cover what the script must get right: without this, a

@@ -164,12 +164,16 @@ class TensorSource {
     for (const weights::TensorInfo& t : scan.tensors()) by_name_[t.name] = t;
   }
   // The tensor `name` as float32, (rows × cols) with rows = all but the last dimension.
-  Tensor get(const std::string& name, const std::vector<uint64_t>& shape) const {
+  // A refusal names the card's field that asked for it: `named_by` (the checkpoint's
+  // prefix) when the file has no such tensor, `shaped_by` (the card's tensors[i].shape)
+  // when the file's shape is another.
+  Tensor get(const std::string& name, const std::vector<uint64_t>& shape, const std::string& named_by,
+             const std::string& shaped_by) const {
     auto it = by_name_.find(name);
-    if (it == by_name_.end()) throw CardError{Status::refusal(Msg::model_tensor_missing, "", {name})};
+    if (it == by_name_.end()) throw CardError{Status::refusal(Msg::model_tensor_missing, named_by, {name})};
     const weights::TensorInfo& t = it->second;
     if (t.shape != shape) {
-      throw CardError{Status::refusal(Msg::model_tensor_shape, "",
+      throw CardError{Status::refusal(Msg::model_tensor_shape, shaped_by,
                                       {name, weights::shape_text(t.shape), weights::shape_text(shape)})};
     }
     Tensor out(shape.size() == 1 ? 1 : static_cast<int>(shape[0]), static_cast<int>(shape.back()));
@@ -190,20 +194,27 @@ Checkpoint read_checkpoint(const json& c, size_t index, const TrainedModel& m, c
   k.loss = need(c, "loss", field).get<double>();
   k.card_scores = read_scores(need(c, "head_scores", field), field + ".head_scores");
   const std::string prefix = need(c, "prefix", field).get<std::string>();
-  const uint64_t V = m.vocabulary.size(), D = m.d_model, C = m.context;
-  k.tok_emb = src.get(prefix + "tok_emb.weight", {V, D});
-  k.pos_emb = src.get(prefix + "pos_emb.weight", {C, D});
+  // Each tensor by its name in the card's list (check_card_tensors made that list the
+  // architecture's), so a refusal can name the card's entry for it.
+  const std::vector<CardTensor> card = expected_tensors(m);
+  auto get = [&](const std::string& name) {
+    const auto it = std::find_if(card.begin(), card.end(), [&](const CardTensor& t) { return t.name == name; });
+    const size_t i = static_cast<size_t>(it - card.begin());  // found: the names below are the list's
+    return src.get(prefix + name, it->shape, field + ".prefix", "tensors[" + std::to_string(i) + "].shape");
+  };
+  k.tok_emb = get("tok_emb.weight");
+  k.pos_emb = get("pos_emb.weight");
   for (int l = 0; l < m.num_layers; ++l) {
-    const std::string p = prefix + "layers." + std::to_string(l) + ".";
+    const std::string p = "layers." + std::to_string(l) + ".";
     LayerWeights w;
-    w.W_q = transposed(src.get(p + "W_query.weight", {D, D}));
-    w.W_k = transposed(src.get(p + "W_key.weight", {D, D}));
-    w.W_v = transposed(src.get(p + "W_value.weight", {D, D}));
-    w.W_o = transposed(src.get(p + "out_proj.weight", {D, D}));
-    w.b_o = src.get(p + "out_proj.bias", {D});
+    w.W_q = transposed(get(p + "W_query.weight"));
+    w.W_k = transposed(get(p + "W_key.weight"));
+    w.W_v = transposed(get(p + "W_value.weight"));
+    w.W_o = transposed(get(p + "out_proj.weight"));
+    w.b_o = get(p + "out_proj.bias");
     k.layers.push_back(std::move(w));
   }
-  k.unembed = transposed(src.get(prefix + "unembed.weight", {V, D}));
+  k.unembed = transposed(get("unembed.weight"));
   return k;
 }
 
