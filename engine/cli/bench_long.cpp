@@ -9,8 +9,9 @@
 // page runs it: a lazy pipeline (track_demand) that shows one head's weights as an
 // overview of B × B blocks (B = ⌈S / 256⌉ unless given), max pooled. Keys:
 //   load_ms          a fresh pipeline's set_state (X from the seed, Q, K, V)
-//   first_map_ms     then the shown head's overview, every pooled row
-//   shown_ms         load_ms + first_map_ms: the first map after load (target ≤ 1 s at 8,192)
+//   first_map_ms     then the shown head's overview, every pooled row: the issue's "shown
+//                    head's overview ≤ 1 s after load" at 8,192
+//   shown_ms         load_ms + first_map_ms: from the state to the first map
 //   all_maps_ms      load_ms + every head's overview (target ≤ 4 s); null with --no-all
 //   edit_last_ms     median: negate X's last row (and back), set_state, bring the shown
 //                    overview up to date (target ≤ 100 ms)
