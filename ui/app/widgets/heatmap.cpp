@@ -161,12 +161,7 @@ uint32_t cell_colour(Colormap cmap, float v, float lo, float hi) {
 static void rebuild_texture(HeatmapCache& c, TextureHost& textures) {
   int block = std::clamp(256 / std::max(c.rows, c.cols), 1, 8);
   int w = c.cols * block, h = c.rows * block;
-  if (!c.tex || c.tex_w != w || c.tex_h != h) {
-    if (c.tex) textures.destroy(c.tex);
-    c.tex = textures.create(w, h);
-    c.tex_w = w;
-    c.tex_h = h;
-  }
+  ensure_texture(c, textures, w, h);
   c.block = block;
   c.rgba.resize((size_t)w * h);
   for (int i = 0; i < c.rows; ++i)

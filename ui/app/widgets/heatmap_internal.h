@@ -55,4 +55,14 @@ void overview_caption(const HeatmapCache& c, char* out, size_t n);
 // cols, data}, and the printed cells of the view (cells_row0, cells_col0, cells).
 void overview_info(const HeatmapCache& c, nlohmann::json& out);
 
+// c's texture as w × h texels: the one it has when that is its size, else a new one (the
+// old destroyed).
+inline void ensure_texture(HeatmapCache& c, TextureHost& textures, int w, int h) {
+  if (c.tex && c.tex_w == w && c.tex_h == h) return;
+  if (c.tex) textures.destroy(c.tex);
+  c.tex = textures.create(w, h);
+  c.tex_w = w;
+  c.tex_h = h;
+}
+
 }  // namespace attnviz::ui

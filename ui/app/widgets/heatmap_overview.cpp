@@ -220,12 +220,7 @@ static void rebuild_window_texture(HeatmapCache& c, TextureHost& textures) {
   const int nI = o.win_rows.size(), nJ = o.win_cols.size();
   const int t = o.block == 1 ? overview_texels(std::max(nI, nJ)) : 1;
   const int w = std::max(1, nJ * t), h = std::max(1, nI * t);
-  if (!c.tex || c.tex_w != w || c.tex_h != h) {
-    if (c.tex) textures.destroy(c.tex);
-    c.tex = textures.create(w, h);
-    c.tex_w = w;
-    c.tex_h = h;
-  }
+  ensure_texture(c, textures, w, h);
   o.texels = t;
   c.block = t;
   c.rgba.assign((size_t)w * h, kComputing);
