@@ -284,6 +284,14 @@ export async function openApp(t, opts = {}) {
       await page.keyboard.press('Enter');
       await app.frames(3);
     },
+    // File > Export PyTorch script, as a person clicks it: the downloaded file's name and text.
+    exportTorchScript: async () => {
+      await app.click('File');
+      const pending = page.waitForEvent('download', { timeout: 30000 });
+      await app.click('Export PyTorch script');
+      const d = await pending;
+      return { name: d.suggestedFilename(), text: fs.readFileSync(await d.path(), 'utf8') };
+    },
     // Pastes `text` into the field `label` through the system clipboard (select all,
     // Ctrl+V, Enter): how a long text arrives, too long to type key by key.
     paste: async (label, text) => {

@@ -25,12 +25,8 @@ test('File > Export PyTorch script downloads attnviz.py: attnviz-cli export-torc
   await app.click('Causal mask');  // a state of the page's own, not the default
   const state = await app.state();
   assert.equal(state.causal, true);
-  await app.click('File');
-  const pending = app.page.waitForEvent('download', { timeout: 30000 });
-  await app.click('Export PyTorch script');
-  const d = await pending;
-  assert.equal(d.suggestedFilename(), 'attnviz.py');
-  const text = fs.readFileSync(await d.path(), 'utf8');
+  const { name, text } = await app.exportTorchScript();
+  assert.equal(name, 'attnviz.py');
   keep('torch-attnviz.py', text);
   const want = exportTorch(state);
   assert.ok(text === want, `the download differs from attnviz-cli export-torch (${text.length} vs ${want.length} bytes; ` +

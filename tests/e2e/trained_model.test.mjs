@@ -151,12 +151,8 @@ test('File > Export PyTorch script on the model\'s preset: the CLI\'s script, th
   const app = await openApp(t, { viewport: { width: 1280, height: 720 } });
   await openPreset(app);
   const state = await app.state();
-  await app.click('File');
-  const pending = app.page.waitForEvent('download', { timeout: 30000 });
-  await app.click('Export PyTorch script');
-  const d = await pending;
-  assert.equal(d.suggestedFilename(), 'attnviz.py');
-  const text = fs.readFileSync(await d.path(), 'utf8');
+  const { name, text } = await app.exportTorchScript();
+  assert.equal(name, 'attnviz.py');
   fs.mkdirSync(artifactsDir, { recursive: true });
   fs.writeFileSync(path.join(artifactsDir, 'torch-induction-2l.py'), text);
   const firstDifference = (a, b) => [...a].findIndex((c, i) => c !== b[i]);
