@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -283,13 +284,31 @@ struct Forward {
   float divisor = 1;
   const float *X = nullptr, *W[3] = {}, *bias[3] = {}, *Wo = nullptr, *bo = nullptr;
   std::vector<float> qkv[3];            // Q, K, V: (S × d_out) each
-  std::vector<float> KT;                // (d_out × S)
+  std::vector<float> QT, KT;            // (d_out × S) each
   std::vector<float> scores, exps, w;   // (H × S × S) each
   std::vector<float> ctx;               // (H × S × head_dim)
   std::vector<float> concat, out;       // (S × d_out) each
   std::vector<int> rows, k_end;         // (S) each
   double context_macs = 0;              // multiply-adds the context product ran (k_end)
 };
+
+// pipeline_forward.cpp's nonzero_end: 1 + the index of the last entry not ±0,
+// 8 zeros at a time.
+int nonzero_end(const float* d, int n) {
+  int e = n;
+  while (e >= 8) {
+    uint32_t bits = 0;
+    for (int t = 0; t < 8; ++t) {
+      uint32_t u;
+      std::memcpy(&u, d + e - 8 + t, sizeof u);
+      bits |= u & 0x7fffffffu;
+    }
+    if (bits != 0) break;
+    e -= 8;
+  }
+  while (e > 0 && d[e - 1] == 0.0f) --e;
+  return e;
+}
 
 const float* ptr(const attnviz::SharedTensor& t) { return t.empty() ? nullptr : t->data.data(); }
 
@@ -304,6 +323,7 @@ void run_forward(Forward& f, Clock* clocks, Clock* other) {
   }
   clocks[kQkv].stop();
   other->start();
+  k::transpose(f.qkv[0].data(), f.dout, S, f.dout, f.QT.data(), S);  // Qᵀ: kept for column updates
   k::transpose(f.qkv[1].data(), f.dout, S, f.dout, f.KT.data(), S);
   other->stop();
   f.context_macs = 0;
@@ -329,9 +349,8 @@ void run_forward(Forward& f, Clock* clocks, Clock* other) {
     }
     clocks[kSoftmax].stop();
     clocks[kContext].start();
-    for (int r = 0; r < S; ++r) {  // pipeline_forward.cpp, nonzero_end
-      int e = S;
-      while (e > 0 && wt[static_cast<size_t>(r) * S + e - 1] == 0.0f) --e;
+    for (int r = 0; r < S; ++r) {
+      const int e = nonzero_end(wt + static_cast<size_t>(r) * S, S);
       f.k_end[static_cast<size_t>(r)] = e;
       f.context_macs += static_cast<double>(e) * hd;
     }
@@ -380,6 +399,7 @@ nlohmann::json measure_kernels(const attnviz::State& s, int reps, double peak_gf
       s.positional == attnviz::Positional::rope)
     return nullptr;
   const size_t SS = static_cast<size_t>(f.S) * f.S;
+  f.QT.resize(static_cast<size_t>(f.dout) * f.S);
   f.KT.resize(static_cast<size_t>(f.dout) * f.S);
   f.scores.resize(SS * f.H);
   f.exps.resize(SS * f.H);
