@@ -342,9 +342,9 @@ void run_forward(Forward& f, Clock* clocks, Clock* other) {
       const int live = f.causal ? r + 1 : S;
       k::masked_row(sc + o, ex + o, cut, r, f.divisor, f.causal, nullptr, -INFINITY);
       const float mx = k::softmax_exps(ex + o, ex + o, live);
-      std::fill(ex + o + live, ex + o + S, 0.0f);
+      k::fill_zero(ex + o + live, static_cast<size_t>(S - live));
       k::softmax_normalize(ex + o, wt + o, cut);
-      std::fill(wt + o + cut, wt + o + S, 0.0f);
+      k::fill_zero(wt + o + cut, static_cast<size_t>(S - cut));
       (void)mx;
     }
     clocks[kSoftmax].stop();
