@@ -427,14 +427,15 @@ nlohmann::json measure_kernels(const attnviz::State& s, int reps, double peak_gf
     other_cpu.push_back(other.cpu);
   }
   const double S = f.S, dm = f.dm, dout = f.dout;
+  // GFLOP each part executes: softmax none counted; the context its k_end terms.
   const double gflop[kParts] = {3 * 2 * S * dm * dout / 1e9, 2 * S * S * dout / 1e9, 0,
-                                0, 2 * S * dout * dout / 1e9};
+                                2 * f.context_macs / 1e9, 2 * S * dout * dout / 1e9};
   nlohmann::json j = nlohmann::json::object();
   double sum = 0;
   for (int p = 0; p < kParts; ++p) {
     const double ms = median_of(cpu[p]);
     sum += ms;
-    const double g = p == kContext ? 2 * f.context_macs / 1e9 : gflop[p];
+    const double g = gflop[p];
     nlohmann::json e = {{"ms", r3(ms)}, {"wall_ms", r3(median_of(wall[p]))}, {"gflop", r3(g)}};
     if (g > 0 && ms > 0) {
       e["gflops"] = r3(g / ms * 1e3);
