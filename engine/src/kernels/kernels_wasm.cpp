@@ -79,9 +79,9 @@ struct WasmKernel {
   }
 
   // ap[kk·MR + r] = a[r][kk]: 4 × 4 blocks transposed in registers (4 loads, 8
-  // shuffles, 4 stores for 16 floats; the scalar loop's 16 loads and 16 stores
-  // took about 2 ms of the S = 512 forward, most of it in the projections and
-  // the context product, whose A blocks serve only 8 column panels).
+  // shuffles, 4 stores for 16 floats where the scalar loop made 16 of each).
+  // It shows in the context product, whose A blocks serve only 8 column panels
+  // (head_dim 64): about 0.4 of its 9 ms at S = 512 (issue 37, docs/bench.md).
   static void pack_a(const float* const* a, int klen, float* ap) {
     static_assert(MR == 4, "pack_a transposes 4 rows");
     int kk = 0;
