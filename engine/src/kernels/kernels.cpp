@@ -311,8 +311,10 @@ inline void transpose4x4(const float* s, int lds, float* d, int ldd) {
 void fill_zero(float* y, size_t n) {
 #if defined(__wasm_simd128__)
   // A loop of zero stores would be turned back into memset, whose wasm build
-  // (musl's) stores 8 bytes at a time: 2.4 ms of the S = 512 forward's causal
-  // softmax rows. The empty asm hides the zero from that rewrite.
+  // (musl's) stores 8 bytes at a time; the empty asm hides the zero from that
+  // rewrite. The causal softmax rows' two fills took 2.4 ms of the S = 512
+  // forward; with this and the padded exp tail (kernels_wasm.cpp) the softmax
+  // took 0.9 ms less: the rest is memory traffic (issue 37, docs/bench.md).
   v128_t z = wasm_f32x4_splat(0.0f);
   __asm__("" : "+r"(z));
   size_t j = 0;
