@@ -9,6 +9,8 @@ import statistics
 import sys
 from collections import defaultdict
 
+import report_peak
+
 # Kinds with one line per S (the others appear once per run).
 RUN_KINDS = ("attnviz-wasm", "attnviz-native", "tfjs-wasm", "torch-1", "torch-2", "ort-web-1", "ort-web-2",
              "attnviz-wasm-stages", "attnviz-wasm-compare", "attnviz-wasm-output", "attnviz-wasm-mt",
@@ -49,6 +51,9 @@ def merge_rounds(datas):
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             vals = [d[key] for d in datas if isinstance(d.get(key), (int, float))]
             out[key] = statistics.median(vals)
+        elif isinstance(value, dict):  # nested figures (kernels, bandwidth_gbs): medians too
+            out[key] = merge_rounds([d[key] for d in datas if isinstance(d.get(key), dict)])
+            out[key].pop("rounds", None)
     out["rounds"] = len(datas)
     return out
 
@@ -424,6 +429,7 @@ def main():
            f"- load average before {m.get('load_before', '?')}, after {after.get('load_after', '?')} "
            "(a shared machine: CPU time is the steadier measure; ratios use it)", ""]
     out += targets(runs, single)
+    out += report_peak.section(runs, sizes, get, versus)
     out += ["## Full forward", ""]
     out += times_table(runs, sizes, "full_cpu_ms", "CPU time (ms, median) — the figure of merit",
                        "CPU time of the measuring process around each forward (single-threaded "

@@ -125,6 +125,23 @@ EOF
 )
 record machine "$machine"
 
+# Issue 37: the core's SIMD peak and read bandwidth, measured first by the CLI
+# itself (every attnviz run below measures them again and reports each kernel's
+# and the forward's fraction of the peak; report.py's "Machine peak" section).
+echo "== this machine's SIMD peak (attnviz-cli bench measures it before timing anything)"
+for b in wasm native; do
+  if [ $b = wasm ]; then line=$("${node_wasm[@]}" "$wasm/attnviz-cli.js" bench --tokens 16 --d-model 32 --heads 2 --reps 1)
+  else line=$("$native/attnviz-cli" bench --tokens 16 --d-model 32 --heads 2 --reps 1); fi
+  /usr/bin/python3 - "$line" $b <<'EOF'
+import json, sys
+j = json.loads(sys.argv[1])
+bw = j["bandwidth_gbs"]
+print(f"  {sys.argv[2]}: {j['cpu_model']}: peak {j['peak_gflops']:.1f} GFLOP/s ({j['peak_isa']}, "
+      f"{j['peak_lanes']} lanes); read bandwidth L1 {bw['l1_16k']:.0f}, L2 {bw['l2_512k']:.0f}, "
+      f"beyond L2 {bw['mem_32m']:.0f} GB/s")
+EOF
+done
+
 echo "== peers compute attnviz's numbers?"
 record check "$(/usr/bin/python3 bench/check_peers.py --cli "$native/attnviz-cli")"
 

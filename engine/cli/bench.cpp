@@ -89,6 +89,7 @@
 #include "attnviz/parallel.h"
 #include "attnviz/pipeline.h"
 #include "attnviz/state.h"
+#include "bench_machine.h"
 
 namespace attnviz_cli {
 namespace {
@@ -587,6 +588,23 @@ void report_updates(const Runs& r, nlohmann::json& j) {
       std::max({median(r.t_causal.cpu), median(r.t_dropout.cpu), median(r.t_temp.cpu)}));
 }
 
+// The machine (bench_machine.h): CPU, SIMD peak and the forward's fraction of
+// it, read bandwidth, and in --view all each kernel of the forward. Measured
+// after the peak heap was read (the kernels' own buffers would count in it).
+void report_machine(const Options& o, const attnviz::State& s, const nlohmann::json& first, double full_cpu_ms,
+                    nlohmann::json& j) {
+  const nlohmann::json peak = measure_peak_again(first);  // the better of first and last
+  const double peak_gflops = peak.value("peak_gflops", 0.0);
+  j["cpu_model"] = cpu_model();
+  for (const auto& kv : peak.items()) j[kv.key()] = kv.value();
+  if (peak_gflops > 0) {
+    j["of_peak"] = round3(j["gflops_cpu"].get<double>() / peak_gflops);
+    j["of_peak_wall"] = round3(j["gflops"].get<double>() / peak_gflops);
+  }
+  j.update(measure_bandwidth());
+  if (o.view == "all") j["kernels"] = measure_kernels(s, o.reps, peak_gflops, full_cpu_ms);
+}
+
 int cmd_bench(int argc, char** argv) {
   Options o;
   std::string error, field;
@@ -594,6 +612,8 @@ int cmd_bench(int argc, char** argv) {
   const attnviz::State seeded = make_state(o);
   if (const int bad = check_options(o, seeded); bad != kExitOk) return bad;
   g_view = o.view;
+  // The machine's SIMD peak first, on a quiet engine (bench_machine.h).
+  const nlohmann::json peak = measure_peak();
   const uint64_t jobs0 = attnviz::parallel_jobs();
   // Explicit X and weights (the same numbers the seeded state gives).
   const attnviz::State s = attnviz::materialize_weights(attnviz::materialize_embedding(seeded));
@@ -634,6 +654,7 @@ int cmd_bench(int argc, char** argv) {
   j["pipeline_estimate_mb"] =
       round3(static_cast<double>(attnviz::estimate_pipeline_bytes(s)) / (1024.0 * 1024.0));
   j["app_changes"] = g_app.changes;  // lazy views: the state changes the app-side handling saw
+  report_machine(o, s, peak, full_cpu_ms, j);
   std::printf("%s\n", j.dump().c_str());
   return std::fflush(stdout) == 0 ? kExitOk : kExitInternal;
 }

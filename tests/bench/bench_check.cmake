@@ -1,9 +1,13 @@
 # Runs a bench command and checks its one JSON line (tests/bench/CMakeLists.txt).
 #   CMD     the command, "|"-separated (e.g. "node|--no-experimental-fetch|x.js|bench|...")
-#   KEYS    "|"-separated keys that must hold finite numbers >= 0
+#   KEYS    "|"-separated keys that must hold finite numbers >= 0 ("." between nested members)
 #   EQUALS  optional "|"-separated key=value pairs that must match exactly
 #   POSITIVE optional "|"-separated keys that must hold numbers > 0 (counts, e.g.
 #           parallel_jobs: the work was really split)
+#   FRACTIONS optional "|"-separated keys, a "." between nested members
+#           (kernels.qkv.of_peak), that must hold numbers in (0, 1.5): a
+#           fraction of the machine's measured peak (issue 37)
+#   NONEMPTY optional "|"-separated keys that must hold a non-empty string
 # Exit 0, stdout exactly one line holding one JSON object. The numbers are
 # timings: they are printed, never compared with a threshold.
 string(REPLACE "|" ";" cmd "${CMD}")
@@ -22,11 +26,12 @@ if(NOT type STREQUAL "OBJECT")
 endif()
 string(REPLACE "|" ";" keys "${KEYS}")
 foreach(key ${keys})
-  string(JSON type ERROR_VARIABLE jerr TYPE "${line}" ${key})
+  string(REPLACE "." ";" path "${key}")  # nested members: bandwidth_gbs.l1_16k
+  string(JSON type ERROR_VARIABLE jerr TYPE "${line}" ${path})
   if(jerr OR NOT type STREQUAL "NUMBER")
     message(FATAL_ERROR "\"${key}\" is missing or not a number (${type}): ${line}")
   endif()
-  string(JSON value GET "${line}" ${key})
+  string(JSON value GET "${line}" ${path})
   # JSON has no inf/nan literals, so a NUMBER is finite; no minus sign: >= 0.
   if(NOT value MATCHES "^[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?$")
     message(FATAL_ERROR "\"${key}\" = ${value} is not a number >= 0: ${line}")
@@ -50,5 +55,26 @@ if(NOT "${POSITIVE}" STREQUAL "")
     if(jerr OR NOT value MATCHES "^[0-9]+(\\.[0-9]+)?$" OR value EQUAL 0)
       message(FATAL_ERROR "\"${key}\" = \"${value}\", expected a number > 0: ${line}")
     endif()
+  endforeach()
+endif()
+if(NOT "${FRACTIONS}" STREQUAL "")
+  string(REPLACE "|" ";" fracs "${FRACTIONS}")
+  foreach(key ${fracs})
+    string(REPLACE "." ";" path "${key}")
+    string(JSON value ERROR_VARIABLE jerr GET "${line}" ${path})
+    if(jerr OR NOT value MATCHES "^[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?$" OR value EQUAL 0 OR value GREATER_EQUAL 1.5)
+      message(FATAL_ERROR "\"${key}\" = \"${value}\", expected a fraction in (0, 1.5): ${line}")
+    endif()
+    message(STATUS "${key} = ${value}")
+  endforeach()
+endif()
+if(NOT "${NONEMPTY}" STREQUAL "")
+  string(REPLACE "|" ";" strs "${NONEMPTY}")
+  foreach(key ${strs})
+    string(JSON value ERROR_VARIABLE jerr GET "${line}" ${key})
+    if(jerr OR value STREQUAL "")
+      message(FATAL_ERROR "\"${key}\" is missing or empty: ${line}")
+    endif()
+    message(STATUS "${key} = ${value}")
   endforeach()
 endif()

@@ -84,6 +84,9 @@ bool set_isa(Isa isa);
 void matmul_rows(const float* a, int lda, const float* b, int ldb, const float* bias, float* c,
                  int ldc, int k, int n, const int* rows, int num_rows, const int* k_end = nullptr);
 
+// y[j] = +0.0f for j < n (what std::fill(y, y + n, 0.0f) does; in wasm with
+// 16-byte stores, where memset stores 8 bytes at a time).
+void fill_zero(float* y, size_t n);
 // dst[j, i] = src[i, j] for i < rows, j < cols.
 //   src: (rows × cols) stride lds;  dst: (cols × rows) stride ldd
 void transpose(const float* src, int lds, int rows, int cols, float* dst, int ldd);

@@ -17,6 +17,10 @@
 #include <limits>
 #include <vector>
 
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#endif
+
 #include "attnviz/parallel.h"
 #include "attnviz/tensor.h"
 #include "kernels/kernels_internal.h"
@@ -286,7 +290,71 @@ void gemm_portable(const GemmArgs& g) {
 
 }  // namespace detail
 
+#if defined(__wasm_simd128__)
+namespace {
+// dst[j, i0 … i0+3] = src[i0 … i0+3, j] for j in j0 … j0+3: a 4 × 4 block
+// through registers (4 loads, 8 shuffles, 4 stores where the scalar loop made
+// 16 loads and 16 stores; Qᵀ and Kᵀ of the S = 512 forward).
+inline void transpose4x4(const float* s, int lds, float* d, int ldd) {
+  const v128_t r0 = wasm_v128_load(s), r1 = wasm_v128_load(s + lds);
+  const v128_t r2 = wasm_v128_load(s + 2 * static_cast<size_t>(lds)), r3 = wasm_v128_load(s + 3 * static_cast<size_t>(lds));
+  const v128_t t0 = wasm_i32x4_shuffle(r0, r1, 0, 4, 1, 5), t1 = wasm_i32x4_shuffle(r0, r1, 2, 6, 3, 7);
+  const v128_t t2 = wasm_i32x4_shuffle(r2, r3, 0, 4, 1, 5), t3 = wasm_i32x4_shuffle(r2, r3, 2, 6, 3, 7);
+  wasm_v128_store(d, wasm_i32x4_shuffle(t0, t2, 0, 1, 4, 5));
+  wasm_v128_store(d + ldd, wasm_i32x4_shuffle(t0, t2, 2, 3, 6, 7));
+  wasm_v128_store(d + 2 * static_cast<size_t>(ldd), wasm_i32x4_shuffle(t1, t3, 0, 1, 4, 5));
+  wasm_v128_store(d + 3 * static_cast<size_t>(ldd), wasm_i32x4_shuffle(t1, t3, 2, 3, 6, 7));
+}
+}  // namespace
+#endif
+
+void fill_zero(float* y, size_t n) {
+#if defined(__wasm_simd128__)
+  // A loop of zero stores would be turned back into memset, whose wasm build
+  // (musl's) stores 8 bytes at a time; the empty asm hides the zero from that
+  // rewrite. The causal softmax rows' two fills took 2.4 ms of the S = 512
+  // forward; with this and the padded exp tail (kernels_wasm.cpp) the softmax
+  // took 0.9 ms less: the rest is memory traffic (issue 37, docs/bench.md).
+  v128_t z = wasm_f32x4_splat(0.0f);
+  __asm__("" : "+r"(z));
+  size_t j = 0;
+  for (; j + 16 <= n; j += 16) {
+    wasm_v128_store(y + j, z);
+    wasm_v128_store(y + j + 4, z);
+    wasm_v128_store(y + j + 8, z);
+    wasm_v128_store(y + j + 12, z);
+  }
+  for (; j + 4 <= n; j += 4) wasm_v128_store(y + j, z);
+  for (; j < n; ++j) wasm_v128_store32_lane(y + j, z, 0);
+#else
+  std::memset(y, 0, n * sizeof(float));
+#endif
+}
+
 void transpose(const float* src, int lds, int rows, int cols, float* dst, int ldd) {
+#if defined(__wasm_simd128__)
+  // Strips of 16 columns of src (one cache line of each row) down every row:
+  // the strip's lines stay in L1 (512 rows: 32 KiB) while dst's 16 rows are
+  // each written front to back, streams the prefetcher follows. Walking dst
+  // across its rows instead (2 KiB apart at S = 512) missed on nearly every
+  // line: Qᵀ and Kᵀ took 1.35 ms of the S = 512 forward that way.
+  const int r4 = rows / 4 * 4, c4 = cols / 4 * 4;
+  for (int j0 = 0; j0 < c4; j0 += 16) {
+    const int j1 = j0 + 16 < c4 ? j0 + 16 : c4;
+    for (int i = 0; i < r4; i += 4) {
+      for (int j = j0; j < j1; j += 4) {
+        transpose4x4(src + static_cast<size_t>(i) * lds + j, lds, dst + static_cast<size_t>(j) * ldd + i, ldd);
+      }
+    }
+  }
+  for (int i = r4; i < rows; ++i) {  // the last rows mod 4, every column
+    for (int j = 0; j < cols; ++j) dst[static_cast<size_t>(j) * ldd + i] = src[static_cast<size_t>(i) * lds + j];
+  }
+  for (int j = c4; j < cols; ++j) {  // the last columns mod 4, the other rows
+    for (int i = 0; i < r4; ++i) dst[static_cast<size_t>(j) * ldd + i] = src[static_cast<size_t>(i) * lds + j];
+  }
+  return;
+#endif
   // 8 × 8 tiles keep both sides' cache lines in use.
   for (int i0 = 0; i0 < rows; i0 += 8) {
     const int i1 = i0 + 8 < rows ? i0 + 8 : rows;

@@ -71,6 +71,7 @@ void tile(const float* const* a, int mr, int klen, const float* b, size_t ldb, f
 //     kPackA (bool) and, when true,
 //     static void run_packed(ap, klen, b, ldb, c[MR], first): as run<MR> with
 //         a[r][kk] = ap[kk·MR + r]
+//     static void pack_a(a[MR], klen, ap): ap[kk·MR + r] = a[r][kk] for kk < klen
 template <class UK>
 void gemm_blocked(const GemmArgs& g) {
   constexpr int NR = UK::NR, MR = UK::MR;
@@ -122,11 +123,7 @@ void gemm_blocked(const GemmArgs& g) {
               // group (t0 − rb) / MR: (klen × MR) at apack + (t0 − rb)·kKC, packed at
               // the first panel and reused by the others (klen does not depend on j0).
               float* ap = g.apack + static_cast<size_t>(t0 - rb) * kKC;
-              if (j0 == 0) {
-                for (int kk = 0; kk < klen; ++kk) {
-                  for (int t = 0; t < MR; ++t) ap[kk * MR + t] = arow[t][kk];
-                }
-              }
+              if (j0 == 0) UK::pack_a(arow, klen, ap);
               if (nr == NR) {
                 UK::run_packed(ap, klen, bp, ldb, crow, first);
                 continue;

@@ -78,6 +78,29 @@ struct WasmKernel {
     }
   }
 
+  // ap[kk·MR + r] = a[r][kk]: 4 × 4 blocks transposed in registers (4 loads, 8
+  // shuffles, 4 stores for 16 floats where the scalar loop made 16 of each).
+  // It shows in the context product, whose A blocks serve only 8 column panels
+  // (head_dim 64): about 0.4 of its 9 ms at S = 512 (issue 37, docs/bench.md).
+  static void pack_a(const float* const* a, int klen, float* ap) {
+    static_assert(MR == 4, "pack_a transposes 4 rows");
+    int kk = 0;
+    for (; kk + 4 <= klen; kk += 4) {
+      const v128_t r0 = wasm_v128_load(a[0] + kk), r1 = wasm_v128_load(a[1] + kk);
+      const v128_t r2 = wasm_v128_load(a[2] + kk), r3 = wasm_v128_load(a[3] + kk);
+      const v128_t t0 = wasm_i32x4_shuffle(r0, r1, 0, 4, 1, 5), t1 = wasm_i32x4_shuffle(r0, r1, 2, 6, 3, 7);
+      const v128_t t2 = wasm_i32x4_shuffle(r2, r3, 0, 4, 1, 5), t3 = wasm_i32x4_shuffle(r2, r3, 2, 6, 3, 7);
+      float* d = ap + kk * MR;
+      wasm_v128_store(d, wasm_i32x4_shuffle(t0, t2, 0, 1, 4, 5));
+      wasm_v128_store(d + 4, wasm_i32x4_shuffle(t0, t2, 2, 3, 6, 7));
+      wasm_v128_store(d + 8, wasm_i32x4_shuffle(t1, t3, 0, 1, 4, 5));
+      wasm_v128_store(d + 12, wasm_i32x4_shuffle(t1, t3, 2, 3, 6, 7));
+    }
+    for (; kk < klen; ++kk) {
+      for (int t = 0; t < MR; ++t) ap[kk * MR + t] = a[t][kk];
+    }
+  }
+
   static void add_bias(float* c, const float* bias, int n) {
     int j = 0;
     for (; j + 4 <= n; j += 4) wasm_v128_store(c + j, wasm_f32x4_add(wasm_v128_load(c + j), wasm_v128_load(bias + j)));
@@ -294,12 +317,22 @@ float softmax_exps_wasm(const float* x, float* e, int n, float ceiling) {
   } else {
     j = exps16<false, false>(x, e, n, mv);
   }
-  for (; j + 4 <= n; j += 4) {
-    v128_t v = wasm_f32x4_sub(wasm_v128_load(x + j), mv);
-    exp4_n<1>(&v, &v);
-    wasm_v128_store(e + j, v);
+  if (j < n) {
+    // The last n − j < 16 values as one padded 16-block (padding x = m: exp 1,
+    // dropped): four vectors in lockstep instead of up to three single-vector
+    // exps, each a chain of dependent emulated FMAs, and up to three scalar
+    // exp_f32. Every lane of exp4_n is exp_f32 of its value, bit for bit, so
+    // the bits are those of the loops this replaces. A causal row has such a
+    // tail at every length not a multiple of 16: 0.5 ms of the S = 512 forward.
+    alignas(16) float buf[16];
+    const int rest = n - j;
+    for (int t = 0; t < 16; ++t) buf[t] = t < rest ? x[j + t] : m;
+    v128_t v[4];
+    for (int t = 0; t < 4; ++t) v[t] = wasm_f32x4_sub(wasm_v128_load(buf + 4 * t), mv);
+    exp4_n<4>(v, v);
+    for (int t = 0; t < 4; ++t) wasm_v128_store(buf + 4 * t, v[t]);
+    for (int t = 0; t < rest; ++t) e[j + t] = buf[t];
   }
-  for (; j < n; ++j) e[j] = exp_f32(x[j] - m);
   return mx;
 }
 

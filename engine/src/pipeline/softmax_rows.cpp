@@ -49,9 +49,9 @@ void compute_weights_row(const Plan& p, HeadBuffers& hb, int h, int r, float* w,
     const int live = p.causal && p.fill == -std::numeric_limits<float>::infinity() ? r + 1 : cut;  // <= cut
     const float mx = kernels::softmax_exps(e, e, live, sink);
     if (mx - mx == 0.0f) {  // a finite max: the exps are numbers in [0, 1] with a 1 among them (or the sink's)
-      std::fill(e + live, e + p.S, 0.0f);
+      kernels::fill_zero(e + live, static_cast<size_t>(p.S - live));
       kernels::softmax_normalize(e, w, cut, mx, sink);
-      std::fill(w + cut, w + p.S, 0.0f);
+      kernels::fill_zero(w + cut, static_cast<size_t>(p.S - cut));
       m = mx;
       return;
     }
@@ -71,7 +71,7 @@ void weights_row_from_scores(const Plan& p, int h, int r, const float* s, float*
     kernels::masked_row(s, w, cut, r, rule);
     kernels::softmax_row(w, w, cut, false, sink);
     if (!std::isnan(w[0])) {
-      std::fill(w + cut, w + p.S, 0.0f);
+      kernels::fill_zero(w + cut, static_cast<size_t>(p.S - cut));
       return;
     }
   }
@@ -93,7 +93,7 @@ bool patch_weights_row(const Plan& p, HeadBuffers& hb, int h, int r, const std::
   }
   const int len = weights_len(p, r);
   kernels::softmax_normalize(e, w, len, m, p.sink(h));
-  std::fill(w + len, w + p.S, 0.0f);
+  kernels::fill_zero(w + len, static_cast<size_t>(p.S - len));
   return true;
 }
 
@@ -107,7 +107,7 @@ bool causal_on_weights_row(const Plan& p, HeadBuffers& hb, int h, int r, float* 
   std::fill(e + r + 1, e + S, kernels::exp_f32(p.fill - m));
   const int len = weights_len(p, r);
   kernels::softmax_normalize(e, w, len, m, p.sink(h));
-  std::fill(w + len, w + S, 0.0f);
+  kernels::fill_zero(w + len, static_cast<size_t>(S - len));
   return true;
 }
 
