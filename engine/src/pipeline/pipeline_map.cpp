@@ -248,9 +248,9 @@ void compute_batch(Pipeline::Impl& im, PooledMap& m, const int* todo, int n) {
     try {
       const detail::Plan& p = x.im->plan;
       const int I = x.todo[g];
-      PooledMap& m = *x.group[0];
-      if (!m.rows[static_cast<size_t>(I)].empty()) {  // a kept row: only its changed column blocks
-        detail::patch_row(p, x.im->buf, m, I);
+      PooledMap& asked = *x.group[0];
+      if (!asked.rows[static_cast<size_t>(I)].empty()) {  // a kept row: only its changed column blocks
+        detail::patch_row(p, x.im->buf, asked, I);
         return;
       }
       compute_group_row(p, x.im->buf, x.group, I, &x.got[g]);
