@@ -89,6 +89,7 @@
 #include "attnviz/parallel.h"
 #include "attnviz/pipeline.h"
 #include "attnviz/state.h"
+#include "bench_clock.h"
 #include "bench_machine.h"
 
 namespace attnviz_cli {
@@ -259,27 +260,6 @@ attnviz::State make_state(const Options& o) {
 double flops_of(const Options& o) {
   const double S = o.tokens, dm = o.d_model, dout = o.d_out;
   return 3 * (2 * S * dm * dout + S * dout) + 4 * S * S * dout + 2 * S * dout * dout + S * dout;
-}
-
-double now_ms() {
-  using clock = std::chrono::steady_clock;
-  return std::chrono::duration<double, std::milli>(clock::now().time_since_epoch()).count();
-}
-
-// CPU time of this process in ms: on a shared machine the wall clock also counts
-// the time other processes ran, this does not (the bench is single-threaded).
-// wasm: node's process.cpuUsage() (the CLI only runs under node).
-double now_cpu_ms() {
-#ifdef __EMSCRIPTEN__
-  return EM_ASM_DOUBLE({
-    const u = process.cpuUsage();
-    return (u.user + u.system) / 1000;
-  });
-#else
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-#endif
 }
 
 // One timed call: wall-clock and CPU milliseconds.

@@ -19,6 +19,7 @@
 // counts that process's time too (at load 10 on two cores that made the peak
 // 30 % low and the forward's fraction 1.17).
 #include "bench_machine.h"
+#include "bench_clock.h"
 
 #include <algorithm>
 #include <chrono>
@@ -41,24 +42,6 @@
 
 namespace attnviz_cli {
 namespace {
-
-double wall_ms() {
-  using clock = std::chrono::steady_clock;
-  return std::chrono::duration<double, std::milli>(clock::now().time_since_epoch()).count();
-}
-
-double cpu_ms() {
-#ifdef __EMSCRIPTEN__
-  return EM_ASM_DOUBLE({
-    const u = process.cpuUsage();
-    return (u.user + u.system) / 1000;
-  });
-#else
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-#endif
-}
 
 double r3(double x) { return std::round(x * 1000.0) / 1000.0; }
 
@@ -89,11 +72,11 @@ constexpr int kPeakRuns = 7;
     const vec m = splat(g_one - 1e-4f), c = splat(g_small);                                \
     vec acc[N];                                                                            \
     for (int i = 0; i < N; ++i) acc[i] = splat(1.0f + 1e-3f * static_cast<float>(i));      \
-    const double t0 = cpu_ms();                                                            \
+    const double t0 = now_cpu_ms();                                                            \
     for (int it = 0; it < iters; ++it) {                                                   \
       for (int i = 0; i < N; ++i) acc[i] = acc[i] * m + c;                                 \
     }                                                                                      \
-    const double t = cpu_ms() - t0;                                                        \
+    const double t = now_cpu_ms() - t0;                                                        \
     float s = 0;                                                                           \
     for (int i = 0; i < N; ++i) s += acc[i][0];                                            \
     g_sink = g_sink + s;                                                                   \
@@ -105,12 +88,12 @@ constexpr int kPeakRuns = 7;
     const vec zero = splat(g_small - g_small);                                             \
     for (int i = 0; i < 4; ++i) x[i] = splat(1e-3f * static_cast<float>(i + 1));           \
     for (int i = 0; i < N; ++i) acc[i] = splat(0.0f);                                      \
-    const double t0 = cpu_ms();                                                            \
+    const double t0 = now_cpu_ms();                                                            \
     for (int it = 0; it < iters; ++it) {                                                   \
       for (int i = 0; i < N; ++i) acc[i] = acc[i] + x[i % 4] * m;                          \
       m = m + zero; /* loop-carried: x_i·m is recomputed every time */                     \
     }                                                                                      \
-    const double t = cpu_ms() - t0;                                                        \
+    const double t = now_cpu_ms() - t0;                                                        \
     float s = 0;                                                                           \
     for (int i = 0; i < N; ++i) s += acc[i][0];                                            \
     g_sink = g_sink + s;                                                                   \
@@ -123,7 +106,7 @@ constexpr int kPeakRuns = 7;
     vec acc[MR][NV];                                                                       \
     for (int r = 0; r < MR; ++r)                                                           \
       for (int v = 0; v < NV; ++v) acc[r][v] = splat(0.0f);                                \
-    const double t0 = cpu_ms();                                                            \
+    const double t0 = now_cpu_ms();                                                            \
     for (int it = 0; it < iters; ++it) {                                                   \
       const float* a = ap;                                                                 \
       const float* b = bp;                                                                 \
@@ -138,7 +121,7 @@ constexpr int kPeakRuns = 7;
         b += L * NV;                                                                       \
       }                                                                                    \
     }                                                                                      \
-    const double t = cpu_ms() - t0;                                                        \
+    const double t = now_cpu_ms() - t0;                                                        \
     float s = 0;                                                                           \
     for (int r = 0; r < MR; ++r)                                                           \
       for (int v = 0; v < NV; ++v) s += acc[r][v][0];                                      \
@@ -184,7 +167,7 @@ double read_gbs(size_t bytes) {
   double best = 0;
   for (int run = 0; run < 5; ++run) {
     vec acc[8] = {};
-    const double t0 = cpu_ms();
+    const double t0 = now_cpu_ms();
     for (size_t p = 0; p < passes; ++p) {
       for (size_t i = 0; i + 32 <= n; i += 32) {
         for (int v = 0; v < 8; ++v) {
@@ -192,7 +175,7 @@ double read_gbs(size_t bytes) {
         }
       }
     }
-    const double t = cpu_ms() - t0;
+    const double t = now_cpu_ms() - t0;
     float s = 0;
     for (int v = 0; v < 8; ++v) s += acc[v][0];
     g_sink = g_sink + s;
@@ -282,12 +265,12 @@ namespace {
 struct Clock {
   double cpu = 0, wall = 0, c0 = 0, w0 = 0;
   void start() {
-    c0 = cpu_ms();
-    w0 = wall_ms();
+    c0 = now_cpu_ms();
+    w0 = now_ms();
   }
   void stop() {
-    cpu += cpu_ms() - c0;
-    wall += wall_ms() - w0;
+    cpu += now_cpu_ms() - c0;
+    wall += now_ms() - w0;
   }
 };
 
@@ -308,24 +291,6 @@ struct Forward {
   std::vector<int> rows, k_end;         // (S) each
   double context_macs = 0;              // multiply-adds the context product ran (k_end)
 };
-
-// pipeline_forward.cpp's nonzero_end: 1 + the index of the last entry not ±0,
-// 8 zeros at a time.
-int nonzero_end(const float* d, int n) {
-  int e = n;
-  while (e >= 8) {
-    uint32_t bits = 0;
-    for (int t = 0; t < 8; ++t) {
-      uint32_t u;
-      std::memcpy(&u, d + e - 8 + t, sizeof u);
-      bits |= u & 0x7fffffffu;
-    }
-    if (bits != 0) break;
-    e -= 8;
-  }
-  while (e > 0 && d[e - 1] == 0.0f) --e;
-  return e;
-}
 
 const float* ptr(const attnviz::SharedTensor& t) { return t.empty() ? nullptr : t->data.data(); }
 
@@ -367,7 +332,7 @@ void run_forward(Forward& f, Clock* clocks, Clock* other) {
     clocks[kSoftmax].stop();
     clocks[kContext].start();
     for (int r = 0; r < S; ++r) {
-      const int e = nonzero_end(wt + static_cast<size_t>(r) * S, S);
+      const int e = attnviz::kernels::nonzero_end(wt + static_cast<size_t>(r) * S, S);
       f.k_end[static_cast<size_t>(r)] = e;
       f.context_macs += static_cast<double>(e) * hd;
     }

@@ -287,6 +287,11 @@ bool all_finite(const float* x, size_t n);
 // XOR-OR loop (which the compiler turns into SIMD128).
 bool same_bytes(const void* a, const void* b, size_t bytes);
 
+// 1 + the index of the last entry of d (n) that is not ±0 (NaN counts as non-zero), 0 if
+// there is none: where a weights row's product with V may stop (contract 2). Skips 8
+// zeros at a time.
+int nonzero_end(const float* d, int n);
+
 // ---- dropout ---------------------------------------------------------------
 
 // y[j] = w[j] · (keep[j] ? scale : 0) for j < n, a float32 multiply exactly

@@ -610,5 +610,21 @@ void dropout_row(const float* w, const uint8_t* keep, float* y, int n, float sca
   for (int j = 0; j < n; ++j) y[j] = w[j] * (keep[j] ? scale : 0.0f);
 }
 
+int nonzero_end(const float* d, int n) {
+  int e = n;
+  while (e >= 8) {
+    uint32_t bits = 0;
+    for (int t = 0; t < 8; ++t) {
+      uint32_t u;
+      std::memcpy(&u, d + e - 8 + t, sizeof u);
+      bits |= u & 0x7fffffffu;
+    }
+    if (bits != 0) break;
+    e -= 8;
+  }
+  while (e > 0 && d[e - 1] == 0.0f) --e;
+  return e;
+}
+
 }  // namespace kernels
 }  // namespace attnviz

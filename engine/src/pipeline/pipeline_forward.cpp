@@ -13,24 +13,6 @@ namespace detail {
 
 namespace {
 
-// 1 + the index of the last entry of d (n) that is not ±0 (NaN counts as
-// non-zero), 0 if there is none. Skips 8 zeros at a time.
-int nonzero_end(const float* d, int n) {
-  int e = n;
-  while (e >= 8) {
-    uint32_t bits = 0;
-    for (int t = 0; t < 8; ++t) {
-      uint32_t u;
-      std::memcpy(&u, d + e - 8 + t, sizeof u);
-      bits |= u & 0x7fffffffu;
-    }
-    if (bits != 0) break;
-    e -= 8;
-  }
-  while (e > 0 && d[e - 1] == 0.0f) --e;
-  return e;
-}
-
 // The floats of one WorkSpace for plan p (make_space).
 uint64_t space_floats(const Plan& p) {
   const uint64_t S = static_cast<uint64_t>(p.S);
@@ -157,7 +139,7 @@ void compute_context(const Plan& p, const Buffers& b, HeadBuffers& hb, int h, co
   const int* k_end = nullptr;
   if (v_finite) {
     sc.k_end.resize(static_cast<size_t>(n));
-    for (int t = 0; t < n; ++t) sc.k_end[static_cast<size_t>(t)] = nonzero_end(dropped.row(rows[t]), p.S);
+    for (int t = 0; t < n; ++t) sc.k_end[static_cast<size_t>(t)] = kernels::nonzero_end(dropped.row(rows[t]), p.S);
     k_end = sc.k_end.data();
   }
   kernels::matmul_rows(dropped.data.data(), p.S, vh, p.kv_dim, nullptr, hb.context.data.data(), p.head_dim,

@@ -47,12 +47,6 @@ void scores_rows(const Plan& p, const Buffers& b, int h, int i0, int n, const in
   kernels::matmul_rows(q, lda, b.KT.data.data() + koff * p.S, p.S, nullptr, s, p.S, p.head_dim, ncols, idx, n);
 }
 
-// 1 + the last non-zero entry of d (n), 0 when all are zero.
-int nonzero_end(const float* d, int n) {
-  while (n > 0 && d[n - 1] == 0.0f) --n;
-  return n;
-}
-
 }  // namespace
 
 bool detail::square_stage(Stage st) {
@@ -135,7 +129,7 @@ void detail::stage_rows(const Plan& p, const Buffers& b, Stage stage, int h, int
   std::vector<int> k_end;
   if (v_finite) {
     k_end.resize(static_cast<size_t>(n));
-    for (int t = 0; t < n; ++t) k_end[static_cast<size_t>(t)] = nonzero_end(out->data() + t * S, p.S);
+    for (int t = 0; t < n; ++t) k_end[static_cast<size_t>(t)] = kernels::nonzero_end(out->data() + t * S, p.S);
   }
   s.resize(static_cast<size_t>(n) * p.head_dim);
   kernels::matmul_rows(out->data(), p.S, vh, p.kv_dim, nullptr, s.data(), p.head_dim, p.S, p.head_dim, idx.data(), n,
