@@ -623,8 +623,18 @@ TEST(Kernels, PortableSoftmaxIsTheDocumentedFormula) {
 TEST(Kernels, MaskedRowIsDivisionThenMaskedFill) {
   IsaGuard guard;
   const float fills[] = {-std::numeric_limits<float>::infinity(), -1e9f, 0.0f};
+  // A power-of-two divisor whose reciprocal is a normal float is applied as a
+  // product (kernels_wasm.cpp); the others (2^127: its reciprocal is subnormal;
+  // a subnormal divisor; sqrt(7)) divide. Both must give the division's bits for
+  // every value, the special ones included (the scores' first 12 entries).
+  const float inf = std::numeric_limits<float>::infinity();
+  const float specials[] = {inf, -inf, std::numeric_limits<float>::quiet_NaN(), 0.0f, -0.0f, 1e-45f, -3e-39f,
+                            3.4e38f, -3.4e38f, 1.1754944e-38f, 7.0f, -0.1f};
+  const float divisors[] = {2.6457512f, 8.0f, 1.0f, 0.5f, 0.125f, 0x1p-126f, 0x1p126f, 0x1p127f, 1e-40f, -4.0f};
+  for (float divisor : divisors) {
   for (int n : {1, 5, 8, 13, 64, 77}) {
-    const auto scores = random_floats(size_t(n), 100 + n, -30.0f, 30.0f);
+    auto scores = random_floats(size_t(n), 100 + n, -30.0f, 30.0f);
+    for (size_t j = 0; j < scores.size() && j < std::size(specials); ++j) scores[j] = specials[j];
     std::vector<uint8_t> pad(size_t(n), 0);
     for (int j = 0; j < n; j += 3) pad[size_t(j)] = 1;
     for (Isa isa : supported()) {
@@ -634,18 +644,20 @@ TEST(Kernels, MaskedRowIsDivisionThenMaskedFill) {
           for (const uint8_t* kp : {static_cast<const uint8_t*>(nullptr), static_cast<const uint8_t*>(pad.data())}) {
             for (float fill : fills) {
               std::vector<float> scaled(static_cast<size_t>(n)), want(scaled.size()), got(scaled.size());
-              k::div_scalar(scores.data(), 1, scaled.data(), 1, n, 2.6457512f);
+              for (int j = 0; j < n; ++j) scaled[size_t(j)] = scores[size_t(j)] / divisor;  // the definition
               k::masked_fill_row(scaled.data(), want.data(), n, i, causal, kp, fill);
-              k::masked_row(scores.data(), got.data(), n, i, 2.6457512f, causal, kp, fill);
+              k::masked_row(scores.data(), got.data(), n, i, divisor, causal, kp, fill);
               for (int j = 0; j < n; ++j) {
                 ASSERT_TRUE(same_bits(got[size_t(j)], want[size_t(j)]))
-                    << k::isa_name(isa) << " n=" << n << " i=" << i << " j=" << j << " causal=" << causal;
+                    << k::isa_name(isa) << " n=" << n << " i=" << i << " j=" << j << " causal=" << causal
+                    << " divisor=" << divisor;
               }
             }
           }
         }
       }
     }
+  }
   }
 }
 

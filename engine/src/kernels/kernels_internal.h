@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace attnviz {
 namespace kernels {
@@ -54,6 +55,17 @@ size_t apack_floats();
 // - subtracting m is exact.
 // So the result is the float32 fused multiply-add, bit for bit, with one
 // instruction less than kernels::fma_f32 and without its rare double rounding.
+// 1 / d when d is ±2^e with 1 / d a normal float (then x / d and x · (1 / d)
+// are the same float for every x, infinities, NaN and zeros included: both
+// round the one real value x · 2^−e), else 0.
+inline float exact_reciprocal(float d) {
+  uint32_t u;
+  std::memcpy(&u, &d, sizeof u);
+  const uint32_t exp = (u >> 23) & 0xffu;
+  if ((u & 0x7fffffu) != 0 || exp < 1 || exp > 253) return 0.0f;  // not 2^e, or 1 / d subnormal / d not finite
+  return 1.0f / d;
+}
+
 struct ExpBinadeStep {
   float c;          // SLEEF's coefficient
   double m;         // 1.5 · 2^(e+29)
