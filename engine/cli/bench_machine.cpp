@@ -324,15 +324,15 @@ void run_forward(Forward& f, Clock* clocks, Clock* other) {
       const int live = f.causal ? r + 1 : S;
       k::masked_row(sc + o, ex + o, cut, r, f.divisor, f.causal, nullptr, -INFINITY);
       const float mx = k::softmax_exps(ex + o, ex + o, live);
-      k::fill_zero(ex + o + live, static_cast<size_t>(S - live));
+      k::fill_zero(ex + o + live, static_cast<size_t>(cut - live));  // past the cut: not kept
       k::softmax_normalize(ex + o, wt + o, cut);
       k::fill_zero(wt + o + cut, static_cast<size_t>(S - cut));
       (void)mx;
     }
     clocks[kSoftmax].stop();
     clocks[kContext].start();
-    for (int r = 0; r < S; ++r) {
-      const int e = attnviz::kernels::nonzero_end(wt + static_cast<size_t>(r) * S, S);
+    for (int r = 0; r < S; ++r) {  // weights_zero_from: +0 from the cut on
+      const int e = k::nonzero_end(wt + static_cast<size_t>(r) * S, f.causal ? k::softmax_cut(r + 1, S) : S);
       f.k_end[static_cast<size_t>(r)] = e;
       f.context_macs += static_cast<double>(e) * hd;
     }

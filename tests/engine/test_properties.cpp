@@ -259,6 +259,67 @@ TEST(Properties, FullyMaskedRowsFollowSafeSoftmax) {
   }
 }
 
+// context = dropped · V_g over every key, bit for bit. The pipeline stops each
+// row's product after its last non-zero weight, and finds that by scanning back
+// from the causal cut rather than from S (weights_zero_from: every weights
+// writer leaves +0 past the cut unless the row is NaN). A row cut short would
+// lose terms; the reference adds all S of them (acc = acc + w·v from +0, the
+// kernels' order; exact zeros change nothing). Rows that are all masked (NaN,
+// or zeros under safe_softmax), padding, dropout, sinks, windows and ALiBi,
+// and one to 64 dimensions a head.
+TEST(Properties, ContextIsEveryKeysProductWithVBitwise) {
+  struct Case {
+    int S, d_out, heads;
+    bool causal, pad_first, dropout, safe, sinks, window, alibi;
+  };
+  const Case cases[] = {
+      {1, 4, 4, true, false, false, false, false, false, false},   // head_dim 1
+      {7, 4, 2, true, false, false, false, false, false, false},   // head_dim 2
+      {9, 16, 2, true, true, false, false, false, false, false},   // row 0 all masked: NaN
+      {9, 16, 2, true, true, true, true, false, false, false},     // ... zeros under safe_softmax, dropout
+      {33, 16, 1, true, false, true, false, false, false, false},  // dropout
+      {40, 12, 3, false, true, false, false, false, false, false}, // no mask: scans from S
+      {70, 64, 1, true, false, false, false, true, false, false},  // head_dim 64, sinks
+      {70, 16, 2, true, false, false, false, false, true, true},   // window, ALiBi
+      {130, 8, 2, true, true, true, false, false, true, false},
+  };
+  for (const Case& c : cases) {
+    auto s = random_state(c.S, 8, c.d_out, c.heads, 60 + c.S);
+    s.causal = c.causal;
+    if (c.pad_first) {
+      s.key_padding.assign(size_t(c.S), 1);
+      s.key_padding[0] = 0;  // causal row 0 sees only key 0: all masked
+    }
+    if (c.dropout) s.dropout = {0.25, true, 9};
+    s.safe_softmax = c.safe;
+    if (c.sinks) {
+      s.sinks.enabled = true;
+      s.sinks.values.assign(size_t(c.heads), 0.5f);
+    }
+    if (c.window) s.window = 5;
+    s.alibi = c.alibi;
+    const attnviz::Status st = attnviz::validate_state(s);
+    ASSERT_TRUE(st.ok) << st.error;
+    Pipeline p;
+    run(&p, s);
+    const int hd = c.d_out / c.heads;
+    const Tensor& V = *p.matrix(Stage::V);
+    for (int h = 0; h < c.heads; ++h) {
+      const Tensor& d = *p.matrix(Stage::dropped, h);
+      const Tensor& ctx = *p.matrix(Stage::context, h);
+      for (int i = 0; i < c.S; ++i) {
+        for (int col = 0; col < hd; ++col) {
+          float acc = 0.0f;
+          for (int k = 0; k < c.S; ++k) acc = acc + d.at(i, k) * V.at(k, h * hd + col);
+          const float got = ctx.at(i, col);
+          ASSERT_TRUE(std::memcmp(&acc, &got, sizeof acc) == 0 || (std::isnan(acc) && std::isnan(got)))
+              << "S " << c.S << " head " << h << " row " << i << " col " << col << ": " << got << " vs " << acc;
+        }
+      }
+    }
+  }
+}
+
 TEST(Properties, KernelsEdgeCases) {
   using namespace attnviz::kernels;
   EXPECT_EQ(exp_f32(0.0f), 1.0f);

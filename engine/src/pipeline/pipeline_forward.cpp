@@ -139,7 +139,10 @@ void compute_context(const Plan& p, const Buffers& b, HeadBuffers& hb, int h, co
   const int* k_end = nullptr;
   if (v_finite) {
     sc.k_end.resize(static_cast<size_t>(n));
-    for (int t = 0; t < n; ++t) sc.k_end[static_cast<size_t>(t)] = kernels::nonzero_end(dropped.row(rows[t]), p.S);
+    for (int t = 0; t < n; ++t) {
+      const float* d = dropped.row(rows[t]);
+      sc.k_end[static_cast<size_t>(t)] = kernels::nonzero_end(d, weights_zero_from(p, rows[t], d));
+    }
     k_end = sc.k_end.data();
   }
   kernels::matmul_rows(dropped.data.data(), p.S, vh, p.kv_dim, nullptr, hb.context.data.data(), p.head_dim,

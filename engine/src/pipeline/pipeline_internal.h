@@ -201,6 +201,13 @@ void compute_weights_row(const Plan& p, HeadBuffers& hb, int h, int r, float* w,
 // and whole when that gives NaN. compute_weights_row's bits; s and w may not alias.
 // Pipeline::row and overview (pipeline_rows.cpp) compute their rows with it.
 void weights_row_from_scores(const Plan& p, int h, int r, const float* s, float* w);
+// Where weights row r's tail of exact +0s begins at the latest, from the row w
+// (S) any writer above left: under a causal −inf mask every writer stores +0
+// from the cut (kernels::softmax_cut) on unless the row came out NaN (an all-−inf
+// or NaN row, whose w[0] is then NaN too); otherwise S. Dropout keeps those
+// zeros (0 · scale). compute_context's k_end scans back from here, not from S:
+// the S − cut zeros it skips were half of what it read (issue 37).
+int weights_zero_from(const Plan& p, int r, const float* w);
 // The patches give compute_weights_row's bits from the kept numerators when
 // they may, and otherwise return false having changed nothing that
 // compute_weights_row would not rewrite, except the masked values a refused

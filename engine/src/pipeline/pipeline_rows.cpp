@@ -129,7 +129,10 @@ void detail::stage_rows(const Plan& p, const Buffers& b, Stage stage, int h, int
   std::vector<int> k_end;
   if (v_finite) {
     k_end.resize(static_cast<size_t>(n));
-    for (int t = 0; t < n; ++t) k_end[static_cast<size_t>(t)] = kernels::nonzero_end(out->data() + t * S, p.S);
+    for (int t = 0; t < n; ++t) {
+      const float* d = out->data() + t * S;
+      k_end[static_cast<size_t>(t)] = kernels::nonzero_end(d, weights_zero_from(p, i0 + t, d));
+    }
   }
   s.resize(static_cast<size_t>(n) * p.head_dim);
   kernels::matmul_rows(out->data(), p.S, vh, p.kv_dim, nullptr, s.data(), p.head_dim, p.S, p.head_dim, idx.data(), n,

@@ -29,6 +29,8 @@ int weights_len(const Plan& p, int r) {
 
 }  // namespace
 
+int weights_zero_from(const Plan& p, int r, const float* w) { return std::isnan(w[0]) ? p.S : weights_len(p, r); }
+
 // With gpt-oss's sinks (Plan::sink, kernels.h Sink) every softmax below takes the
 // head's sink: the max is the row's and the sink's, and the sum puts the sink's
 // exp in the lane of column S whatever the length summed, so the cut rows and
@@ -49,7 +51,10 @@ void compute_weights_row(const Plan& p, HeadBuffers& hb, int h, int r, float* w,
     const int live = p.causal && p.fill == -std::numeric_limits<float>::infinity() ? r + 1 : cut;  // <= cut
     const float mx = kernels::softmax_exps(e, e, live, sink);
     if (mx - mx == 0.0f) {  // a finite max: the exps are numbers in [0, 1] with a 1 among them (or the sink's)
-      kernels::fill_zero(e + live, static_cast<size_t>(p.S - live));
+      // The masked keys' exps (+0) up to the cut, which the normalisation sums;
+      // past it no reader looks at a causal −inf row's exps (they are S − cut
+      // floats of memory traffic per row: issue 37).
+      kernels::fill_zero(e + live, static_cast<size_t>(cut - live));
       kernels::softmax_normalize(e, w, cut, mx, sink);
       kernels::fill_zero(w + cut, static_cast<size_t>(p.S - cut));
       m = mx;
@@ -86,12 +91,13 @@ bool patch_weights_row(const Plan& p, HeadBuffers& hb, int h, int r, const std::
   float* e = hb.exps.row(r);
   const float* s = hb.scores.row(r);
   const kernels::MaskRule rule = p.mask(h);
+  const int len = weights_len(p, r);
   for (int c : cols) {
+    if (c >= len) continue;  // past a causal −inf cut: the weight stays +0, the exp is not kept
     const float x = kernels::masked_value(s[c], r, c, rule);  // masked_row's value
     if (!(x <= m) || (e[c] == 1.0f && x != m)) return false;
     e[c] = kernels::exp_f32(x - m);
   }
-  const int len = weights_len(p, r);
   kernels::softmax_normalize(e, w, len, m, p.sink(h));
   kernels::fill_zero(w + len, static_cast<size_t>(p.S - len));
   return true;
@@ -119,9 +125,9 @@ bool causal_off_weights_row(const Plan& p, HeadBuffers& hb, int h, int r, float*
   const int from = r + 1, n = p.S - from;  // keys after r
   if (n > 0) {
     // An old exp of 1 there means the fill was the max: the max may move.
-    // A fill of −inf never was (those exps are all exp(−inf − m) = 0: every
-    // writer of a causal row's exps writes them so, and the patch is only
-    // tried with the fill unchanged), so the scan is left out.
+    // A fill of −inf never was (a finite row max is above it, and the patch
+    // is only tried with the fill unchanged), so the scan is left out: past
+    // the cut a causal −inf row's exps were never written.
     if (p.fill != -std::numeric_limits<float>::infinity() && held_max(e + from, n)) return false;
     // Their masked values (the padded ones keep the fill), built in place.
     // softmax_exps_under writes nothing when it refuses (one of them tops
