@@ -245,7 +245,7 @@ struct Pipeline::Explainer {
       set_formula(&e, Formula::output_identity, {str(e.i), str(e.j)});
       return;
     }
-    fill_dot(&e, b.concat.row(e.i), 1, b.params.W_o.data.data() + e.j, p.d_out, p.d_out);
+    fill_dot(&e, b.concat.row(e.i), 1, b.params.W_o->data.data() + e.j, p.d_out, p.d_out);
     e.has_bias = !b.params.b_o.empty();
     if (e.has_bias) e.bias = b.params.b_o.at(0, e.j);
     set_formula(&e, e.has_bias ? Formula::output_bias : Formula::output, {str(e.i), str(e.j)});

@@ -60,7 +60,7 @@ std::vector<uint8_t> sinks_changed(const Plan& a, const Plan& b) {
 
 }  // namespace
 
-const Tensor& param_of(const Params& p, Stage s) {
+const SharedTensor& param_of(const Params& p, Stage s) {
   switch (s) {
     case Stage::W_q: return p.W_q;
     case Stage::W_k: return p.W_k;
@@ -73,7 +73,9 @@ const Tensor& param_of(const Params& p, Stage s) {
   }
 }
 
-Tensor& param_of(Params& p, Stage s) { return const_cast<Tensor&>(param_of(static_cast<const Params&>(p), s)); }
+SharedTensor& param_of(Params& p, Stage s) {
+  return const_cast<SharedTensor&>(param_of(static_cast<const Params&>(p), s));
+}
 
 const std::vector<int>& ChangeSet::rows_in(Stage qkv) const {
   const bool whole = qkv == Stage::Q   ? param_changed(Stage::W_q) || param_changed(Stage::b_q)
@@ -106,7 +108,7 @@ ChangeSet describe_change(const Plan& old, const Tensor& old_x, const Params& ol
   c.params_compared = in.params_built;
   if (in.params_built) {
     for (Stage s : kParamStages) {
-      const Tensor& a = param_of(old_params, s);
+      const SharedTensor& a = param_of(old_params, s);  // the same shared tensor: equal unread
       if (!a.empty() && !tensors_bitwise_equal(a, param_of(in.params, s))) c.params |= 1u << static_cast<int>(s);
     }
   }

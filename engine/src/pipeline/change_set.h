@@ -93,8 +93,8 @@ ChangeSet describe_change(const Plan& old, const Tensor& old_x, const Params& ol
 constexpr int kParamCount = 8;
 constexpr Stage kParamStages[kParamCount] = {Stage::W_q, Stage::W_k, Stage::W_v, Stage::W_o,
                                              Stage::b_q, Stage::b_k, Stage::b_v, Stage::b_o};
-const Tensor& param_of(const Params& p, Stage s);
-Tensor& param_of(Params& p, Stage s);
+const SharedTensor& param_of(const Params& p, Stage s);
+SharedTensor& param_of(Params& p, Stage s);
 
 }  // namespace detail
 }  // namespace attnviz

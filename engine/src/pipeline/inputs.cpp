@@ -202,14 +202,18 @@ namespace {
 
 // Draws one nn.Linear(in, out, bias) and stores its weight transposed into
 // columns [col0, col0 + out) of W (in × ld) and its bias into b[col0 ...].
-void linear_into(TorchGenerator& g, int in, int out, bool bias, Tensor* W, Tensor* b, int col0) {
+// W and b were just reset (not shared): mut() gives them without a copy.
+void linear_into(TorchGenerator& g, int in, int out, bool bias, SharedTensor* Ws, SharedTensor* bs, int col0) {
   std::vector<float> weight(static_cast<size_t>(out) * in);  // (out × in), nn.Linear layout
   std::vector<float> bvec(bias ? out : 0);                    // (out)
   g.linear_init(weight.data(), bias ? bvec.data() : nullptr, in, out);
+  Tensor& W = Ws->mut();
   for (int o = 0; o < out; ++o) {
-    for (int k = 0; k < in; ++k) W->at(k, col0 + o) = weight[static_cast<size_t>(o) * in + k];
-    if (bias) b->at(0, col0 + o) = bvec[o];
+    for (int k = 0; k < in; ++k) W.at(k, col0 + o) = weight[static_cast<size_t>(o) * in + k];
   }
+  if (!bias) return;
+  Tensor& b = bs->mut();
+  for (int o = 0; o < out; ++o) b.at(0, col0 + o) = bvec[o];
 }
 
 }  // namespace
@@ -219,7 +223,7 @@ void build_params(const State& s, Params* p) {
   const bool qb = s.qkv_bias, op = s.out_proj, ob = s.out_proj && s.out_bias;
   *p = Params{};
   const WeightSpec& w = s.weights;
-  if (w.init == WeightInit::values) {  // copied as they are (no zero fill first)
+  if (w.init == WeightInit::values) {  // shared as they are
     p->W_q = w.W_q;
     p->W_k = w.W_k;
     p->W_v = w.W_v;
@@ -247,16 +251,17 @@ void build_params(const State& s, Params* p) {
       break;  // handled above
     case WeightInit::torch_rand: {
       TorchGenerator g(w.seed);
-      g.rand(p->W_q.data.data(), p->W_q.size());
-      g.rand(p->W_k.data.data(), p->W_k.size());
-      g.rand(p->W_v.data.data(), p->W_v.size());
-      if (op) g.rand(p->W_o.data.data(), p->W_o.size());
+      auto rand = [&g](SharedTensor& t) { g.rand(t.mut().data.data(), t->size()); };  // t: just reset, not shared
+      rand(p->W_q);
+      rand(p->W_k);
+      rand(p->W_v);
+      if (op) rand(p->W_o);
       if (qb) {
-        g.rand(p->b_q.data.data(), p->b_q.size());
-        g.rand(p->b_k.data.data(), p->b_k.size());
-        g.rand(p->b_v.data.data(), p->b_v.size());
+        rand(p->b_q);
+        rand(p->b_k);
+        rand(p->b_v);
       }
-      if (ob) g.rand(p->b_o.data.data(), p->b_o.size());
+      if (ob) rand(p->b_o);
       break;
     }
     case WeightInit::torch_linear: {
@@ -359,14 +364,14 @@ const Tensor* stage_tensor(const Buffers& b, Stage stage, int head) {
   const Tensor* t = nullptr;
   switch (stage) {
     case Stage::X: t = &b.X; break;
-    case Stage::W_q: t = &b.params.W_q; break;
-    case Stage::W_k: t = &b.params.W_k; break;
-    case Stage::W_v: t = &b.params.W_v; break;
-    case Stage::W_o: t = &b.params.W_o; break;
-    case Stage::b_q: t = &b.params.b_q; break;
-    case Stage::b_k: t = &b.params.b_k; break;
-    case Stage::b_v: t = &b.params.b_v; break;
-    case Stage::b_o: t = &b.params.b_o; break;
+    case Stage::W_q: t = &b.params.W_q.get(); break;
+    case Stage::W_k: t = &b.params.W_k.get(); break;
+    case Stage::W_v: t = &b.params.W_v.get(); break;
+    case Stage::W_o: t = &b.params.W_o.get(); break;
+    case Stage::b_q: t = &b.params.b_q.get(); break;
+    case Stage::b_k: t = &b.params.b_k.get(); break;
+    case Stage::b_v: t = &b.params.b_v.get(); break;
+    case Stage::b_o: t = &b.params.b_o.get(); break;
     case Stage::Q: t = &b.Q; break;
     case Stage::K: t = &b.K; break;
     case Stage::V: t = &b.V; break;

@@ -55,10 +55,10 @@ void commit_inputs(Pipeline::Impl& im, Updater& up, const Plan& old, Prepared& p
   }
   if (cs.params_compared) {
     for (Stage s : detail::kParamStages) {
-      Tensor& t = detail::param_of(buf.params, s);
+      SharedTensor& t = detail::param_of(buf.params, s);
       if (t.empty()) continue;
-      if (cs.param_changed(s)) t.data.swap(detail::param_of(pr.in.params, s).data);
-      up.note(s, 0, UpdateKind::full, t.rows, 0, cs.param_changed(s));
+      if (cs.param_changed(s)) std::swap(t, detail::param_of(pr.in.params, s));
+      up.note(s, 0, UpdateKind::full, t->rows, 0, cs.param_changed(s));
     }
   }
   if (cs.dropout_changed) {

@@ -161,7 +161,7 @@ void compute_output(const Plan& p, Buffers& b, const int* rows, int n) {
     for (int t = 0; t < n; ++t) std::memcpy(b.output.row(rows[t]), b.concat.row(rows[t]), sizeof(float) * p.d_out);
     return;
   }
-  kernels::matmul_rows(b.concat.data.data(), p.d_out, b.params.W_o.data.data(), p.d_out,
+  kernels::matmul_rows(b.concat.data.data(), p.d_out, b.params.W_o->data.data(), p.d_out,
                        ptr_or_null(b.params.b_o), b.output.data.data(), p.d_out, p.d_out, p.d_out, rows, n);
 }
 
