@@ -620,6 +620,41 @@ TEST(Kernels, PortableSoftmaxIsTheDocumentedFormula) {
   for (int j = 0; j < 45; ++j) EXPECT_TRUE(same_bits(y[size_t(j)], e[size_t(j)] * inv)) << j;
 }
 
+// all_finite and all_finite_rows against the definition: one inf or NaN
+// anywhere in the block (every position tried, in a block whose rows are wider
+// than the columns checked) makes it false; one outside the columns does not.
+TEST(Kernels, AllFiniteFindsEveryInfAndNaN) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float bad[] = {inf, -inf, std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::quiet_NaN()};
+  for (int n : {1, 3, 63, 64, 65, 130}) {
+    auto x = random_floats(size_t(n), 7 + n, -1.0e38f, 1.0e38f);  // (hi − lo must stay finite)
+    x[0] = std::numeric_limits<float>::denorm_min();
+    EXPECT_TRUE(k::all_finite(x.data(), size_t(n)));
+    for (int j = 0; j < n; ++j) {
+      for (float b : bad) {
+        const float keep = x[size_t(j)];
+        x[size_t(j)] = b;
+        EXPECT_FALSE(k::all_finite(x.data(), size_t(n))) << n << " " << j;
+        x[size_t(j)] = keep;
+      }
+    }
+  }
+  const int rows = 9, stride = 20;
+  for (int cols : {1, 2, 7, 16}) {
+    auto x = random_floats(size_t(rows * stride), 3 + cols, -100.0f, 100.0f);
+    EXPECT_TRUE(k::all_finite_rows(x.data(), rows, cols, stride));
+    for (int r = 0; r < rows; ++r) {
+      for (int c = 0; c < stride; ++c) {
+        float& v = x[size_t(r * stride + c)];
+        const float keep = v;
+        v = bad[size_t(r + c) % 4];
+        EXPECT_EQ(k::all_finite_rows(x.data(), rows, cols, stride), c >= cols) << cols << " " << r << " " << c;
+        v = keep;
+      }
+    }
+  }
+}
+
 TEST(Kernels, MaskedRowIsDivisionThenMaskedFill) {
   IsaGuard guard;
   const float fills[] = {-std::numeric_limits<float>::infinity(), -1e9f, 0.0f};

@@ -280,6 +280,10 @@ int softmax_cut(int live, int n);
 
 // Whether x (n) holds only finite floats (no inf, no NaN).
 bool all_finite(const float* x, size_t n);
+// Whether the (rows × cols) block at x, row stride `stride`, holds only finite
+// floats: one branch-free pass over the rows (a head's columns of V, whose rows
+// are kv_dim apart), one test at the end.
+bool all_finite_rows(const float* x, int rows, int cols, size_t stride);
 
 // Whether a and b hold the same bytes (memcmp(a, b, bytes) == 0). The
 // pipeline detects what changed by comparing old and new buffers; in

@@ -50,6 +50,22 @@ bool all_finite(const float* x, size_t n) {
   return true;
 }
 
+bool all_finite_rows(const float* x, int rows, int cols, size_t stride) {
+  // An exponent of all ones (inf, NaN) in any entry: AND of the exponent bits
+  // per entry would need a branch per row; instead count the entries whose
+  // exponent is all ones, which the compiler vectorises.
+  uint32_t bad = 0;
+  for (int r = 0; r < rows; ++r) {
+    const float* row = x + static_cast<size_t>(r) * stride;
+    for (int c = 0; c < cols; ++c) {
+      uint32_t b;
+      std::memcpy(&b, row + c, sizeof b);
+      bad |= static_cast<uint32_t>((b & 0x7f800000u) == 0x7f800000u);
+    }
+  }
+  return bad == 0;
+}
+
 // ---- [SECTION] implementation choice -------------------------------------------------
 
 namespace {

@@ -129,12 +129,8 @@ void compute_dropped_row(const Plan& p, const Buffers& b, HeadBuffers& hb, int h
 void compute_context(const Plan& p, const Buffers& b, HeadBuffers& hb, int h, const int* rows, int n,
                      Scratch& sc) {
   const float* vh = b.V.data.data() + static_cast<size_t>(p.kv_head(h)) * p.head_dim;
-  // Each row's head_dim values through the branch-free all_finite (this runs
-  // on every context update, incremental ones included).
-  bool v_finite = true;
-  for (int r = 0; r < p.S && v_finite; ++r) {
-    v_finite = kernels::all_finite(vh + static_cast<size_t>(r) * p.kv_dim, static_cast<size_t>(p.head_dim));
-  }
+  // One pass over V_g's rows (this runs on every context update, incremental ones included).
+  const bool v_finite = kernels::all_finite_rows(vh, p.S, p.head_dim, static_cast<size_t>(p.kv_dim));
   const Tensor& dropped = dropped_of(p, hb);
   const int* k_end = nullptr;
   if (v_finite) {

@@ -59,9 +59,7 @@ std::vector<int> refresh_context(Pipeline::Impl& im, int h) {
   // once a run of rows.
   const detail::Plan& pl = im.plan;
   const float* vh = im.buf.V.data.data() + static_cast<size_t>(pl.kv_head(h)) * pl.head_dim;
-  int v_finite = 1;
-  for (int r = 0; r < pl.S && v_finite; ++r)
-    v_finite = kernels::all_finite(vh + static_cast<size_t>(r) * pl.kv_dim, static_cast<size_t>(pl.head_dim)) ? 1 : 0;
+  const int v_finite = kernels::all_finite_rows(vh, pl.S, pl.head_dim, static_cast<size_t>(pl.kv_dim)) ? 1 : 0;
   struct Ctx {
     Pipeline::Impl* im;
     int h, hd, v_finite;

@@ -121,11 +121,7 @@ void detail::stage_rows(const Plan& p, const Buffers& b, Stage stage, int h, int
   std::vector<int> idx(static_cast<size_t>(n));
   for (int t = 0; t < n; ++t) idx[static_cast<size_t>(t)] = t;
   const float* vh = b.V.data.data() + static_cast<size_t>(p.kv_head(h)) * p.head_dim;
-  if (v_finite < 0) {
-    v_finite = 1;
-    for (int r = 0; r < p.S && v_finite; ++r)
-      v_finite = kernels::all_finite(vh + static_cast<size_t>(r) * p.kv_dim, static_cast<size_t>(p.head_dim)) ? 1 : 0;
-  }
+  if (v_finite < 0) v_finite = kernels::all_finite_rows(vh, p.S, p.head_dim, static_cast<size_t>(p.kv_dim)) ? 1 : 0;
   std::vector<int> k_end;
   if (v_finite) {
     k_end.resize(static_cast<size_t>(n));
