@@ -164,7 +164,8 @@ class Pipeline {
 
   // Bytes the pipeline's buffers hold now (every stage of every head, the dropout
   // mask, caches; not the work spaces' scratch): what memoryStats() reports and what
-  // kMaxPipelineBytes bounds by estimate (estimate_pipeline_bytes).
+  // kMaxPipelineBytes bounds by estimate (estimate_pipeline_bytes). Explicit weights
+  // count here although the pipeline shares them with its State (not a copy).
   uint64_t bytes_held() const;
 
   // Derived parameters of the current result.
