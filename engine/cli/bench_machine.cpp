@@ -72,11 +72,11 @@ constexpr int kPeakRuns = 7;
     const vec m = splat(g_one - 1e-4f), c = splat(g_small);                                \
     vec acc[N];                                                                            \
     for (int i = 0; i < N; ++i) acc[i] = splat(1.0f + 1e-3f * static_cast<float>(i));      \
-    const double t0 = now_cpu_ms();                                                            \
+    const double t0 = now_cpu_ms();                                                        \
     for (int it = 0; it < iters; ++it) {                                                   \
       for (int i = 0; i < N; ++i) acc[i] = acc[i] * m + c;                                 \
     }                                                                                      \
-    const double t = now_cpu_ms() - t0;                                                        \
+    const double t = now_cpu_ms() - t0;                                                    \
     float s = 0;                                                                           \
     for (int i = 0; i < N; ++i) s += acc[i][0];                                            \
     g_sink = g_sink + s;                                                                   \
@@ -88,12 +88,12 @@ constexpr int kPeakRuns = 7;
     const vec zero = splat(g_small - g_small);                                             \
     for (int i = 0; i < 4; ++i) x[i] = splat(1e-3f * static_cast<float>(i + 1));           \
     for (int i = 0; i < N; ++i) acc[i] = splat(0.0f);                                      \
-    const double t0 = now_cpu_ms();                                                            \
+    const double t0 = now_cpu_ms();                                                        \
     for (int it = 0; it < iters; ++it) {                                                   \
       for (int i = 0; i < N; ++i) acc[i] = acc[i] + x[i % 4] * m;                          \
       m = m + zero; /* loop-carried: x_i·m is recomputed every time */                     \
     }                                                                                      \
-    const double t = now_cpu_ms() - t0;                                                        \
+    const double t = now_cpu_ms() - t0;                                                    \
     float s = 0;                                                                           \
     for (int i = 0; i < N; ++i) s += acc[i][0];                                            \
     g_sink = g_sink + s;                                                                   \
@@ -106,7 +106,7 @@ constexpr int kPeakRuns = 7;
     vec acc[MR][NV];                                                                       \
     for (int r = 0; r < MR; ++r)                                                           \
       for (int v = 0; v < NV; ++v) acc[r][v] = splat(0.0f);                                \
-    const double t0 = now_cpu_ms();                                                            \
+    const double t0 = now_cpu_ms();                                                        \
     for (int it = 0; it < iters; ++it) {                                                   \
       const float* a = ap;                                                                 \
       const float* b = bp;                                                                 \
@@ -121,7 +121,7 @@ constexpr int kPeakRuns = 7;
         b += L * NV;                                                                       \
       }                                                                                    \
     }                                                                                      \
-    const double t = now_cpu_ms() - t0;                                                        \
+    const double t = now_cpu_ms() - t0;                                                    \
     float s = 0;                                                                           \
     for (int r = 0; r < MR; ++r)                                                           \
       for (int v = 0; v < NV; ++v) s += acc[r][v][0];                                      \
